@@ -1,0 +1,308 @@
+#include "core/dynamics/dynamics.h"
+
+#include <cmath>
+
+#include "core/dynamics/energy.h"
+
+namespace rbs {
+namespace {
+
+/// Generalized force Σ_b J_bᵀ w_b of body wrenches w_b (body coordinates, at the body origin).
+/// Uses J_b = L_b J_λ + S_e with L_b = P_b Ad_{G_e⁻¹}: accumulating F_b = w_b + Σ_c L_cᵀ F_c from
+/// the leaves gives the joint columns S_eᵀ F_b (the backward pass of Newton–Euler).
+/// `wrench` is consumed (overwritten by the accumulated F_b).
+void mapBodyWrenches(const Model& model, std::vector<Vec6>& wrench, const Workspace& ws, VecX& out) {
+  for (int b = model.numBodies() - 1; b >= 0; --b) {
+    const Joint& j = model.joints[b];
+    const JointMotion& jm = ws.joint[b];
+    Vec6 F = wrench[b];
+    for (int c = 0; c < j.nxi; ++c) out(j.xi_offset + c) = jm.S.col(c).dot(F);
+    if (j.parent >= 0) {
+      if (jm.drops_parent_rotation) F.tail<3>().setZero();
+      wrench[j.parent] += adjointInvTransposeTimes(jm.transform, F);
+    }
+  }
+}
+
+void clearWrenches(Workspace& ws) {
+  for (Vec6& w : ws.wrench) w.setZero();
+}
+
+/// Adds J_{ab}ᵀ w to the body wrenches, where w acts in frame b' = frame b and J_ab is the
+/// Jacobian of the twist of frame b relative to frame a, in b coordinates:
+/// J_ab = J_b' − Ad_{G_ab⁻¹} J_a' (3.104).
+void addFramePairWrench(const Frame& a, const Frame& b, const Pose& G_ab, const Vec6& w,
+                        std::vector<Vec6>& wrench) {
+  if (b.body >= 0) wrench[b.body] += adjointInvTransposeTimes(b.offset, w);
+  if (a.body >= 0) {
+    const Vec6 w_a = adjointInvTransposeTimes(G_ab, w);  // in frame a coordinates
+    wrench[a.body] -= adjointInvTransposeTimes(a.offset, w_a);
+  }
+}
+
+}  // namespace
+
+void computeMassMatrix(const Model& model, Workspace& ws) {
+  const int N = model.numBodies();
+  for (int b = 0; b < N; ++b) ws.composite_inertia[b] = model.bodies[b].spatial_inertia;
+  // Composite inertias I_b = M_b + Σ_children L_cᵀ I_c L_c.
+  for (int b = N - 1; b >= 0; --b) {
+    const Joint& j = model.joints[b];
+    if (j.parent < 0) continue;
+    Mat6 L = AdInv(ws.joint[b].transform);
+    if (ws.joint[b].drops_parent_rotation) L.bottomRows<3>().setZero();
+    ws.composite_inertia[j.parent].noalias() += L.transpose() * ws.composite_inertia[b] * L;
+  }
+  // M_ii = S_iᵀ I_i S_i; M_ki = S_kᵀ (L_{…}ᵀ ⋯ L_iᵀ) I_i S_i for every ancestor k.
+  ws.mass_matrix.setZero();
+  MotionSubspace F;
+  for (int i = 0; i < N; ++i) {
+    const Joint& ji = model.joints[i];
+    if (ji.nxi == 0) continue;
+    const MotionSubspace& Si = ws.joint[i].S;
+    F.noalias() = ws.composite_inertia[i] * Si;
+    ws.mass_matrix.block(ji.xi_offset, ji.xi_offset, ji.nxi, ji.nxi).noalias() = Si.transpose() * F;
+    int k = i;
+    while (model.joints[k].parent >= 0) {
+      const JointMotion& jm = ws.joint[k];
+      for (int c = 0; c < ji.nxi; ++c) {
+        Vec6 col = F.col(c);
+        if (jm.drops_parent_rotation) col.tail<3>().setZero();
+        F.col(c) = adjointInvTransposeTimes(jm.transform, col);
+      }
+      k = model.joints[k].parent;
+      const Joint& jk = model.joints[k];
+      if (jk.nxi == 0) continue;
+      auto block = ws.mass_matrix.block(jk.xi_offset, ji.xi_offset, jk.nxi, ji.nxi);
+      block.noalias() = ws.joint[k].S.transpose() * F;
+      ws.mass_matrix.block(ji.xi_offset, jk.xi_offset, ji.nxi, jk.nxi) = block.transpose();
+    }
+  }
+}
+
+void computeInertialForces(const Model& model, Workspace& ws) {
+  for (int b = 0; b < model.numBodies(); ++b) {
+    const Mat6& Mb = model.bodies[b].spatial_inertia;
+    const Vec6 momentum = Mb * ws.twist[b];
+    ws.wrench[b] = Mb * ws.bias[b] - adTransposeTimes(ws.twist[b], momentum);
+  }
+  mapBodyWrenches(model, ws.wrench, ws, ws.inertial_forces);
+}
+
+void computeGravityForces(const Model& model, Workspace& ws) {
+  for (int b = 0; b < model.numBodies(); ++b) {
+    Vec6 alpha;  // Ad_{G_b}⁻¹ α_G = [R_bᵀ a_G; 0]
+    alpha << ws.pose[b].R.transpose() * model.gravity, Vec3::Zero();
+    ws.wrench[b] = -(model.bodies[b].spatial_inertia * alpha);
+  }
+  mapBodyWrenches(model, ws.wrench, ws, ws.gravity_forces);
+}
+
+void computeElasticForces(const Model& model, const VecX& x, Workspace& ws) {
+  clearWrenches(ws);
+  for (const Spring& s : model.springs) {
+    const Pose G_ab = framePose(model, ws, s.a).inverse() * framePose(model, ws, s.b);
+    // (3.116): w = vee2((I₄ − G_ab⁻¹ G_R) K')
+    const Mat4 E = Mat4::Identity() - (G_ab.inverse() * s.rest).matrix();
+    addFramePairWrench(s.a, s.b, G_ab, vee2(Mat4(E * s.stiffness_moment)), ws.wrench);
+  }
+  mapBodyWrenches(model, ws.wrench, ws, ws.elastic_forces);
+  for (const JointSpringDamper& js : model.joint_spring_dampers) {
+    if (js.stiffness == 0.0) continue;
+    const Joint& j = model.joints[js.joint];
+    const double* q = x.data() + j.x_offset;
+    double f;
+    if (j.type == JointType::RevoluteUnitCircle) {
+      // V = k (1 − cos(θ − θ₀)) ⇒ ∂V/∂θ = k sin(θ − θ₀), with (cos θ, sin θ) = (c, s)/ρ.
+      const double rho = std::hypot(q[0], q[1]);
+      f = js.stiffness * (q[1] * std::cos(js.rest_position) - q[0] * std::sin(js.rest_position)) / rho;
+    } else {
+      f = js.stiffness * (q[0] - js.rest_position);
+    }
+    ws.elastic_forces(j.xi_offset) += f;
+  }
+}
+
+void computeDampingForces(const Model& model, const VecX& xi, Workspace& ws) {
+  clearWrenches(ws);
+  for (const Damper& d : model.dampers) {
+    const Pose G_ab = framePose(model, ws, d.a).inverse() * framePose(model, ws, d.b);
+    // Relative twist of frame b w.r.t. the fluid frame a, in b coordinates (3.117).
+    const Vec6 rel = frameTwist(ws, d.b) - adjointInvTimes(G_ab, frameTwist(ws, d.a));
+    addFramePairWrench(d.a, d.b, G_ab, d.damping * rel, ws.wrench);
+  }
+  mapBodyWrenches(model, ws.wrench, ws, ws.damping_forces);
+  for (const JointSpringDamper& js : model.joint_spring_dampers) {
+    const int c = model.joints[js.joint].xi_offset;
+    ws.damping_forces(c) += js.damping * xi(c);
+  }
+}
+
+void computeInputForces(const Model& model, const VecX& u, Workspace& ws) {
+  clearWrenches(ws);
+  for (const ExternalWrench& e : model.external_wrenches) {
+    const Mat3& R = ws.pose[e.body].R;
+    const Vec3 f = e.world_axes ? Vec3(R.transpose() * e.force) : e.force;
+    const Vec3 t = e.world_axes ? Vec3(R.transpose() * e.torque) : e.torque;
+    ws.wrench[e.body].head<3>() += f;
+    ws.wrench[e.body].tail<3>() += e.point.cross(f) + t;
+  }
+  for (int i = 0; i < model.numInputs(); ++i) {
+    const Actuator& a = model.actuators[i];
+    if (a.kind == ActuatorKind::BodyForce) {
+      ws.wrench[a.body].head<3>() += a.direction * u(i);
+      ws.wrench[a.body].tail<3>() += a.point.cross(a.direction) * u(i);
+    } else if (a.kind == ActuatorKind::BodyTorque) {
+      ws.wrench[a.body].tail<3>() += a.direction * u(i);
+    }
+  }
+  mapBodyWrenches(model, ws.wrench, ws, ws.input_forces);
+  for (int i = 0; i < model.numInputs(); ++i) {
+    const Actuator& a = model.actuators[i];
+    if (a.kind == ActuatorKind::JointEffort)
+      ws.input_forces(model.joints[a.joint].xi_offset + a.component) += u(i);
+  }
+}
+
+void computeDampingMatrix(const Model& model, Workspace& ws) {
+  ws.damping_matrix.setZero();
+  for (const Damper& d : model.dampers) {
+    const Pose G_ab = framePose(model, ws, d.a).inverse() * framePose(model, ws, d.b);
+    // J_ab = Ad_{O_b⁻¹} J_b − Ad_{G_ab⁻¹} Ad_{O_a⁻¹} J_a, restricted to the union of supports.
+    MatX J_ab = MatX::Zero(6, model.nxi);  // allocation acceptable: not on the simulation path
+    if (d.b.body >= 0) J_ab += AdInv(d.b.offset) * ws.jacobian(d.b.body);
+    if (d.a.body >= 0) J_ab -= AdInv(G_ab) * AdInv(d.a.offset) * ws.jacobian(d.a.body);
+    ws.damping_matrix.noalias() += J_ab.transpose() * d.damping * J_ab;
+  }
+  for (const JointSpringDamper& js : model.joint_spring_dampers) {
+    const int c = model.joints[js.joint].xi_offset;
+    ws.damping_matrix(c, c) += js.damping;
+  }
+}
+
+void computeInputMatrix(const Model& model, Workspace& ws) {
+  ws.input_matrix.setZero();
+  for (int i = 0; i < model.numInputs(); ++i) {
+    const Actuator& a = model.actuators[i];
+    Vec6 w = Vec6::Zero();
+    switch (a.kind) {
+      case ActuatorKind::JointEffort:
+        ws.input_matrix(model.joints[a.joint].xi_offset + a.component, i) = 1.0;
+        continue;
+      case ActuatorKind::BodyForce:
+        w << a.direction, a.point.cross(a.direction);
+        break;
+      case ActuatorKind::BodyTorque:
+        w << Vec3::Zero(), a.direction;
+        break;
+    }
+    ws.input_matrix.col(i).noalias() = ws.jacobian(a.body).transpose() * w;
+  }
+}
+
+void computeLoopClosures(const Model& model, Workspace& ws) {
+  int row = 0;
+  for (const LoopClosure& lc : model.loop_closures) {
+    // Point of each frame in the world: p = r_body + R_body h; ṗ = R [I wed(h)ᵀ] η,
+    // p̈ = R([I wed(h)ᵀ](J ξ̇ + κ) + ω × (v + ω × h)) (3.47).
+    Vec3 psi = Vec3::Zero(), psi_dot = Vec3::Zero(), bias_acc = Vec3::Zero();
+    Vec3 rot_err = Vec3::Zero(), rot_vel = Vec3::Zero(), rot_bias = Vec3::Zero();
+    auto Z = ws.constraint_jacobian.middleRows(row, lc.rows());
+    Z.setZero();
+    for (int side = 0; side < 2; ++side) {
+      const Frame& f = side == 0 ? lc.a : lc.b;
+      const double sign = side == 0 ? 1.0 : -1.0;
+      const Pose G = framePose(model, ws, f);
+      psi += sign * G.r;
+      if (f.body < 0) continue;
+      const Mat3& R = ws.pose[f.body].R;
+      const Vec3& h = f.offset.r;
+      const Vec6& eta = ws.twist[f.body];
+      const Vec6& kappa = ws.bias[f.body];
+      const Vec3 v = eta.head<3>(), w = eta.tail<3>();
+      Eigen::Matrix<double, 3, 6> point_map;
+      point_map << Mat3::Identity(), wed(h).transpose();
+      const auto J = ws.jacobian(f.body);
+      for (int c : model.support[f.body]) Z.topRows<3>().col(c) += sign * (R * (point_map * J.col(c)));
+      psi_dot += sign * (R * (v + w.cross(h)));
+      bias_acc += sign * (R * (point_map * kappa + w.cross(v + w.cross(h))));
+      if (lc.kind == LoopClosure::Kind::Weld) {
+        // World angular velocity R ω; its derivative R ω̇ = R [0 I](J ξ̇ + κ).
+        for (int c : model.support[f.body]) Z.bottomRows<3>().col(c) += sign * (R * J.col(c).tail<3>());
+        rot_vel += sign * (R * w);
+        rot_bias += sign * (R * kappa.tail<3>());
+      }
+    }
+    if (lc.kind == LoopClosure::Kind::Weld) {
+      // Orientation error as the world rotation vector of R_a' R_b'ᵀ (zero when the frames agree).
+      const Mat3 Ra = framePose(model, ws, lc.a).R, Rb = framePose(model, ws, lc.b).R;
+      rot_err = logSO3(Ra * Rb.transpose());
+    }
+    const double w0 = lc.stabilization_frequency, zeta = lc.stabilization_damping;
+    ws.constraint_error.segment<3>(row) = psi;
+    ws.constraint_velocity.segment<3>(row) = psi_dot;
+    ws.constraint_rhs.segment<3>(row) = -bias_acc - 2.0 * zeta * w0 * psi_dot - w0 * w0 * psi;
+    if (lc.kind == LoopClosure::Kind::Weld) {
+      ws.constraint_error.segment<3>(row + 3) = rot_err;
+      ws.constraint_velocity.segment<3>(row + 3) = rot_vel;
+      ws.constraint_rhs.segment<3>(row + 3) = -rot_bias - 2.0 * zeta * w0 * rot_vel - w0 * w0 * rot_err;
+    }
+    row += lc.rows();
+  }
+}
+
+std::string_view toString(DynamicsStatus status) {
+  switch (status) {
+    case DynamicsStatus::Ok:
+      return "ok";
+    case DynamicsStatus::SingularMassMatrix:
+      return "mass matrix is singular or not positive definite";
+    case DynamicsStatus::NonFinite:
+      return "non-finite value (NaN or infinity) in the state or the accelerations";
+  }
+  return "unknown";
+}
+
+DynamicsStatus computeForwardDynamics(const Model& model, const VecX& x, const VecX& xi,
+                                      const VecX& u, Workspace& ws, double stabilization_gain) {
+  if (!x.allFinite() || !xi.allFinite() || !u.allFinite()) return DynamicsStatus::NonFinite;
+  computeKinematics(model, x, xi, ws);
+  computeMassMatrix(model, ws);
+  computeInertialForces(model, ws);
+  computeGravityForces(model, ws);
+  computeElasticForces(model, x, ws);
+  computeDampingForces(model, xi, ws);
+  computeInputForces(model, u, ws);
+  computeConfigurationRate(model, x, xi, ws, stabilization_gain);
+  ws.energies = computeEnergies(model, x, xi, ws);
+
+  // (3.124): M ξ̇ = f_E − c − f_D − f_K − f_G
+  ws.rhs = ws.input_forces - ws.inertial_forces - ws.damping_forces - ws.elastic_forces - ws.gravity_forces;
+  ws.mass_llt.compute(ws.mass_matrix);
+  if (ws.mass_llt.info() != Eigen::Success) return DynamicsStatus::SingularMassMatrix;
+  ws.xidot = ws.rhs;
+  ws.mass_llt.solveInPlace(ws.xidot);
+
+  if (model.constraint_rows > 0) {
+    // Gauss' principle (3.132): ξ̇ = ξ̇_free + M⁻¹Zᵀ (Z M⁻¹ Zᵀ)⁻¹ (z − Z ξ̇_free).
+    // Redundant closure rows (e.g. a ball closure of a planar loop) make Z M⁻¹ Zᵀ singular; a
+    // regularization of 1e-12 of its trace keeps the solve defined and changes consistent
+    // constraints only at that relative level.
+    computeBodyJacobians(model, ws);
+    computeLoopClosures(model, ws);
+    ws.mass_inv_constraint_t = ws.constraint_jacobian.transpose();
+    ws.mass_llt.solveInPlace(ws.mass_inv_constraint_t);
+    ws.constraint_schur.noalias() = ws.constraint_jacobian * ws.mass_inv_constraint_t;
+    const double reg = 1e-12 * (ws.constraint_schur.trace() + 1e-300);
+    ws.constraint_schur.diagonal().array() += reg;
+    ws.constraint_ldlt.compute(ws.constraint_schur);
+    ws.multipliers = ws.constraint_rhs;
+    ws.multipliers.noalias() -= ws.constraint_jacobian * ws.xidot;
+    ws.constraint_ldlt.solveInPlace(ws.multipliers);
+    ws.xidot.noalias() += ws.mass_inv_constraint_t * ws.multipliers;
+  }
+  if (!ws.xidot.allFinite() || !ws.xdot.allFinite()) return DynamicsStatus::NonFinite;
+  return DynamicsStatus::Ok;
+}
+
+}  // namespace rbs

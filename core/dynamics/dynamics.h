@@ -1,0 +1,55 @@
+// Equations of motion M(x) ξ̇ + c(x, ξ) + f_D + f_K + f_G = B(x) u + f_ext (thesis (3.124)),
+// evaluated numerically from the forward pass (konz-modeling §10, steps 2–8) — no symbolic
+// algebra, no allocation after the Workspace is built.
+//
+// Each term is available on its own (controllers need M, c, f_G, f_K separately). All functions
+// except computeKinematics require a preceding computeKinematics on the same (x, ξ).
+#pragma once
+
+#include <string_view>
+
+#include "core/dynamics/kinematics.h"
+
+namespace rbs {
+
+/// M = Σ_b J_bᵀ M_b J_b (3.108), by composite inertias (the tree structure of J_b).
+void computeMassMatrix(const Model& model, Workspace& ws);
+
+/// c = Σ_b J_bᵀ (M_b κ_b − ad_{η_b}ᵀ M_b η_b) (3.111) → ws.inertial_forces.
+void computeInertialForces(const Model& model, Workspace& ws);
+
+/// f_G = −Σ_b J_bᵀ M_b Ad_{G_b}⁻¹ α_G (3.113, corrected sign) → ws.gravity_forces.
+void computeGravityForces(const Model& model, Workspace& ws);
+
+/// f_K of all springs between frames (3.116) and joint springs → ws.elastic_forces.
+void computeElasticForces(const Model& model, const VecX& x, Workspace& ws);
+
+/// f_D = D ξ of all dampers (3.119) and joint dampers → ws.damping_forces.
+void computeDampingForces(const Model& model, const VecX& xi, Workspace& ws);
+
+/// f_E = B(x) u + constant external wrenches → ws.input_forces. u has size model.numInputs().
+void computeInputForces(const Model& model, const VecX& u, Workspace& ws);
+
+/// D(x) (n×n). Requires computeBodyJacobians.
+void computeDampingMatrix(const Model& model, Workspace& ws);
+
+/// B(x) (n×m), so that the actuator part of f_E is B u. Requires computeBodyJacobians.
+void computeInputMatrix(const Model& model, Workspace& ws);
+
+/// Loop-closure rows Z ξ̇ = z with Baumgarte terms (A.13b), the closure error ψ and Z ξ.
+/// Requires computeBodyJacobians.
+void computeLoopClosures(const Model& model, Workspace& ws);
+
+enum class DynamicsStatus {
+  Ok,
+  SingularMassMatrix,   ///< M not positive definite (e.g. Euler angles at gimbal lock)
+  NonFinite,            ///< NaN or infinity in the state or the result
+};
+std::string_view toString(DynamicsStatus status);
+
+/// Everything: kinematics, all force terms, M, ξ̇ (with loop closures via Gauss' principle,
+/// (3.130)–(3.132)) and ẋ (with drift stabilization gain λ). Fills ws.energies as well.
+DynamicsStatus computeForwardDynamics(const Model& model, const VecX& x, const VecX& xi,
+                                      const VecX& u, Workspace& ws, double stabilization_gain = 0.0);
+
+}  // namespace rbs

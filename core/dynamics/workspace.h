@@ -1,0 +1,69 @@
+// Preallocated buffers for evaluating one Model (konz-modeling §10). Create one per model and
+// thread; after construction no evaluation allocates on the heap.
+#pragma once
+
+#include <Eigen/Cholesky>
+#include <vector>
+
+#include "core/model/model.h"
+
+namespace rbs {
+
+/// Energies and powers of the current state (thesis §3.2.7, konz-modeling §13).
+struct Energies {
+  double kinetic = 0.0;        ///< T = ½ ξᵀ M ξ
+  double gravitational = 0.0;  ///< V_G = −Σ m_b ⟨r_b + R_b s_b, a_G⟩
+  double elastic = 0.0;        ///< V_K: springs between frames and joint springs
+  double input_power = 0.0;    ///< ξᵀ f_E (actuators and external wrenches)
+  double dissipation = 0.0;    ///< ξᵀ f_D = 2R ≥ 0 (dampers and joint dampers)
+  double potential() const { return gravitational + elastic; }
+  double total() const { return kinetic + gravitational + elastic; }  ///< W
+};
+
+struct Workspace {
+  explicit Workspace(const Model& model);
+
+  // Per body, filled by computeKinematics (index = body index).
+  std::vector<JointMotion> joint;  ///< G_e, S_e, J_e ξ, σ_e of the body's parent joint
+  std::vector<Pose> pose;          ///< G_b = ^0_b G, world pose of the body frame
+  std::vector<Vec6> twist;         ///< η_b = J_b ξ, body twist in body coordinates
+  std::vector<Vec6> bias;          ///< κ_b = J̇_b ξ
+
+  /// Body Jacobians J_b (6×n each, rows 6b…6b+5), filled by computeBodyJacobians.
+  MatX body_jacobians;
+  auto jacobian(int body) { return body_jacobians.middleRows<6>(6 * body); }
+  auto jacobian(int body) const { return body_jacobians.middleRows<6>(6 * body); }
+
+  // Generalized quantities (size n), left-hand-side convention of (3.124):
+  // M ξ̇ + c + f_D + f_K + f_G = f_E.
+  MatX mass_matrix;          ///< M (n×n, SPD)
+  Eigen::LLT<MatX> mass_llt;
+  VecX inertial_forces;      ///< c (Coriolis, centrifugal, gyroscopic)
+  VecX gravity_forces;       ///< f_G = ∇V_G
+  VecX elastic_forces;       ///< f_K = ∇V_K
+  VecX damping_forces;       ///< f_D = D ξ
+  VecX input_forces;         ///< f_E = B u + external wrenches
+  VecX xidot;                ///< ξ̇
+  VecX xdot;                 ///< ẋ = A(x) ξ (+ stabilization)
+  MatX damping_matrix;       ///< D (n×n), computeDampingMatrix
+  MatX input_matrix;         ///< B (n×m), computeInputMatrix
+
+  // Loop closures: Z ξ̇ = z (rows = model.constraint_rows).
+  MatX constraint_jacobian;  ///< Z
+  VecX constraint_rhs;       ///< z, including the Baumgarte terms
+  VecX constraint_error;     ///< ψ (position-level closure error)
+  VecX constraint_velocity;  ///< Z ξ
+  VecX multipliers;          ///< μ with M ξ̇ = b + Zᵀ μ (Zᵀμ is the generalized reaction force)
+  MatX mass_inv_constraint_t;  ///< M⁻¹ Zᵀ
+  MatX constraint_schur;       ///< Z M⁻¹ Zᵀ (+ regularization)
+  Eigen::LDLT<MatX> constraint_ldlt;
+
+  Energies energies;
+
+  // Scratch (not meaningful between calls).
+  std::vector<Mat6> composite_inertia;
+  std::vector<Vec6> wrench;
+  VecX rhs;
+};
+
+}  // namespace rbs

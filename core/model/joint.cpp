@@ -1,0 +1,368 @@
+#include "core/model/joint.h"
+
+#include <array>
+#include <cmath>
+
+namespace rbs {
+namespace {
+
+struct TypeInfo {
+  JointType type;
+  std::string_view name;
+  int nx;
+  int nxi;
+  bool constrained;
+};
+
+constexpr std::array<TypeInfo, 12> kTypes{{
+    {JointType::Fixed, "fixed", 0, 0, false},
+    {JointType::Revolute, "revolute", 1, 1, false},
+    {JointType::RevoluteUnitCircle, "revolute_unit_circle", 2, 1, true},
+    {JointType::Prismatic, "prismatic", 1, 1, false},
+    {JointType::Spherical, "spherical", 9, 3, true},
+    {JointType::SphericalQuaternion, "spherical_quaternion", 4, 3, true},
+    {JointType::SphericalEulerZYX, "spherical_euler_zyx", 3, 3, false},
+    {JointType::SphericalAbsolute, "spherical_absolute", 9, 3, true},
+    {JointType::Free, "free", 12, 6, true},
+    {JointType::FreeQuaternion, "free_quaternion", 7, 6, true},
+    {JointType::Planar, "planar", 3, 3, false},
+    {JointType::Universal, "universal", 2, 2, false},
+}};
+
+const TypeInfo& info(JointType type) {
+  for (const auto& t : kTypes)
+    if (t.type == type) return t;
+  return kTypes[0];
+}
+
+using ConstMat3Map = Eigen::Map<const Mat3>;  // column-stacked R: [R_x; R_y; R_z] (thesis §0)
+using Mat3Map = Eigen::Map<Mat3>;
+
+/// (A.12) for R: Ṙ += −λ R (RᵀR − I). With λ > 0 the orthogonality error decays like e^{−2λt}.
+void addRotationStabilization(const double* R_data, double gain, double* Rdot_data) {
+  if (gain == 0.0) return;
+  const ConstMat3Map R(R_data);
+  Mat3Map Rdot(Rdot_data);
+  Rdot -= gain * R * (R.transpose() * R - Mat3::Identity());
+}
+
+/// (A.10) for a vector with constraint |q|² = 1: q̇ += −λ (qᵀq − 1)/(2 qᵀq) q, so φ̇ = −λφ exactly.
+template <int N>
+void addNormStabilization(const double* q_data, double gain, double* qdot_data) {
+  if (gain == 0.0) return;
+  const Eigen::Map<const Eigen::Matrix<double, N, 1>> q(q_data);
+  Eigen::Map<Eigen::Matrix<double, N, 1>> qdot(qdot_data);
+  const double n2 = q.squaredNorm();
+  qdot -= gain * (n2 - 1.0) / (2.0 * n2) * q;
+}
+
+/// q̇ = ½ q ⊗ [0; ω] (Hamilton, scalar first).
+void quaternionRate(const double* q_data, const Vec3& w, double* qdot) {
+  const Vec4 q(q_data[0], q_data[1], q_data[2], q_data[3]);
+  const Vec4 rate = 0.5 * quaternionMultiply(q, Vec4(0.0, w.x(), w.y(), w.z()));
+  for (int i = 0; i < 4; ++i) qdot[i] = rate(i);
+}
+
+/// Y of (1.6b): body angular velocity ω = Y(α, β) (α̇, β̇, φ̇).
+Mat3 eulerRateMatrix(double roll, double pitch) {
+  const double sa = std::sin(roll), ca = std::cos(roll), sb = std::sin(pitch), cb = std::cos(pitch);
+  Mat3 Y;
+  Y << 1, 0, -sb, 0, ca, cb * sa, 0, -sa, cb * ca;
+  return Y;
+}
+
+/// The joint's motion pose (between T_p and T_c).
+Pose motionPose(const Joint& j, const double* x) {
+  switch (j.type) {
+    case JointType::Fixed:
+      return Pose::identity();
+    case JointType::Revolute:
+      return Pose::rotation(axisAngleRotation(j.axis, x[0]));
+    case JointType::RevoluteUnitCircle:
+      return Pose::rotation(axisCosSinRotation(j.axis, x[0], x[1]));
+    case JointType::Prismatic:
+      return Pose::translation(j.axis * x[0]);
+    case JointType::Spherical:
+    case JointType::SphericalAbsolute:
+      return Pose::rotation(ConstMat3Map(x));
+    case JointType::SphericalQuaternion:
+      return Pose::rotation(quaternionToRotation(Vec4(x[0], x[1], x[2], x[3])));
+    case JointType::SphericalEulerZYX:
+      return Pose::rotation(rotationZYX(x[0], x[1], x[2]));
+    case JointType::Free:
+      return Pose{ConstMat3Map(x + 3), Vec3(x[0], x[1], x[2])};
+    case JointType::FreeQuaternion:
+      return Pose{quaternionToRotation(Vec4(x[3], x[4], x[5], x[6])), Vec3(x[0], x[1], x[2])};
+    case JointType::Planar:
+      return Pose{axisAngleRotation(Vec3::UnitZ(), x[2]), Vec3(x[0], x[1], 0.0)};
+    case JointType::Universal:
+      return Pose::rotation(axisAngleRotation(j.axis, x[0]) * axisAngleRotation(j.axis2, x[1]));
+  }
+  return Pose::identity();
+}
+
+Vec6 angular(const Vec3& w) {
+  Vec6 out;
+  out << Vec3::Zero(), w;
+  return out;
+}
+
+}  // namespace
+
+int configurationSize(JointType type) { return info(type).nx; }
+int velocitySize(JointType type) { return info(type).nxi; }
+std::string_view jointTypeName(JointType type) { return info(type).name; }
+bool hasCoordinateConstraint(JointType type) { return info(type).constrained; }
+
+std::optional<JointType> jointTypeFromName(std::string_view name) {
+  for (const auto& t : kTypes)
+    if (t.name == name) return t.type;
+  return std::nullopt;
+}
+
+Pose jointTransform(const Joint& joint, const double* x_e) {
+  return joint.parent_placement * motionPose(joint, x_e) * joint.child_placement;
+}
+
+void evaluateJoint(const Joint& j, const double* x, const double* xi, const Vec6& parent_twist,
+                   const Vec6& parent_bias, JointMotion& out) {
+  const Pose motion = motionPose(j, x);
+  out.transform = j.parent_placement * motion * j.child_placement;
+  out.drops_parent_rotation = false;
+  out.bias.setZero();
+  out.S.resize(6, j.nxi);
+  out.S.setZero();
+
+  switch (j.type) {
+    case JointType::Fixed:
+      break;
+    case JointType::Revolute:
+    case JointType::RevoluteUnitCircle:
+      out.S.col(0).tail<3>() = j.axis;
+      break;
+    case JointType::Prismatic:
+      out.S.col(0).head<3>() = j.axis;
+      break;
+    case JointType::Spherical:
+    case JointType::SphericalQuaternion:
+      out.S.bottomRows<3>().setIdentity();
+      break;
+    case JointType::SphericalEulerZYX: {
+      // S_e = [0; Y(x)], σ_e = [0; Ẏ ẋ_e] with ẋ_e = ξ_e (konz-modeling §10, Euler notes).
+      out.S.bottomRows<3>() = eulerRateMatrix(x[0], x[1]);
+      const double sa = std::sin(x[0]), ca = std::cos(x[0]);
+      const double sb = std::sin(x[1]), cb = std::cos(x[1]);
+      const double da = xi[0], db = xi[1], dp = xi[2];
+      out.bias.tail<3>() << -cb * db * dp, -sa * da * db + ca * cb * da * dp - sa * sb * db * dp,
+          -ca * da * db - sa * cb * da * dp - ca * sb * db * dp;
+      break;
+    }
+    case JointType::SphericalAbsolute: {
+      // Thesis Example 7 with the placement rotation R_p (konz-modeling §10, corrected row):
+      // R̄ = R_p R, ^λ_b ω = ω_b − R̄ᵀ ω_λ, σ_e = [0; wed(^λ_b ω) R̄ᵀ ω_λ − R̄ᵀ (κ_λ)_ω].
+      // T_c = I is required (checked by the builder).
+      out.S.bottomRows<3>().setIdentity();
+      const Mat3 Rbar_t = out.transform.R.transpose();
+      const Vec3 w_parent = parent_twist.tail<3>();
+      const Vec3 w_rel = Vec3(xi[0], xi[1], xi[2]) - Rbar_t * w_parent;
+      out.relative_twist = angular(w_rel);
+      out.bias = angular(w_rel.cross(Rbar_t * w_parent) - Rbar_t * parent_bias.tail<3>());
+      out.drops_parent_rotation = true;
+      return;  // T_c = I: nothing to map
+    }
+    case JointType::Free:
+    case JointType::FreeQuaternion:
+      out.S.setIdentity();
+      break;
+    case JointType::Planar:
+      out.S(0, 0) = 1.0;
+      out.S(1, 1) = 1.0;
+      out.S(5, 2) = 1.0;
+      break;
+    case JointType::Universal: {
+      // S_e = [0 0; u a₂], u = Rot(a₂, θ₂)ᵀ a₁; σ_e = [0; θ̇₁ θ̇₂ u × a₂].
+      const Vec3 u = axisAngleRotation(j.axis2, x[1]).transpose() * j.axis;
+      out.S.col(0).tail<3>() = u;
+      out.S.col(1).tail<3>() = j.axis2;
+      out.bias.tail<3>() = xi[0] * xi[1] * u.cross(j.axis2);
+      break;
+    }
+  }
+
+  if (j.has_child_placement) {
+    // With a constant offset T_c after the motion: S_e → Ad_{T_c⁻¹} S_e, σ_e → Ad_{T_c⁻¹} σ_e.
+    for (int c = 0; c < j.nxi; ++c) out.S.col(c) = adjointInvTimes(j.child_placement, out.S.col(c));
+    out.bias = adjointInvTimes(j.child_placement, out.bias);
+  }
+  out.relative_twist.setZero();
+  for (int c = 0; c < j.nxi; ++c) out.relative_twist += out.S.col(c) * xi[c];
+}
+
+void jointConfigurationRate(const Joint& j, const double* x, const double* xi,
+                            const Vec6& parent_twist, double gain, double* xdot) {
+  switch (j.type) {
+    case JointType::Fixed:
+      return;
+    case JointType::Revolute:
+    case JointType::Prismatic:
+      xdot[0] = xi[0];
+      return;
+    case JointType::RevoluteUnitCircle:
+      xdot[0] = -x[1] * xi[0];
+      xdot[1] = x[0] * xi[0];
+      addNormStabilization<2>(x, gain, xdot);
+      return;
+    case JointType::Spherical: {
+      Mat3Map{xdot} = ConstMat3Map(x) * wed(Vec3(xi[0], xi[1], xi[2]));
+      addRotationStabilization(x, gain, xdot);
+      return;
+    }
+    case JointType::SphericalAbsolute: {
+      // Ṙ = R wed(ω_b) − wed(R_pᵀ ω_λ) R
+      const ConstMat3Map R(x);
+      const Vec3 w_parent = j.parent_placement.R.transpose() * parent_twist.tail<3>();
+      Mat3Map{xdot} = R * wed(Vec3(xi[0], xi[1], xi[2])) - wed(w_parent) * R;
+      addRotationStabilization(x, gain, xdot);
+      return;
+    }
+    case JointType::SphericalQuaternion:
+      quaternionRate(x, Vec3(xi[0], xi[1], xi[2]), xdot);
+      addNormStabilization<4>(x, gain, xdot);
+      return;
+    case JointType::SphericalEulerZYX:
+    case JointType::Universal:
+      for (int i = 0; i < j.nxi; ++i) xdot[i] = xi[i];
+      return;
+    case JointType::Free: {
+      const ConstMat3Map R(x + 3);
+      Eigen::Map<Vec3>{xdot} = R * Vec3(xi[0], xi[1], xi[2]);
+      Mat3Map{xdot + 3} = R * wed(Vec3(xi[3], xi[4], xi[5]));
+      addRotationStabilization(x + 3, gain, xdot + 3);
+      return;
+    }
+    case JointType::FreeQuaternion: {
+      const Mat3 R = quaternionToRotation(Vec4(x[3], x[4], x[5], x[6]));
+      Eigen::Map<Vec3>{xdot} = R * Vec3(xi[0], xi[1], xi[2]);
+      quaternionRate(x + 3, Vec3(xi[3], xi[4], xi[5]), xdot + 3);
+      addNormStabilization<4>(x + 3, gain, xdot + 3);
+      return;
+    }
+    case JointType::Planar: {
+      const double c = std::cos(x[2]), s = std::sin(x[2]);
+      xdot[0] = c * xi[0] - s * xi[1];
+      xdot[1] = s * xi[0] + c * xi[1];
+      xdot[2] = xi[2];
+      return;
+    }
+  }
+}
+
+double jointCoordinateDrift(const Joint& j, const double* x) {
+  switch (j.type) {
+    case JointType::RevoluteUnitCircle:
+      return std::abs(x[0] * x[0] + x[1] * x[1] - 1.0);
+    case JointType::Spherical:
+    case JointType::SphericalAbsolute:
+      return orthogonalityError(ConstMat3Map(x));
+    case JointType::Free:
+      return orthogonalityError(ConstMat3Map(x + 3));
+    case JointType::SphericalQuaternion:
+      return std::abs(Eigen::Map<const Vec4>(x).squaredNorm() - 1.0);
+    case JointType::FreeQuaternion:
+      return std::abs(Eigen::Map<const Vec4>(x + 3).squaredNorm() - 1.0);
+    default:
+      return 0.0;
+  }
+}
+
+void projectJointCoordinates(const Joint& j, double* x) {
+  switch (j.type) {
+    case JointType::RevoluteUnitCircle: {
+      const double rho = std::hypot(x[0], x[1]);
+      x[0] /= rho;
+      x[1] /= rho;
+      return;
+    }
+    case JointType::Spherical:
+    case JointType::SphericalAbsolute:
+      Mat3Map{x} = projectToSO3(Mat3Map(x));
+      return;
+    case JointType::Free:
+      Mat3Map{x + 3} = projectToSO3(Mat3Map(x + 3));
+      return;
+    case JointType::SphericalQuaternion:
+      Eigen::Map<Vec4>(x).normalize();
+      return;
+    case JointType::FreeQuaternion:
+      Eigen::Map<Vec4>(x + 3).normalize();
+      return;
+    default:
+      return;
+  }
+}
+
+void jointCoordinatesFromMotion(const Joint& j, const Pose& m, double* x) {
+  switch (j.type) {
+    case JointType::Fixed:
+      return;
+    case JointType::Revolute:
+    case JointType::RevoluteUnitCircle: {
+      // Angle of the rotation about the axis: sin θ = ½ aᵀ vee2(R), cos θ from the trace.
+      const double s = 0.5 * j.axis.dot(vee2(m.R));
+      // For a rotation about a: tr R = 1 + 2 cos θ and aᵀRa = 1, so cos θ = ½(tr R − aᵀRa).
+      const double c = 0.5 * (m.R.trace() - j.axis.dot(m.R * j.axis));
+      const double angle = std::atan2(s, c);
+      if (j.type == JointType::Revolute) {
+        x[0] = angle;
+      } else {
+        x[0] = std::cos(angle);
+        x[1] = std::sin(angle);
+      }
+      return;
+    }
+    case JointType::Prismatic:
+      x[0] = j.axis.dot(m.r);
+      return;
+    case JointType::Spherical:
+    case JointType::SphericalAbsolute:
+      Mat3Map{x} = m.R;
+      return;
+    case JointType::SphericalQuaternion:
+      Eigen::Map<Vec4>{x} = rotationToQuaternion(m.R);
+      return;
+    case JointType::SphericalEulerZYX:
+      Eigen::Map<Vec3>{x} = eulerZYXFromRotation(m.R);
+      return;
+    case JointType::Free:
+      Eigen::Map<Vec3>{x} = m.r;
+      Mat3Map{x + 3} = m.R;
+      return;
+    case JointType::FreeQuaternion:
+      Eigen::Map<Vec3>{x} = m.r;
+      Eigen::Map<Vec4>{x + 3} = rotationToQuaternion(m.R);
+      return;
+    case JointType::Planar:
+      x[0] = m.r.x();
+      x[1] = m.r.y();
+      x[2] = std::atan2(m.R(1, 0), m.R(0, 0));
+      return;
+    case JointType::Universal: {
+      // R = Rot(a₁, θ₁) Rot(a₂, θ₂): with a₁ ⊥ a₂, θ₂ rotates a₁-orthogonal directions; solve by
+      // the images of the axes: Rᵀ a₁ = Rot(a₂,θ₂)ᵀ a₁ gives θ₂, R a₂ = Rot(a₁,θ₁) a₂ gives θ₁.
+      const Vec3 a1 = j.axis, a2 = j.axis2;
+      const Vec3 u = m.R.transpose() * a1;  // = Rot(a₂, −θ₂) a₁
+      const Vec3 w = m.R * a2;              // = Rot(a₁, θ₁) a₂
+      const Vec3 a1p = (a1 - a1.dot(a2) * a2).normalized();
+      const Vec3 a2p = (a2 - a2.dot(a1) * a1).normalized();
+      x[1] = std::atan2(-u.dot(a2.cross(a1p)), u.dot(a1p));
+      x[0] = std::atan2(w.dot(a1.cross(a2p)), w.dot(a2p));
+      return;
+    }
+  }
+}
+
+void neutralJointCoordinates(const Joint& j, double* x) {
+  jointCoordinatesFromMotion(j, Pose::identity(), x);
+}
+
+}  // namespace rbs

@@ -1,0 +1,107 @@
+// The joint library (konz-modeling.md §10, joint table; thesis 3.4 and Examples 6/7).
+//
+// A joint is the tree edge parent λ → child b. It owns a slice x_e of the configuration
+// coordinates x (possibly redundant: rotation matrices, quaternions, unit-circle pairs) and a
+// slice ξ_e of the velocity coordinates ξ, and provides
+//   G_e(x)      = ^λ_b G = T_p · motion(x_e) · T_c              (relative pose, 4×4 SE(3))
+//   S_e         the edge Jacobian's block in its own ξ columns    (6×n_e, child coordinates)
+//   J_e ξ       the relative body twist ^λ_b ξ                    ([v; ω], child coordinates)
+//   σ_e         = J̇_e ξ, the bias of the edge Jacobian            (zero when S_e is constant)
+//   ẋ_e         = A_e(x) ξ                                       (kinematics, (2.4))
+//   φ_e(x)      the coordinate constraint residual (RᵀR − I, |q|² − 1, c² + s² − 1).
+// T_p places the joint frame in the parent body frame, T_c the child body frame in the joint's
+// moving frame.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "core/math/se3.h"
+
+namespace rbs {
+
+enum class JointType {
+  Fixed,               // ν = 0, n = 0
+  Revolute,            // angle θ about `axis`; ξ = θ̇
+  RevoluteUnitCircle,  // (c, s) ∈ S¹ about `axis`; ξ = ϖ (no wind-up, no angle wrap)
+  Prismatic,           // displacement d along `axis`; ξ = ḋ
+  Spherical,           // rotation matrix R (9, column-stacked); ξ = relative body ω
+  SphericalQuaternion, // unit quaternion (w, x, y, z); ξ = relative body ω
+  SphericalEulerZYX,   // roll, pitch, yaw with R = R_z R_y R_x (1.6a); ξ = angle rates.
+                       // Singular at pitch = ±π/2 (gimbal lock) — kept on purpose for the demo.
+  SphericalAbsolute,   // rotation matrix R; ξ = the child's *absolute* body ω (thesis Example 7)
+  Free,                // r (3) + R (9); ξ = body twist [v; ω]
+  FreeQuaternion,      // r (3) + q (4); ξ = body twist [v; ω]
+  Planar,              // (p_x, p_y, θ) in the joint frame's xy plane; ξ = planar body twist (v_x, v_y, ω_z)
+  Universal,           // θ₁ about `axis`, then θ₂ about `axis2` (in the intermediate frame); ξ = rates
+};
+
+/// Number of configuration coordinates ν_e of a joint type.
+int configurationSize(JointType type);
+/// Number of velocity coordinates n_e of a joint type.
+int velocitySize(JointType type);
+/// Scene-file spelling of a type ("revolute", "spherical_quaternion", …).
+std::string_view jointTypeName(JointType type);
+std::optional<JointType> jointTypeFromName(std::string_view name);
+/// True for the types whose coordinates carry a constraint φ_e(x) = 0.
+bool hasCoordinateConstraint(JointType type);
+
+/// Edge Jacobian block in the joint's own velocity columns (at most 6 columns, no heap).
+using MotionSubspace = Eigen::Matrix<double, 6, Eigen::Dynamic, Eigen::ColMajor, 6, 6>;
+
+struct Joint {
+  std::string name;
+  JointType type = JointType::Fixed;
+  int parent = -1;  ///< parent body index, −1 = world
+  int child = -1;   ///< child body index
+  Pose parent_placement;  ///< T_p: joint frame in the parent body frame
+  Pose child_placement;   ///< T_c: child body frame in the joint's moving frame
+  Vec3 axis = Vec3::UnitZ();   ///< unit axis in the joint frame (revolute, prismatic, universal 1st)
+  Vec3 axis2 = Vec3::UnitY();  ///< unit 2nd axis of a universal joint, in the intermediate frame
+  int x_offset = 0;   ///< start of x_e in x
+  int xi_offset = 0;  ///< start of ξ_e in ξ
+  int nx = 0;         ///< ν_e
+  int nxi = 0;        ///< n_e
+  bool has_child_placement = false;  ///< T_c ≠ I (then S_e and σ_e are mapped by Ad_{T_c⁻¹})
+};
+
+/// Everything the forward pass needs from one joint at (x, ξ).
+struct JointMotion {
+  Pose transform;         ///< G_e = ^λ_b G
+  MotionSubspace S;       ///< 6×n_e block of the edge Jacobian in the joint's own columns
+  Vec6 relative_twist;    ///< ^λ_b ξ = J_e ξ (child coordinates)
+  Vec6 bias;              ///< σ_e = J̇_e ξ
+  /// SphericalAbsolute only: the edge Jacobian also has −R̄ᵀ(J_λ)_ω in the ancestor columns, so
+  /// the child's Jacobian is J_b = P (Ad_{G_e⁻¹} J_λ) + S_e with P zeroing the ω rows.
+  bool drops_parent_rotation = false;
+};
+
+/// Evaluates G_e, S_e, J_e ξ and σ_e. `x_e`, `xi_e` point at the joint's slices; `parent_twist`
+/// and `parent_bias` are η_λ = J_λ ξ and κ_λ = J̇_λ ξ of the parent body (zero for the world);
+/// only the absolute-ω spherical joint reads them.
+void evaluateJoint(const Joint& joint, const double* x_e, const double* xi_e,
+                   const Vec6& parent_twist, const Vec6& parent_bias, JointMotion& out);
+
+/// G_e only (no velocities).
+Pose jointTransform(const Joint& joint, const double* x_e);
+
+/// ẋ_e = A_e(x) ξ, plus the drift-stabilization term of (A.10)–(A.12) with gain λ ≥ 0 [1/s]
+/// (0: pure kinematics). `parent_twist` as in evaluateJoint.
+void jointConfigurationRate(const Joint& joint, const double* x_e, const double* xi_e,
+                            const Vec6& parent_twist, double stabilization_gain, double* xdot_e);
+
+/// Size of the coordinate constraint residual: ‖RᵀR − I‖_F, |qᵀq − 1|, |c² + s² − 1|; 0 if none.
+double jointCoordinateDrift(const Joint& joint, const double* x_e);
+
+/// Projects x_e back onto its constraint manifold (SVD for R, normalization for q and (c, s)).
+void projectJointCoordinates(const Joint& joint, double* x_e);
+
+/// Coordinates of the joint for a given motion pose (the part between T_p and T_c). Components the
+/// joint cannot produce are dropped (e.g. the off-axis rotation for a revolute joint).
+void jointCoordinatesFromMotion(const Joint& joint, const Pose& motion, double* x_e);
+
+/// Neutral coordinates (identity motion).
+void neutralJointCoordinates(const Joint& joint, double* x_e);
+
+}  // namespace rbs

@@ -1,0 +1,145 @@
+// The immutable description of a rigid body system: bodies, the joint tree, force elements,
+// actuators and loop closures. Built (and validated) by ModelBuilder; evaluated by the free
+// functions in core/dynamics with a per-model Workspace.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/math/se3.h"
+#include "core/model/joint.h"
+
+namespace rbs {
+
+/// A rigid body. Its frame is placed where the model puts it (a joint centre, a hub, …), not
+/// necessarily at the centre of mass (thesis 3.4.1).
+struct Body {
+  std::string name;
+  double mass = 0.0;                      ///< m [kg]
+  Vec3 com = Vec3::Zero();                ///< s: centre of mass in the body frame [m]
+  Mat3 inertia_com = Mat3::Zero();        ///< inertia tensor about the CoM, body axes [kg m²]
+  Mat3 inertia_origin = Mat3::Zero();     ///< Θ about the body-frame origin (parallel axes)
+  Mat6 spatial_inertia = Mat6::Zero();    ///< M_b = [m I, m wed(s)ᵀ; m wed(s), Θ] (3.51)
+};
+
+/// A frame rigidly attached to a body (body = −1: the world frame).
+struct Frame {
+  int body = -1;
+  Pose offset;  ///< the frame in the body frame
+};
+
+/// Linear spring between two frames a and b (thesis 3.3.4/3.4.4): potential
+/// ½ ‖(G_ab − G_R)ᵀ‖²_{K'} with K' = Wed(K) and K = [k I, k wed(h)ᵀ; k wed(h), Π] (3.72), where
+/// Π = Π_s + k wed(h) wed(h)ᵀ. Forces from (3.116).
+struct Spring {
+  std::string name;
+  Frame a, b;
+  Pose rest;                         ///< G_R: rest pose of frame b relative to frame a
+  Mat6 stiffness = Mat6::Zero();     ///< K (6×6)
+  Mat4 stiffness_moment = Mat4::Zero();  ///< K' = Wed(K) (4×4)
+};
+
+/// Linear viscous damper: a fluid attached to frame a, frame b moving through it (3.117):
+/// Rayleigh function ½ ^aξ_bᵀ D ^aξ_b with D = [d I, d wed(l)ᵀ; d wed(l), Υ].
+struct Damper {
+  std::string name;
+  Frame a, b;
+  Mat6 damping = Mat6::Zero();
+};
+
+/// Spring and damper acting directly on a one-degree-of-freedom joint's coordinate:
+/// revolute, prismatic: V = ½ k (q − q₀)²; revolute_unit_circle (no angle exists globally):
+/// V = k (1 − cos(θ − θ₀)). Damping torque d q̇ for all three.
+struct JointSpringDamper {
+  int joint = -1;
+  double stiffness = 0.0;  ///< [N m/rad] or [N/m]
+  double rest_position = 0.0;
+  double damping = 0.0;    ///< [N m s/rad] or [N s/m]
+};
+
+/// A constant wrench on a body: force and torque at `point` (body frame), given in body or world
+/// axes.
+struct ExternalWrench {
+  int body = -1;
+  Vec3 point = Vec3::Zero();
+  Vec3 force = Vec3::Zero();
+  Vec3 torque = Vec3::Zero();
+  bool world_axes = false;
+};
+
+enum class ActuatorKind {
+  JointEffort,  ///< force/torque on one velocity coordinate of a joint
+  BodyForce,    ///< force along a body-fixed direction at a body-fixed point
+  BodyTorque,   ///< torque about a body-fixed axis
+};
+
+/// One input u_i and its column of B(x) (f_E = B(x) u).
+struct Actuator {
+  std::string name;
+  ActuatorKind kind = ActuatorKind::JointEffort;
+  int joint = -1;       ///< JointEffort
+  int component = 0;    ///< JointEffort: which velocity coordinate of the joint
+  int body = -1;        ///< BodyForce, BodyTorque
+  Vec3 point = Vec3::Zero();          ///< BodyForce: application point (body frame)
+  Vec3 direction = Vec3::UnitZ();     ///< BodyForce/BodyTorque: unit direction (body frame)
+  double lower = -1e300;              ///< input limits (used by allocation and the simulator)
+  double upper = 1e300;
+};
+
+/// A constraint closing a kinematic loop (thesis 3.5): the origins of frames a and b coincide
+/// (Ball, 3 rows), or the frames coincide (Weld, 6 rows). Enforced at acceleration level,
+/// Z ξ̇ = z, with Baumgarte stabilization ψ̈ + 2ζω ψ̇ + ω² ψ = 0 (A.13b).
+struct LoopClosure {
+  enum class Kind { Ball, Weld };
+  std::string name;
+  Kind kind = Kind::Ball;
+  Frame a, b;
+  double stabilization_frequency = 20.0;  ///< ω [rad/s]
+  double stabilization_damping = 1.0;     ///< ζ
+  int rows() const { return kind == Kind::Ball ? 3 : 6; }
+};
+
+/// Configuration and velocity coordinates z = [x; ξ].
+struct State {
+  VecX x;   ///< ν redundant configuration coordinates
+  VecX xi;  ///< n velocity coordinates
+};
+
+struct Model {
+  std::vector<Body> bodies;   ///< topological order: a parent precedes its children
+  std::vector<Joint> joints;  ///< joints[b] is the edge parent → body b
+  std::vector<Spring> springs;
+  std::vector<Damper> dampers;
+  std::vector<JointSpringDamper> joint_spring_dampers;
+  std::vector<ExternalWrench> external_wrenches;
+  std::vector<Actuator> actuators;
+  std::vector<LoopClosure> loop_closures;
+  Vec3 gravity = Vec3(0.0, 0.0, -9.81);  ///< a_G [m/s²]
+
+  int nx = 0;   ///< ν
+  int nxi = 0;  ///< n
+  int constraint_rows = 0;  ///< Σ rows of the loop closures
+
+  /// For every body, the velocity columns its Jacobian may use: the columns of its own joint and of
+  /// all ancestors' joints, ascending. J_b is zero outside them.
+  std::vector<std::vector<int>> support;
+
+  State initial_state;  ///< from the builder's initial joint values (neutral where none given)
+
+  int numBodies() const { return static_cast<int>(bodies.size()); }
+  int numInputs() const { return static_cast<int>(actuators.size()); }
+  /// Index of the named body/joint/actuator, −1 if there is none.
+  int bodyIndex(std::string_view name) const;
+  int jointIndex(std::string_view name) const;
+  int actuatorIndex(std::string_view name) const;
+
+  /// A state with every joint at its neutral coordinates and zero velocity.
+  State neutralState() const;
+  /// Largest coordinate drift over all joints (see jointCoordinateDrift).
+  double coordinateDrift(const VecX& x) const;
+  /// Projects every joint's coordinates onto its constraint manifold.
+  void projectCoordinates(VecX& x) const;
+};
+
+}  // namespace rbs

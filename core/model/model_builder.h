@@ -1,0 +1,138 @@
+// ModelBuilder: the C++ way to describe a rigid body system. Everything refers to bodies and
+// joints by name; build() validates the description (physical validity, tree structure, names)
+// and throws ModelError naming the offending element and what is wrong.
+#pragma once
+
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/model/model.h"
+
+namespace rbs {
+
+/// Invalid model description. The message names the element ("body 'arm'", "joint 'elbow'") and
+/// what is expected.
+class ModelError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+inline constexpr const char* kWorld = "world";
+
+struct BodySpec {
+  std::string name;
+  double mass = 0.0;             ///< [kg], > 0
+  Vec3 com = Vec3::Zero();       ///< centre of mass in the body frame [m]
+  Mat3 inertia = Mat3::Zero();   ///< inertia tensor about the CoM in body axes [kg m²], SPD,
+                                 ///< principal moments satisfy the triangle inequality
+};
+
+struct JointSpec {
+  std::string name;
+  JointType type = JointType::Fixed;
+  std::string parent = kWorld;   ///< parent body name or "world"
+  std::string child;
+  Pose parent_placement;         ///< joint frame in the parent body frame
+  Pose child_placement;          ///< child body frame in the joint's moving frame
+  Vec3 axis = Vec3::UnitZ();     ///< unit axis (revolute, prismatic, universal first axis)
+  Vec3 axis2 = Vec3::UnitY();    ///< unit second axis (universal), not parallel to `axis`
+  /// Initial motion pose (rotation for spherical joints; pose for free and planar joints).
+  std::optional<Pose> initial_motion;
+  /// Initial angle [rad] or displacement [m] of a one-degree-of-freedom joint.
+  std::optional<double> initial_position;
+  /// Initial velocity coordinates ξ_e (size n_e), empty for zero.
+  VecX initial_velocity;
+};
+
+struct FrameSpec {
+  std::string body = kWorld;
+  Pose offset;
+};
+
+struct SpringSpec {
+  std::string name;
+  FrameSpec a, b;
+  Pose rest;                              ///< rest pose of frame b relative to frame a
+  double stiffness = 0.0;                 ///< k [N/m], ≥ 0
+  Vec3 center = Vec3::Zero();             ///< h: centre of stiffness in frame b [m]
+  Mat3 rotational_stiffness = Mat3::Zero();  ///< Π_s about h [N m/rad], symmetric PSD
+};
+
+struct DamperSpec {
+  std::string name;
+  FrameSpec a, b;                         ///< fluid frame a, moving frame b
+  double damping = 0.0;                   ///< d [N s/m], ≥ 0
+  Vec3 center = Vec3::Zero();             ///< l: centre of damping in frame b [m]
+  Mat3 rotational_damping = Mat3::Zero(); ///< Υ_s about l [N m s/rad], symmetric PSD
+};
+
+struct JointSpringDamperSpec {
+  std::string joint;
+  double stiffness = 0.0;
+  double rest_position = 0.0;
+  double damping = 0.0;
+};
+
+struct ExternalWrenchSpec {
+  std::string body;
+  Vec3 point = Vec3::Zero();
+  Vec3 force = Vec3::Zero();
+  Vec3 torque = Vec3::Zero();
+  bool world_axes = false;
+};
+
+struct ActuatorSpec {
+  std::string name;
+  ActuatorKind kind = ActuatorKind::JointEffort;
+  std::string joint;       ///< JointEffort
+  int component = 0;       ///< JointEffort: velocity coordinate of the joint
+  std::string body;        ///< BodyForce / BodyTorque
+  Vec3 point = Vec3::Zero();
+  Vec3 direction = Vec3::UnitZ();
+  double lower = -1e300;
+  double upper = 1e300;
+};
+
+struct LoopClosureSpec {
+  std::string name;
+  LoopClosure::Kind kind = LoopClosure::Kind::Ball;
+  FrameSpec a, b;
+  double stabilization_frequency = 20.0;
+  double stabilization_damping = 1.0;
+};
+
+class ModelBuilder {
+ public:
+  ModelBuilder& setGravity(const Vec3& a_G);
+  ModelBuilder& addBody(BodySpec spec);
+  ModelBuilder& addJoint(JointSpec spec);
+  ModelBuilder& addSpring(SpringSpec spec);
+  ModelBuilder& addDamper(DamperSpec spec);
+  ModelBuilder& addJointSpringDamper(JointSpringDamperSpec spec);
+  ModelBuilder& addExternalWrench(ExternalWrenchSpec spec);
+  ModelBuilder& addActuator(ActuatorSpec spec);
+  ModelBuilder& addLoopClosure(LoopClosureSpec spec);
+
+  /// Validates and builds. Throws ModelError.
+  Model build() const;
+
+ private:
+  Vec3 gravity_ = Vec3(0.0, 0.0, -9.81);
+  std::vector<BodySpec> bodies_;
+  std::vector<JointSpec> joints_;
+  std::vector<SpringSpec> springs_;
+  std::vector<DamperSpec> dampers_;
+  std::vector<JointSpringDamperSpec> joint_spring_dampers_;
+  std::vector<ExternalWrenchSpec> external_wrenches_;
+  std::vector<ActuatorSpec> actuators_;
+  std::vector<LoopClosureSpec> loop_closures_;
+};
+
+/// Spatial inertia (3.51) about the body-frame origin from mass, CoM and CoM inertia.
+Mat6 spatialInertia(double mass, const Vec3& com, const Mat3& inertia_com);
+/// K (or D) of the form [k I, k wed(h)ᵀ; k wed(h), Π_s + k wed(h) wed(h)ᵀ] (3.68, 3.72).
+Mat6 rigidBodyStiffness(double k, const Vec3& center, const Mat3& rotational_about_center);
+
+}  // namespace rbs

@@ -1,0 +1,38 @@
+// Models and random states shared by the tests and the benchmarks. Random numbers are seeded.
+#pragma once
+
+#include <random>
+#include <string>
+
+#include "core/model/model_builder.h"
+
+namespace rbs::test {
+
+using Rng = std::mt19937_64;
+
+double uniform(Rng& rng, double lo, double hi);
+Vec3 randomVector(Rng& rng, double scale);
+Mat3 randomRotation(Rng& rng);
+Pose randomPose(Rng& rng, double translation_scale = 0.5);
+/// A body made of 5 random point masses (so s ≠ 0 and Θ is full and physically valid).
+BodySpec randomBody(Rng& rng, const std::string& name);
+
+/// A state on the coordinate manifold with random configuration and velocities of size ~scale.
+/// Euler-angle joints keep |pitch| ≤ 1.2 (away from gimbal lock).
+State randomState(const Model& model, Rng& rng, double velocity_scale = 1.0);
+
+/// A 5-body tree (free root; root → `type` → revolute; root → `type` → spherical) with random
+/// placements (T_c too, except for spherical_absolute) and bodies; `type` at the root if
+/// `at_root` (then: world → `type` → revolute, → spherical).
+Model randomTreeWith(JointType type, bool at_root, std::uint64_t seed);
+
+/// A serial chain of `n` revolute joints with random axes and placements; the root is fixed to
+/// the world.
+Model randomChain(int n, std::uint64_t seed);
+
+/// Planar double pendulum: uniform rods of mass m_i and length l_i hanging from the world, axes
+/// along y, gravity −z, angles measured from the downward vertical.
+Model doublePendulum(double m1, double m2, double l1, double l2,
+                     JointType revolute = JointType::Revolute);
+
+}  // namespace rbs::test
