@@ -61,7 +61,10 @@ void computeMassMatrix(const Model& model, Workspace& ws) {
     if (ji.nxi == 0) continue;
     const MotionSubspace& Si = ws.joint[i].S;
     F.noalias() = ws.composite_inertia[i] * Si;
-    ws.mass_matrix.block(ji.xi_offset, ji.xi_offset, ji.nxi, ji.nxi).noalias() = Si.transpose() * F;
+    auto diagonal = ws.mass_matrix.block(ji.xi_offset, ji.xi_offset, ji.nxi, ji.nxi);
+    diagonal.noalias() = Si.transpose() * F;
+    for (int r = 0; r < ji.nxi; ++r)  // exact symmetry (the product is symmetric up to rounding)
+      for (int c = r + 1; c < ji.nxi; ++c) diagonal(r, c) = diagonal(c, r) = 0.5 * (diagonal(r, c) + diagonal(c, r));
     int k = i;
     while (model.joints[k].parent >= 0) {
       const JointMotion& jm = ws.joint[k];

@@ -1,0 +1,148 @@
+// "No heap allocation per evaluation after the model is built" (issue 2, item 4).
+//
+// This executable interposes malloc/calloc/realloc (glibc resolves the executable's definitions
+// first) and counts calls while a flag is set. Eigen allocates through malloc and operator new
+// through libstdc++'s malloc, so every heap allocation is seen. It is a separate executable so that
+// the interposition touches no other test.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <cstddef>
+
+#include "core/dynamics/dynamics.h"
+#include "tests/support/test_models.h"
+
+extern "C" {
+void* __libc_malloc(std::size_t size);
+void* __libc_calloc(std::size_t n, std::size_t size);
+void* __libc_realloc(void* p, std::size_t size);
+void* __libc_memalign(std::size_t alignment, std::size_t size);
+}
+
+namespace {
+std::atomic<bool> g_counting{false};
+std::atomic<long> g_allocations{0};
+void count() {
+  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
+}
+}  // namespace
+
+extern "C" {
+void* malloc(std::size_t size) {
+  count();
+  return __libc_malloc(size);
+}
+void* calloc(std::size_t n, std::size_t size) {
+  count();
+  return __libc_calloc(n, size);
+}
+void* realloc(void* p, std::size_t size) {
+  count();
+  return __libc_realloc(p, size);
+}
+void* aligned_alloc(std::size_t alignment, std::size_t size) {
+  count();
+  return __libc_memalign(alignment, size);
+}
+int posix_memalign(void** out, std::size_t alignment, std::size_t size) {
+  count();
+  *out = __libc_memalign(alignment, size);
+  return *out ? 0 : 12;  // ENOMEM
+}
+}
+
+namespace rbs {
+namespace {
+
+/// Number of heap allocations made by `f`.
+template <class F>
+long allocationsDuring(F&& f) {
+  g_allocations = 0;
+  g_counting = true;
+  f();
+  g_counting = false;
+  return g_allocations.load();
+}
+
+TEST(NoAllocation, TheCounterSeesEigenAndStandardAllocations) {
+  // The test can fail: a dynamic Eigen vector and a std::vector both allocate.
+  EXPECT_GE(allocationsDuring([] { VecX v = VecX::Ones(1000); ASSERT_GT(v.sum(), 0); }), 1);
+  EXPECT_GE(allocationsDuring([] { std::vector<double> v(1000, 1.0); ASSERT_GT(v[3], 0); }), 1);
+}
+
+/// A model with every joint type, springs, dampers, actuators, external wrenches and a loop closure.
+Model everythingModel() {
+  test::Rng rng(5);
+  ModelBuilder b;
+  const JointType types[] = {JointType::Free, JointType::Spherical, JointType::SphericalQuaternion,
+                             JointType::SphericalEulerZYX, JointType::SphericalAbsolute,
+                             JointType::Revolute, JointType::RevoluteUnitCircle, JointType::Prismatic,
+                             JointType::Planar, JointType::Universal, JointType::FreeQuaternion,
+                             JointType::Fixed};
+  std::string parent = kWorld;
+  int i = 0;
+  for (JointType t : types) {
+    const std::string name = "b" + std::to_string(i);
+    b.addBody(test::randomBody(rng, name));
+    JointSpec j{.name = "j" + std::to_string(i), .type = t, .parent = parent, .child = name};
+    j.parent_placement = test::randomPose(rng);
+    if (t != JointType::SphericalAbsolute) j.child_placement = test::randomPose(rng);
+    j.axis = Vec3::UnitX();
+    j.axis2 = Vec3::UnitY();
+    b.addJoint(j);
+    parent = name;
+    ++i;
+  }
+  b.addSpring({.name = "s", .a = {kWorld, {}}, .b = {"b3", test::randomPose(rng)}, .stiffness = 10.0,
+               .center = Vec3(0.1, 0, 0), .rotational_stiffness = Mat3::Identity()});
+  b.addSpring({.name = "s2", .a = {"b1", {}}, .b = {"b7", {}}, .stiffness = 3.0});
+  b.addDamper({.name = "d", .a = {kWorld, {}}, .b = {"b5", {}}, .damping = 0.5});
+  b.addJointSpringDamper({.joint = "j5", .stiffness = 2.0, .damping = 0.1});
+  b.addJointSpringDamper({.joint = "j6", .stiffness = 2.0, .damping = 0.1});
+  b.addExternalWrench({.body = "b2", .force = Vec3(1, 2, 3), .world_axes = true});
+  b.addActuator({.name = "f", .kind = ActuatorKind::BodyForce, .body = "b0", .point = Vec3(0.1, 0, 0)});
+  b.addActuator({.name = "t", .kind = ActuatorKind::BodyTorque, .body = "b4"});
+  b.addActuator({.name = "m", .kind = ActuatorKind::JointEffort, .joint = "j9", .component = 1});
+  b.addLoopClosure({.name = "loop", .kind = LoopClosure::Kind::Weld, .a = {"b2", {}}, .b = {"b8", {}}});
+  return b.build();
+}
+
+TEST(NoAllocation, ForwardDynamicsAllocatesNothingAfterTheWorkspaceIsBuilt) {
+  const Model m = everythingModel();
+  test::Rng rng(6);
+  const State s = test::randomState(m, rng);
+  const VecX u = VecX::Ones(m.numInputs());
+  Workspace ws(m);
+  ASSERT_EQ(computeForwardDynamics(m, s.x, s.xi, u, ws), DynamicsStatus::Ok);  // warm-up
+  const long n = allocationsDuring([&] {
+    for (int k = 0; k < 10; ++k) computeForwardDynamics(m, s.x, s.xi, u, ws, 1.0);
+  });
+  EXPECT_EQ(n, 0);
+}
+
+TEST(NoAllocation, JacobiansAndInputMatrixAllocateNothing) {
+  const Model m = everythingModel();
+  test::Rng rng(7);
+  const State s = test::randomState(m, rng);
+  Workspace ws(m);
+  const long n = allocationsDuring([&] {
+    computeKinematics(m, s.x, s.xi, ws);
+    computeBodyJacobians(m, ws);
+    computeMassMatrix(m, ws);
+    computeInputMatrix(m, ws);
+  });
+  EXPECT_EQ(n, 0);
+}
+
+TEST(NoAllocation, LongChainForwardDynamicsAllocatesNothing) {
+  const Model m = test::randomChain(100, 9);
+  test::Rng rng(10);
+  const State s = test::randomState(m, rng);
+  Workspace ws(m);
+  const VecX u;
+  computeForwardDynamics(m, s.x, s.xi, u, ws);
+  EXPECT_EQ(allocationsDuring([&] { computeForwardDynamics(m, s.x, s.xi, u, ws); }), 0);
+}
+
+}  // namespace
+}  // namespace rbs
