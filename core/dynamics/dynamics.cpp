@@ -40,6 +40,31 @@ void addFramePairWrench(const Frame& a, const Frame& b, const Pose& G_ab, const 
   }
 }
 
+
+/// L_bᵀ I L_b for L_b = P_b Ad_{G_e⁻¹}: the inertia I (child coordinates) seen from the parent.
+/// With X = Ad_{G⁻¹} = diag(Rᵀ, Rᵀ)[I −r̂; 0 I] and I = [A B; Bᵀ C] rotated to A' = R A Rᵀ, …:
+/// Xᵀ I X = [A', B' − A' r̂; r̂ A' + B'ᵀ, C' + r̂ B' − B'ᵀ r̂ − r̂ A' r̂]. P zeroes the ω rows of L,
+/// i.e. the B and C blocks of I. Block form: ~4× fewer operations than two dense 6×6 products.
+void addTransformedInertia(const Mat6& I, const Pose& G, bool drops_parent_rotation, Mat6& out) {
+  const Mat3& R = G.R;
+  const Mat3 rhat = wed(G.r);
+  const Mat3 A = R * I.topLeftCorner<3, 3>() * R.transpose();
+  if (drops_parent_rotation) {
+    out.topLeftCorner<3, 3>() += A;
+    out.topRightCorner<3, 3>() -= A * rhat;
+    out.bottomLeftCorner<3, 3>() += rhat * A;
+    out.bottomRightCorner<3, 3>() -= rhat * A * rhat;
+    return;
+  }
+  const Mat3 B = R * I.topRightCorner<3, 3>() * R.transpose();
+  const Mat3 C = R * I.bottomRightCorner<3, 3>() * R.transpose();
+  const Mat3 upper_right = B - A * rhat;
+  out.topLeftCorner<3, 3>() += A;
+  out.topRightCorner<3, 3>() += upper_right;
+  out.bottomLeftCorner<3, 3>() += upper_right.transpose();
+  out.bottomRightCorner<3, 3>() += C + rhat * B - B.transpose() * rhat - rhat * A * rhat;
+}
+
 }  // namespace
 
 void computeMassMatrix(const Model& model, Workspace& ws) {
@@ -49,38 +74,33 @@ void computeMassMatrix(const Model& model, Workspace& ws) {
   for (int b = N - 1; b >= 0; --b) {
     const Joint& j = model.joints[b];
     if (j.parent < 0) continue;
-    Mat6 L = AdInv(ws.joint[b].transform);
-    if (ws.joint[b].drops_parent_rotation) L.bottomRows<3>().setZero();
-    ws.composite_inertia[j.parent].noalias() += L.transpose() * ws.composite_inertia[b] * L;
+    addTransformedInertia(ws.composite_inertia[b], ws.joint[b].transform, ws.joint[b].drops_parent_rotation,
+                          ws.composite_inertia[j.parent]);
   }
-  // M_ii = S_iᵀ I_i S_i; M_ki = S_kᵀ (L_{…}ᵀ ⋯ L_iᵀ) I_i S_i for every ancestor k.
-  ws.mass_matrix.setZero();
-  MotionSubspace F;
+  ws.mass_matrix.setZero();  // entries of bodies on different branches stay zero
+  // Column by column: f = I_i s (s a column of S_i); M_ii = S_iᵀ f, and walking to the root
+  // f ← L_kᵀ f gives the blocks M_ki = S_kᵀ f of every ancestor k (only the lower part is
+  // written; the upper is mirrored at the end).
   for (int i = 0; i < N; ++i) {
     const Joint& ji = model.joints[i];
-    if (ji.nxi == 0) continue;
-    const MotionSubspace& Si = ws.joint[i].S;
-    F.noalias() = ws.composite_inertia[i] * Si;
-    auto diagonal = ws.mass_matrix.block(ji.xi_offset, ji.xi_offset, ji.nxi, ji.nxi);
-    diagonal.noalias() = Si.transpose() * F;
-    for (int r = 0; r < ji.nxi; ++r)  // exact symmetry (the product is symmetric up to rounding)
-      for (int c = r + 1; c < ji.nxi; ++c) diagonal(r, c) = diagonal(c, r) = 0.5 * (diagonal(r, c) + diagonal(c, r));
-    int k = i;
-    while (model.joints[k].parent >= 0) {
-      const JointMotion& jm = ws.joint[k];
-      for (int c = 0; c < ji.nxi; ++c) {
-        Vec6 col = F.col(c);
-        if (jm.drops_parent_rotation) col.tail<3>().setZero();
-        F.col(c) = adjointInvTransposeTimes(jm.transform, col);
+    for (int c = 0; c < ji.nxi; ++c) {
+      const int col = ji.xi_offset + c;
+      Vec6 f = ws.composite_inertia[i] * ws.joint[i].S.col(c);
+      for (int r = c; r < ji.nxi; ++r) ws.mass_matrix(ji.xi_offset + r, col) = ws.joint[i].S.col(r).dot(f);
+      int k = i;
+      while (model.joints[k].parent >= 0) {
+        const JointMotion& jm = ws.joint[k];
+        if (jm.drops_parent_rotation) f.tail<3>().setZero();
+        f = adjointInvTransposeTimes(jm.transform, f);
+        k = model.joints[k].parent;
+        const Joint& jk = model.joints[k];
+        for (int r = 0; r < jk.nxi; ++r) ws.mass_matrix(col, jk.xi_offset + r) = ws.joint[k].S.col(r).dot(f);
       }
-      k = model.joints[k].parent;
-      const Joint& jk = model.joints[k];
-      if (jk.nxi == 0) continue;
-      auto block = ws.mass_matrix.block(jk.xi_offset, ji.xi_offset, jk.nxi, ji.nxi);
-      block.noalias() = ws.joint[k].S.transpose() * F;
-      ws.mass_matrix.block(ji.xi_offset, jk.xi_offset, ji.nxi, jk.nxi) = block.transpose();
     }
   }
+  // Ancestors' columns precede a body's own (topological order): everything above was written
+  // on or below the diagonal. Mirror it.
+  ws.mass_matrix.triangularView<Eigen::StrictlyUpper>() = ws.mass_matrix.transpose();
 }
 
 void computeInertialForces(const Model& model, Workspace& ws) {
@@ -102,6 +122,7 @@ void computeGravityForces(const Model& model, Workspace& ws) {
 }
 
 void computeElasticForces(const Model& model, const VecX& x, Workspace& ws) {
+  ws.elastic_forces.setZero();
   clearWrenches(ws);
   for (const Spring& s : model.springs) {
     const Pose G_ab = framePose(model, ws, s.a).inverse() * framePose(model, ws, s.b);
@@ -109,7 +130,7 @@ void computeElasticForces(const Model& model, const VecX& x, Workspace& ws) {
     const Mat4 E = Mat4::Identity() - (G_ab.inverse() * s.rest).matrix();
     addFramePairWrench(s.a, s.b, G_ab, vee2(Mat4(E * s.stiffness_moment)), ws.wrench);
   }
-  mapBodyWrenches(model, ws.wrench, ws, ws.elastic_forces);
+  if (!model.springs.empty()) mapBodyWrenches(model, ws.wrench, ws, ws.elastic_forces);
   for (const JointSpringDamper& js : model.joint_spring_dampers) {
     if (js.stiffness == 0.0) continue;
     const Joint& j = model.joints[js.joint];
@@ -127,6 +148,7 @@ void computeElasticForces(const Model& model, const VecX& x, Workspace& ws) {
 }
 
 void computeDampingForces(const Model& model, const VecX& xi, Workspace& ws) {
+  ws.damping_forces.setZero();
   clearWrenches(ws);
   for (const Damper& d : model.dampers) {
     const Pose G_ab = framePose(model, ws, d.a).inverse() * framePose(model, ws, d.b);
@@ -134,7 +156,7 @@ void computeDampingForces(const Model& model, const VecX& xi, Workspace& ws) {
     const Vec6 rel = frameTwist(ws, d.b) - adjointInvTimes(G_ab, frameTwist(ws, d.a));
     addFramePairWrench(d.a, d.b, G_ab, d.damping * rel, ws.wrench);
   }
-  mapBodyWrenches(model, ws.wrench, ws, ws.damping_forces);
+  if (!model.dampers.empty()) mapBodyWrenches(model, ws.wrench, ws, ws.damping_forces);
   for (const JointSpringDamper& js : model.joint_spring_dampers) {
     const int c = model.joints[js.joint].xi_offset;
     ws.damping_forces(c) += js.damping * xi(c);
@@ -142,7 +164,9 @@ void computeDampingForces(const Model& model, const VecX& xi, Workspace& ws) {
 }
 
 void computeInputForces(const Model& model, const VecX& u, Workspace& ws) {
+  ws.input_forces.setZero();
   clearWrenches(ws);
+  bool any_body_wrench = !model.external_wrenches.empty();
   for (const ExternalWrench& e : model.external_wrenches) {
     const Mat3& R = ws.pose[e.body].R;
     const Vec3 f = e.world_axes ? Vec3(R.transpose() * e.force) : e.force;
@@ -152,6 +176,7 @@ void computeInputForces(const Model& model, const VecX& u, Workspace& ws) {
   }
   for (int i = 0; i < model.numInputs(); ++i) {
     const Actuator& a = model.actuators[i];
+    any_body_wrench |= a.kind != ActuatorKind::JointEffort;
     if (a.kind == ActuatorKind::BodyForce) {
       ws.wrench[a.body].head<3>() += a.direction * u(i);
       ws.wrench[a.body].tail<3>() += a.point.cross(a.direction) * u(i);
@@ -159,7 +184,7 @@ void computeInputForces(const Model& model, const VecX& u, Workspace& ws) {
       ws.wrench[a.body].tail<3>() += a.direction * u(i);
     }
   }
-  mapBodyWrenches(model, ws.wrench, ws, ws.input_forces);
+  if (any_body_wrench) mapBodyWrenches(model, ws.wrench, ws, ws.input_forces);
   for (int i = 0; i < model.numInputs(); ++i) {
     const Actuator& a = model.actuators[i];
     if (a.kind == ActuatorKind::JointEffort)

@@ -223,7 +223,13 @@ Mat3 projectToSO3(const Mat3& M) {
 }
 
 Mat3 axisAngleRotation(const Vec3& a, double angle) {
-  return axisCosSinRotation(a, std::cos(angle), std::sin(angle));
+  // Rodrigues: R = I + sin θ wed(a) + (1 − cos θ) wed(a)², written out for a unit axis.
+  const double s = std::sin(angle), c = std::cos(angle), v = 1.0 - c;
+  Mat3 R;
+  R << c + v * a.x() * a.x(), v * a.x() * a.y() - s * a.z(), v * a.x() * a.z() + s * a.y(),
+      v * a.x() * a.y() + s * a.z(), c + v * a.y() * a.y(), v * a.y() * a.z() - s * a.x(),
+      v * a.x() * a.z() - s * a.y(), v * a.y() * a.z() + s * a.x(), c + v * a.z() * a.z();
+  return R;
 }
 
 Mat3 axisCosSinRotation(const Vec3& a, double c, double s) {

@@ -127,7 +127,8 @@ Pose jointTransform(const Joint& joint, const double* x_e) {
 void evaluateJoint(const Joint& j, const double* x, const double* xi, const Vec6& parent_twist,
                    const Vec6& parent_bias, JointMotion& out) {
   const Pose motion = motionPose(j, x);
-  out.transform = j.parent_placement * motion * j.child_placement;
+  out.transform = j.parent_placement * motion;
+  if (j.has_child_placement) out.transform = out.transform * j.child_placement;
   out.drops_parent_rotation = false;
   out.bias.setZero();
   out.S.resize(6, j.nxi);
