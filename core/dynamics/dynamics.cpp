@@ -103,11 +103,80 @@ void computeMassMatrix(const Model& model, Workspace& ws) {
   ws.mass_matrix.triangularView<Eigen::StrictlyUpper>() = ws.mass_matrix.transpose();
 }
 
+bool factorizeMassMatrix(const Model& model, Workspace& ws) {
+  // RBDA Table 6.3 (M = Lᵀ L), stored as U = Lᵀ in the upper triangle so that every update runs
+  // down a column: for k = n…1: U_kk = √H_kk; U_ik = H_ik / U_kk for the ancestors i of k; then
+  // H_ji −= U_ik U_jk for every ancestor pair j ≤ i of k. Ancestor chains are walked as contiguous
+  // runs [dof_run_start, i], so the innermost update is a vectorized segment operation.
+  if (model.dofs_form_chain) {
+    ws.mass_llt.compute(ws.mass_matrix);
+    if (ws.mass_llt.info() != Eigen::Success) return false;
+    // The same relative pivot test as below: L_kk² against M_kk.
+    for (int k = 0; k < model.nxi; ++k) {
+      const double l = ws.mass_llt.matrixLLT()(k, k);
+      if (!(l * l > 1e-14 * ws.mass_matrix(k, k))) return false;
+    }
+    return true;
+  }
+  MatX& H = ws.mass_factor;
+  H = ws.mass_matrix;
+  const std::vector<int>& parent = model.dof_parent;
+  const std::vector<int>& run_start = model.dof_run_start;
+  for (int k = model.nxi - 1; k >= 0; --k) {
+    // A pivot lost to rounding (≤ 1e-14 of the diagonal entry it came from, i.e. a condition
+    // number beyond ~1e14, as at gimbal lock) counts as singular; the comparison also catches NaN.
+    if (!(H(k, k) > 1e-14 * ws.mass_matrix(k, k))) return false;
+    const double d = std::sqrt(H(k, k));
+    H(k, k) = d;
+    for (int end = parent[k]; end >= 0; end = parent[run_start[end]]) {
+      const int begin = run_start[end];
+      H.col(k).segment(begin, end - begin + 1) /= d;
+    }
+    for (int i = parent[k]; i >= 0; i = parent[i]) {
+      const double u_ik = H(i, k);
+      for (int end = i; end >= 0; end = parent[run_start[end]]) {
+        const int begin = run_start[end];
+        H.col(i).segment(begin, end - begin + 1) -= u_ik * H.col(k).segment(begin, end - begin + 1);
+      }
+    }
+  }
+  return true;
+}
+
+void solveWithMassMatrix(const Model& model, const Workspace& ws, Eigen::Ref<MatX> B) {
+  // M = Lᵀ L with U = Lᵀ: first U y = b from the leaves (b_j −= U_ji y_i for the ancestors j of i),
+  // then Uᵀ x = y from the root (x_i = (y_i − Σ_j U_ji x_j) / U_ii), RBDA Table 6.4.
+  if (model.dofs_form_chain) {
+    ws.mass_llt.solveInPlace(B);
+    return;
+  }
+  const MatX& U = ws.mass_factor;
+  const std::vector<int>& parent = model.dof_parent;
+  const std::vector<int>& run_start = model.dof_run_start;
+  for (Eigen::Index col = 0; col < B.cols(); ++col) {
+    auto b = B.col(col);
+    for (int i = model.nxi - 1; i >= 0; --i) {
+      b(i) /= U(i, i);
+      for (int end = parent[i]; end >= 0; end = parent[run_start[end]]) {
+        const int begin = run_start[end];
+        b.segment(begin, end - begin + 1) -= b(i) * U.col(i).segment(begin, end - begin + 1);
+      }
+    }
+    for (int i = 0; i < model.nxi; ++i) {
+      double sum = 0.0;
+      for (int end = parent[i]; end >= 0; end = parent[run_start[end]]) {
+        const int begin = run_start[end];
+        sum += U.col(i).segment(begin, end - begin + 1).dot(b.segment(begin, end - begin + 1));
+      }
+      b(i) = (b(i) - sum) / U(i, i);
+    }
+  }
+}
+
 void computeInertialForces(const Model& model, Workspace& ws) {
   for (int b = 0; b < model.numBodies(); ++b) {
     const Mat6& Mb = model.bodies[b].spatial_inertia;
-    const Vec6 momentum = Mb * ws.twist[b];
-    ws.wrench[b] = Mb * ws.bias[b] - adTransposeTimes(ws.twist[b], momentum);
+    ws.wrench[b] = Mb * ws.bias[b] - adTransposeTimes(ws.twist[b], Mb * ws.twist[b]);
   }
   mapBodyWrenches(model, ws.wrench, ws, ws.inertial_forces);
 }
@@ -306,10 +375,9 @@ DynamicsStatus computeForwardDynamics(const Model& model, const VecX& x, const V
 
   // (3.124): M ξ̇ = f_E − c − f_D − f_K − f_G
   ws.rhs = ws.input_forces - ws.inertial_forces - ws.damping_forces - ws.elastic_forces - ws.gravity_forces;
-  ws.mass_llt.compute(ws.mass_matrix);
-  if (ws.mass_llt.info() != Eigen::Success) return DynamicsStatus::SingularMassMatrix;
+  if (!factorizeMassMatrix(model, ws)) return DynamicsStatus::SingularMassMatrix;
   ws.xidot = ws.rhs;
-  ws.mass_llt.solveInPlace(ws.xidot);
+  solveWithMassMatrix(model, ws, ws.xidot);
 
   if (model.constraint_rows > 0) {
     // Gauss' principle (3.132): ξ̇ = ξ̇_free + M⁻¹Zᵀ (Z M⁻¹ Zᵀ)⁻¹ (z − Z ξ̇_free).
@@ -319,7 +387,7 @@ DynamicsStatus computeForwardDynamics(const Model& model, const VecX& x, const V
     computeBodyJacobians(model, ws);
     computeLoopClosures(model, ws);
     ws.mass_inv_constraint_t = ws.constraint_jacobian.transpose();
-    ws.mass_llt.solveInPlace(ws.mass_inv_constraint_t);
+    solveWithMassMatrix(model, ws, ws.mass_inv_constraint_t);
     ws.constraint_schur.noalias() = ws.constraint_jacobian * ws.mass_inv_constraint_t;
     const double reg = 1e-12 * (ws.constraint_schur.trace() + 1e-300);
     ws.constraint_schur.diagonal().array() += reg;

@@ -15,6 +15,15 @@ namespace rbs {
 /// M = Σ_b J_bᵀ M_b J_b (3.108), by composite inertias (the tree structure of J_b).
 void computeMassMatrix(const Model& model, Workspace& ws);
 
+/// Factorizes M. Branched trees: M = Lᵀ L exploiting the tree's sparsity (Featherstone's LTL
+/// factorization, RBDA §6.5: O(n d²) for depth d, no fill-in) into ws.mass_factor. A single chain
+/// has no sparsity: Eigen's blocked Cholesky into ws.mass_llt. Returns false when M is not
+/// (numerically) positive definite. Requires computeMassMatrix.
+bool factorizeMassMatrix(const Model& model, Workspace& ws);
+
+/// Overwrites B (n×k, or a vector) with M⁻¹ B. Requires factorizeMassMatrix.
+void solveWithMassMatrix(const Model& model, const Workspace& ws, Eigen::Ref<MatX> B);
+
 /// c = Σ_b J_bᵀ (M_b κ_b − ad_{η_b}ᵀ M_b η_b) (3.111) → ws.inertial_forces.
 void computeInertialForces(const Model& model, Workspace& ws);
 

@@ -9,6 +9,7 @@ Workspace::Workspace(const Model& model)
       bias(model.bodies.size(), Vec6::Zero()),
       body_jacobians(MatX::Zero(6 * model.numBodies(), model.nxi)),
       mass_matrix(MatX::Zero(model.nxi, model.nxi)),
+      mass_factor(MatX::Zero(model.nxi, model.nxi)),
       mass_llt(model.nxi),
       inertial_forces(VecX::Zero(model.nxi)),
       gravity_forces(VecX::Zero(model.nxi)),

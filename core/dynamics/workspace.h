@@ -37,7 +37,8 @@ struct Workspace {
   // Generalized quantities (size n), left-hand-side convention of (3.124):
   // M ξ̇ + c + f_D + f_K + f_G = f_E.
   MatX mass_matrix;          ///< M (n×n, SPD)
-  Eigen::LLT<MatX> mass_llt;
+  MatX mass_factor;          ///< Lᵀ of M = Lᵀ L (upper triangle), factorizeMassMatrix
+  Eigen::LLT<MatX> mass_llt; ///< the factor instead, when model.dofs_form_chain
   VecX inertial_forces;      ///< c (Coriolis, centrifugal, gyroscopic)
   VecX gravity_forces;       ///< f_G = ∇V_G
   VecX elastic_forces;       ///< f_K = ∇V_K

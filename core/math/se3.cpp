@@ -5,11 +5,6 @@
 
 namespace rbs {
 
-Mat3 wed(const Vec3& w) {
-  Mat3 W;
-  W << 0, -w.z(), w.y(), w.z(), 0, -w.x(), -w.y(), w.x(), 0;
-  return W;
-}
 
 Vec3 vee(const Mat3& W) { return Vec3(W(2, 1), W(0, 2), W(1, 0)); }
 
@@ -96,48 +91,10 @@ Mat6 ad(const Vec6& xi) {
   return X;
 }
 
-Vec6 adjointTimes(const Pose& G, const Vec6& xi) {
-  Vec6 out;
-  const Vec3 w = G.R * xi.tail<3>();
-  out.head<3>() = G.R * xi.head<3>() + G.r.cross(w);
-  out.tail<3>() = w;
-  return out;
-}
 
-Vec6 adjointInvTimes(const Pose& G, const Vec6& xi) {
-  Vec6 out;
-  const Vec3 w = xi.tail<3>();
-  out.head<3>() = G.R.transpose() * (xi.head<3>() - G.r.cross(w));
-  out.tail<3>() = G.R.transpose() * w;
-  return out;
-}
 
-Vec6 adjointInvTransposeTimes(const Pose& G, const Vec6& w) {
-  // (Ad_G⁻¹)ᵀ = [R 0; wed(r) R, R]
-  Vec6 out;
-  const Vec3 f = G.R * w.head<3>();
-  out.head<3>() = f;
-  out.tail<3>() = G.r.cross(f) + G.R * w.tail<3>();
-  return out;
-}
 
-Vec6 adTimes(const Vec6& xi, const Vec6& eta) {
-  Vec6 out;
-  const Vec3 v = xi.head<3>(), w = xi.tail<3>();
-  out.head<3>() = w.cross(eta.head<3>()) + v.cross(eta.tail<3>());
-  out.tail<3>() = w.cross(eta.tail<3>());
-  return out;
-}
 
-Vec6 adTransposeTimes(const Vec6& xi, const Vec6& wr) {
-  // ad_ξᵀ = [wed(ω)ᵀ 0; wed(v)ᵀ wed(ω)ᵀ] and wed(a)ᵀ b = b × a.
-  Vec6 out;
-  const Vec3 v = xi.head<3>(), w = xi.tail<3>();
-  const Vec3 f = wr.head<3>(), t = wr.tail<3>();
-  out.head<3>() = f.cross(w);
-  out.tail<3>() = f.cross(v) + t.cross(w);
-  return out;
-}
 
 Mat3 expSO3(const Vec3& w) {
   const double theta2 = w.squaredNorm();

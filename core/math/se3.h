@@ -20,7 +20,12 @@ using VecX = Eigen::VectorXd;
 using MatX = Eigen::MatrixXd;
 
 // ---- 3-D hat maps (2.8, 2.51–2.57) ----------------------------------------------------------
-Mat3 wed(const Vec3& w);        // skew matrix: wed(a) b = a × b
+/// Skew matrix: wed(a) b = a × b.
+inline Mat3 wed(const Vec3& w) {
+  Mat3 W;
+  W << 0, -w.z(), w.y(), w.z(), 0, -w.x(), -w.y(), w.x(), 0;
+  return W;
+}
 Vec3 vee(const Mat3& W);        // inverse of wed (reads the skew part's entries)
 Vec3 vee2(const Mat3& M);       // vee(M − Mᵀ); vee2(wed a) = 2a
 Mat3 Vee(const Mat3& M);        // tr(M) I − M
@@ -58,12 +63,51 @@ Mat6 AdInv(const Pose& G);
 /// ad_ξ (3.85): ad_ξ η = vee[wed ξ, wed η].
 Mat6 ad(const Vec6& xi);
 
-// Allocation-free products used in the recursions (same as the matrices above, cheaper).
-Vec6 adjointTimes(const Pose& G, const Vec6& xi);              // Ad_G ξ
-Vec6 adjointInvTimes(const Pose& G, const Vec6& xi);           // Ad_G⁻¹ ξ
-Vec6 adjointInvTransposeTimes(const Pose& G, const Vec6& w);   // Ad_G⁻ᵀ w (wrench to parent)
-Vec6 adTimes(const Vec6& xi, const Vec6& eta);                 // ad_ξ η
-Vec6 adTransposeTimes(const Vec6& xi, const Vec6& w);          // ad_ξᵀ w
+// Products used in the recursions: the same as the matrices above, without forming them. Inline:
+// they sit in the innermost loops of the dynamics.
+/// Ad_G ξ
+inline Vec6 adjointTimes(const Pose& G, const Vec6& xi) {
+  Vec6 out;
+  const Vec3 w = G.R * xi.tail<3>();
+  out.head<3>() = G.R * xi.head<3>() + G.r.cross(w);
+  out.tail<3>() = w;
+  return out;
+}
+/// Ad_G⁻¹ ξ
+inline Vec6 adjointInvTimes(const Pose& G, const Vec6& xi) {
+  Vec6 out;
+  const Vec3 w = xi.tail<3>();
+  out.head<3>() = G.R.transpose() * (xi.head<3>() - G.r.cross(w));
+  out.tail<3>() = G.R.transpose() * w;
+  return out;
+}
+/// Ad_G⁻ᵀ w: a wrench in child coordinates seen in parent coordinates
+inline Vec6 adjointInvTransposeTimes(const Pose& G, const Vec6& w) {
+  // (Ad_G⁻¹)ᵀ = [R 0; wed(r) R, R]
+  Vec6 out;
+  const Vec3 f = G.R * w.head<3>();
+  out.head<3>() = f;
+  out.tail<3>() = G.r.cross(f) + G.R * w.tail<3>();
+  return out;
+}
+/// ad_ξ η
+inline Vec6 adTimes(const Vec6& xi, const Vec6& eta) {
+  Vec6 out;
+  const Vec3 v = xi.head<3>(), w = xi.tail<3>();
+  out.head<3>() = w.cross(eta.head<3>()) + v.cross(eta.tail<3>());
+  out.tail<3>() = w.cross(eta.tail<3>());
+  return out;
+}
+/// ad_ξᵀ w
+inline Vec6 adTransposeTimes(const Vec6& xi, const Vec6& wr) {
+  // ad_ξᵀ = [wed(ω)ᵀ 0; wed(v)ᵀ wed(ω)ᵀ] and wed(a)ᵀ b = b × a.
+  Vec6 out;
+  const Vec3 v = xi.head<3>(), w = xi.tail<3>();
+  const Vec3 f = wr.head<3>(), t = wr.tail<3>();
+  out.head<3>() = f.cross(w);
+  out.tail<3>() = f.cross(v) + t.cross(w);
+  return out;
+}
 
 // ---- Exponential and logarithm ---------------------------------------------------------------
 Mat3 expSO3(const Vec3& w);      // rotation by angle |w| about w/|w| (Rodrigues)

@@ -21,6 +21,7 @@ struct Body {
   Mat3 inertia_com = Mat3::Zero();        ///< inertia tensor about the CoM, body axes [kg m²]
   Mat3 inertia_origin = Mat3::Zero();     ///< Θ about the body-frame origin (parallel axes)
   Mat6 spatial_inertia = Mat6::Zero();    ///< M_b = [m I, m wed(s)ᵀ; m wed(s), Θ] (3.51)
+
 };
 
 /// A frame rigidly attached to a body (body = −1: the world frame).
@@ -124,6 +125,16 @@ struct Model {
   /// For every body, the velocity columns its Jacobian may use: the columns of its own joint and of
   /// all ancestors' joints, ascending. J_b is zero outside them.
   std::vector<std::vector<int>> support;
+  /// For every velocity coordinate, the previous coordinate on its path to the root (the previous
+  /// coordinate of the same joint, else the last one of the nearest ancestor joint that has any),
+  /// −1 at the root. M_ij ≠ 0 only between such ancestors: the sparsity the factorization uses.
+  std::vector<int> dof_parent;
+  /// Start of the contiguous run of coordinate i's ancestor chain: dof_parent[t] = t − 1 for all
+  /// t in (dof_run_start[i], i]. Lets the factorization work on vector segments.
+  std::vector<int> dof_run_start;
+  /// True for a long single chain of coordinates (dof_parent[i] = i − 1, n ≥ 24): M has no tree
+  /// sparsity and the dense blocked Cholesky is the faster factorization.
+  bool dofs_form_chain = false;
 
   State initial_state;  ///< from the builder's initial joint values (neutral where none given)
 

@@ -14,6 +14,9 @@ namespace {
 // 1e-6 (what six printed digits allow); unit axes likewise.
 constexpr double kOrthonormalTol = 1e-6;
 constexpr double kUnitTol = 1e-6;
+// From this many coordinates on, a pure chain is factorized by Eigen's blocked Cholesky instead of
+// the tree-sparse one (measured crossover between 10 and 30 coordinates, docs/BENCHMARKS.md).
+constexpr int kDenseCholeskyMinSize = 24;
 
 [[noreturn]] void fail(const std::string& what, const std::string& name, const std::string& msg) {
   throw ModelError(what + " '" + name + "': " + msg);
@@ -302,6 +305,17 @@ Model ModelBuilder::build() const {
 
   // ---- Jacobian support ---------------------------------------------------------------------
   m.support.resize(m.bodies.size());
+  m.dof_parent.assign(m.nxi, -1);
+  for (const Joint& j : m.joints) {
+    int previous = -1;  // last coordinate of the nearest ancestor joint with coordinates
+    for (int a = j.parent; a >= 0 && previous < 0; a = m.joints[a].parent)
+      if (m.joints[a].nxi > 0) previous = m.joints[a].xi_offset + m.joints[a].nxi - 1;
+    for (int c = 0; c < j.nxi; ++c) m.dof_parent[j.xi_offset + c] = c == 0 ? previous : j.xi_offset + c - 1;
+  }
+  m.dof_run_start.resize(m.nxi);
+  for (int i = 0; i < m.nxi; ++i)
+    m.dof_run_start[i] = i > 0 && m.dof_parent[i] == i - 1 ? m.dof_run_start[i - 1] : i;
+  m.dofs_form_chain = m.nxi >= kDenseCholeskyMinSize && m.dof_run_start[m.nxi - 1] == 0;
   for (const Joint& j : m.joints) {
     std::vector<int> cols = j.parent >= 0 ? m.support[j.parent] : std::vector<int>{};
     for (int c = 0; c < j.nxi; ++c) cols.push_back(j.xi_offset + c);
