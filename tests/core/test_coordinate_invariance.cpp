@@ -15,17 +15,11 @@
 
 #include "core/dynamics/kinematics.h"
 #include "sim/integrator.h"
+#include "tests/support/report.h"
 #include "tests/support/test_models.h"
 
 namespace rbs {
 namespace {
-
-void recordError(const char* name, double value) {
-  std::ostringstream os;
-  os.precision(3);
-  os << std::scientific << value;
-  testing::Test::RecordProperty(name, os.str());
-}
 
 using PoseHistory = std::vector<std::vector<Pose>>;  // [sample][body]
 
@@ -98,7 +92,7 @@ TEST(CoordinateInvariance, RevoluteAngleAndUnitCircleChainsMoveIdentically) {
   double worst = 0.0;
   for (int b = 0; b < 3; ++b) worst = std::max(worst, maxPoseDifference(a, b, c, b));
   EXPECT_LT(worst, kPoseTol);
-  recordError("max_pose_difference", worst);
+  test::recordError("max_pose_difference", worst);
 }
 
 // ---- (b) free R/q carrying spherical R/q
@@ -144,7 +138,7 @@ TEST(CoordinateInvariance, FreeAndSphericalJointsAsMatrixOrQuaternionMoveIdentic
                                  << jointTypeName(spherical_type);
       const std::string key = "max_pose_difference_" + std::string(jointTypeName(free_type)) + "_" +
                               std::string(jointTypeName(spherical_type));
-      recordError(key.c_str(), worst);
+      test::recordError(key.c_str(), worst);
     }
   }
 }
@@ -215,7 +209,7 @@ TEST(CoordinateInvariance, PlanarJointMatchesPrismaticPrismaticRevoluteChain) {
   const PoseHistory a = simulatePoses(planar, sp, 2.0), c = simulatePoses(chain, sc, 2.0);
   const double worst = maxPoseDifference(a, 0, c, 2);
   EXPECT_LT(worst, kPoseTol);
-  recordError("max_pose_difference", worst);
+  test::recordError("max_pose_difference", worst);
   // The motion is not trivial: the body falls and turns (moves ≫ the tolerance).
   EXPECT_GT((a.back()[0].r - a.front()[0].r).norm(), 0.5);
 }

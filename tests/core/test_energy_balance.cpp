@@ -17,17 +17,11 @@
 #include "sim/integrator.h"
 #include "tests/support/flow.h"
 #include "tests/support/matrix_compare.h"
+#include "tests/support/report.h"
 #include "tests/support/test_models.h"
 
 namespace rbs {
 namespace {
-
-void recordError(const char* name, double value) {
-  std::ostringstream os;
-  os.precision(3);
-  os << std::scientific << value;
-  testing::Test::RecordProperty(name, os.str());
-}
 
 struct Elements {
   bool dampers = true;
@@ -187,10 +181,10 @@ TEST(EnergyBalance, EnergyChangeEqualsInputWorkMinusDissipation) {
       << "input work " << work_in << " J, dissipated " << dissipated << " J";
   EXPECT_GT(std::abs(work_in), 0.1);
   EXPECT_GT(dissipated, 0.1);
-  recordError("max_balance_residual_J", worst);
-  recordError("relative_balance_residual", worst / scale);
-  recordError("input_work_J", work_in);
-  recordError("dissipated_J", dissipated);
+  test::recordError("max_balance_residual_J", worst);
+  test::recordError("relative_balance_residual", worst / scale);
+  test::recordError("input_work_J", work_in);
+  test::recordError("dissipated_J", dissipated);
 }
 
 TEST(EnergyBalance, PassiveConservativeSystemConservesEnergy) {
@@ -216,7 +210,7 @@ TEST(EnergyBalance, PassiveConservativeSystemConservesEnergy) {
   // independently of the step size.
   constexpr double kDriftTol = 1e-9;  // relative to T(0); 70× the measured 1.4e-11
   EXPECT_LT(worst, kDriftTol * kinetic_scale) << "T(0) = " << kinetic_scale << " J";
-  recordError("relative_energy_drift", worst / kinetic_scale);
+  test::recordError("relative_energy_drift", worst / kinetic_scale);
 }
 
 TEST(EnergyBalance, WithDampingOnlyEnergyNeverIncreases) {
@@ -234,8 +228,8 @@ TEST(EnergyBalance, WithDampingOnlyEnergyNeverIncreases) {
   EXPECT_LT(worst_rise, kRiseTol);
   // The damping really acts: a substantial part of the initial energy is dissipated.
   EXPECT_LT(run.W.back(), run.W.front() - 0.5);
-  recordError("max_energy_rise_per_step_J", worst_rise);
-  recordError("energy_lost_J", run.W.front() - run.W.back());
+  test::recordError("max_energy_rise_per_step_J", worst_rise);
+  test::recordError("energy_lost_J", run.W.front() - run.W.back());
 }
 
 // ---- Force terms against independent truths
@@ -284,7 +278,7 @@ TEST(EnergyBalance, ElasticAndGravityForcesAreGradientsOfTheirPotentials) {
     // Non-trivial: the elastic forces are O(1–100) at these random states.
     EXPECT_GT(ws.elastic_forces.cwiseAbs().maxCoeff(), 1.0);
   }
-  recordError("max_gradient_error", worst);
+  test::recordError("max_gradient_error", worst);
 }
 
 /// World pose of a frame at configuration x (independent of framePose: ws.pose · offset).
@@ -341,7 +335,7 @@ TEST(EnergyBalance, DissipationIsTwiceTheRayleighFunctionOfTheRelativeTwists) {
     EXPECT_GT(two_R, 0.1);
     worst = std::max(worst, std::abs(ws.energies.dissipation - two_R));
   }
-  recordError("max_dissipation_error_W", worst);
+  test::recordError("max_dissipation_error_W", worst);
 }
 
 TEST(EnergyBalance, InputPowerIsTheWorkRateOfTheAppliedForces) {
@@ -388,7 +382,7 @@ TEST(EnergyBalance, InputPowerIsTheWorkRateOfTheAppliedForces) {
     EXPECT_GT(std::abs(power), 0.1);
     worst = std::max(worst, std::abs(ws.energies.input_power - power));
   }
-  recordError("max_input_power_error_W", worst);
+  test::recordError("max_input_power_error_W", worst);
 }
 
 }  // namespace

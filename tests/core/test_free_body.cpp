@@ -16,19 +16,13 @@
 #include "core/dynamics/dynamics.h"
 #include "sim/integrator.h"
 #include "tests/support/matrix_compare.h"
+#include "tests/support/report.h"
 #include "tests/support/test_models.h"
 
 namespace rbs {
 namespace {
 
 constexpr double kPi = std::numbers::pi;
-
-void recordError(const char* name, double value) {
-  std::ostringstream os;
-  os.precision(3);
-  os << std::scientific << value;
-  testing::Test::RecordProperty(name, os.str());
-}
 
 Model freeBody(const BodySpec& body, JointType type, const Vec3& gravity) {
   ModelBuilder b;
@@ -92,7 +86,7 @@ TEST_P(FreeJoint, BodyAtTheCentreOfMassFollowsEulersEquations) {
     EXPECT_MATRIX_NEAR(ws.xidot, expected, kAccTol) << "trial " << trial;
     worst = std::max(worst, (ws.xidot - expected).cwiseAbs().maxCoeff());
   }
-  recordError("max_acceleration_error", worst);
+  test::recordError("max_acceleration_error", worst);
 }
 
 TEST_P(FreeJoint, OffCentreBodyFrameFollowsTheNewtonEulerForm) {
@@ -131,7 +125,7 @@ TEST_P(FreeJoint, OffCentreBodyFrameFollowsTheNewtonEulerForm) {
       worst = std::max(worst, (f_M - applied).cwiseAbs().maxCoeff());
     }
   }
-  recordError("max_newton_euler_residual", worst);
+  test::recordError("max_newton_euler_residual", worst);
 }
 
 // ---- (b) conservation
@@ -177,9 +171,9 @@ TEST_P(FreeJoint, TorqueFreeMotionConservesEnergyAndMomenta) {
   EXPECT_LT(dT, kConservationTol);
   EXPECT_LT(dp, kConservationTol);
   EXPECT_LT(dL, kConservationTol);
-  recordError("relative_energy_drift", dT);
-  recordError("relative_linear_momentum_drift", dp);
-  recordError("relative_angular_momentum_drift", dL);
+  test::recordError("relative_energy_drift", dT);
+  test::recordError("relative_linear_momentum_drift", dp);
+  test::recordError("relative_angular_momentum_drift", dL);
 }
 
 // ---- (c) intermediate-axis theorem
@@ -284,8 +278,8 @@ TEST_P(FreeJoint, IntermediateAxisSpinFlipsWithTheEllipticPeriod) {
     EXPECT_NEAR((crossings[i] - crossings[i - 1]) / interval, 1.0, kIntervalTol)
         << "reversal " << i;
   }
-  recordError("predicted_flip_interval_s", interval);
-  recordError("max_relative_interval_error", worst);
+  test::recordError("predicted_flip_interval_s", interval);
+  test::recordError("max_relative_interval_error", worst);
 }
 
 TEST_P(FreeJoint, MinorAndMajorAxisSpinsAreStable) {
@@ -336,7 +330,7 @@ TEST(FreeBodyCoordinates, RotationMatrixAndQuaternionGiveTheSamePoses) {
   // quaternion rate (e.g. ω in world instead of body axes) gives O(1).
   constexpr double kPoseTol = 1e-8;  // 100× the measured difference (1e-10)
   EXPECT_LT(worst, kPoseTol);
-  recordError("max_pose_difference", worst);
+  test::recordError("max_pose_difference", worst);
 }
 
 INSTANTIATE_TEST_SUITE_P(FreeTypes, FreeJoint,

@@ -19,6 +19,7 @@
 
 #include "core/dynamics/dynamics.h"
 #include "sim/integrator.h"
+#include "tests/support/report.h"
 #include "tests/support/test_models.h"
 
 namespace rbs {
@@ -26,13 +27,6 @@ namespace {
 
 constexpr double kPi = std::numbers::pi;
 constexpr double kG = 9.81;
-
-void recordError(const char* name, double value) {
-  std::ostringstream os;
-  os.precision(3);
-  os << std::scientific << value;
-  testing::Test::RecordProperty(name, os.str());
-}
 
 // Grashof crank-rocker: shortest link (crank a) + longest (coupler b) = 0.45 m ≤ the other two
 // (rocker c + ground d) = 0.6 m, shortest link adjacent to the ground: the crank turns fully.
@@ -223,8 +217,8 @@ TEST(FourBarLoopClosure, ClosureErrorStaysBoundedAndEnergyIsConserved) {
   // (measured 1.1e-7, 7.5e-9, 4.2e-10 J at dt = 1, 0.5, 0.25 ms, W ≈ 3.5 J). Bound 1e-7 J.
   constexpr double kEnergyTol = 1e-7;  // J; 250× the measured drift at dt = 0.25 ms
   EXPECT_LT(max_dW, kEnergyTol);
-  recordError("max_closure_error_m", max_closure);
-  recordError("max_energy_error_J", max_dW);
+  test::recordError("max_closure_error_m", max_closure);
+  test::recordError("max_energy_error_J", max_dW);
 }
 
 TEST(FourBarLoopClosure, CrankMotionMatchesTheMinimalOneDofEquation) {
@@ -242,8 +236,8 @@ TEST(FourBarLoopClosure, CrankMotionMatchesTheMinimalOneDofEquation) {
   EXPECT_LT(worst, kCrankTol);
   // The motion is not trivial: the crank makes full turns.
   EXPECT_GT(std::abs(run.phi1.back() - run.phi1.front()), 2 * kPi);
-  recordError("max_crank_angle_error_rad", worst);
-  recordError("crank_travel_rad", std::abs(run.phi1.back() - run.phi1.front()));
+  test::recordError("max_crank_angle_error_rad", worst);
+  test::recordError("crank_travel_rad", std::abs(run.phi1.back() - run.phi1.front()));
 }
 
 TEST(FourBarLoopClosure, RockerAndCouplerFollowThePositionAnalysis) {
@@ -260,7 +254,7 @@ TEST(FourBarLoopClosure, RockerAndCouplerFollowThePositionAnalysis) {
   // position analysis is closed form. The other assembly mode is O(1) away.
   constexpr double kAngleTol = 1e-6;  // rad; ≫ ψ / link length
   EXPECT_LT(worst, kAngleTol);
-  recordError("max_rocker_coupler_angle_error_rad", worst);
+  test::recordError("max_rocker_coupler_angle_error_rad", worst);
 }
 
 }  // namespace

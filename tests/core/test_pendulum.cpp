@@ -14,6 +14,7 @@
 #include "core/dynamics/dynamics.h"
 #include "sim/integrator.h"
 #include "tests/support/matrix_compare.h"
+#include "tests/support/report.h"
 #include "tests/support/test_models.h"
 
 namespace rbs {
@@ -21,13 +22,6 @@ namespace {
 
 constexpr double kPi = std::numbers::pi;
 
-/// Records a measured error in the test report (XML/JSON output) in scientific notation.
-void recordError(const char* name, double value) {
-  std::ostringstream os;
-  os.precision(3);
-  os << std::scientific << value;
-  testing::Test::RecordProperty(name, os.str());
-}
 constexpr double kG = 9.81;
 
 // M, c, f_G are O(0.1–30) here; the algorithm evaluates them with a handful of 3×3 products, so
@@ -105,7 +99,7 @@ TEST_P(PendulumJoint, SimplePendulumTermsMatchTheMinimalEquation) {
                         std::abs(ws.inertial_forces(0)),
                         std::abs(ws.gravity_forces(0) - p.m * kG * p.d * std::sin(theta))});
   }
-  recordError("max_term_error", max_err);
+  test::recordError("max_term_error", max_err);
 }
 
 // ---- Double pendulum --------------------------------------------------------------------------
@@ -168,7 +162,7 @@ TEST_P(PendulumJoint, DoublePendulumTermsMatchLagrangesEquations) {
                         (ws.inertial_forces - t.c).cwiseAbs().maxCoeff(),
                         (ws.gravity_forces - t.fG).cwiseAbs().maxCoeff()});
   }
-  recordError("max_term_error", max_err);
+  test::recordError("max_term_error", max_err);
 }
 
 TEST_P(PendulumJoint, DoublePendulumFollowsTheHandIntegratedMinimalEquations) {
@@ -217,7 +211,7 @@ TEST_P(PendulumJoint, DoublePendulumFollowsTheHandIntegratedMinimalEquations) {
   // would move the angles by ≳ 1e-2 within 2 s.
   constexpr double kAngleTol = 1e-8;  // rad; 100× the worst measured difference (1.5e-10)
   EXPECT_LT(max_err, kAngleTol);
-  recordError("max_angle_error", max_err);
+  test::recordError("max_angle_error", max_err);
 }
 
 // ---- Period of the physical pendulum
@@ -293,7 +287,7 @@ TEST_P(PendulumJoint, SmallAmplitudePeriodIsTwoPiSqrtIpOverMgd) {
   constexpr double kPeriodTol = 1e-6;  // relative; above θ₀²/16 = 6.25e-8, the measured deviation
   EXPECT_NEAR(T / T0, 1.0, kPeriodTol) << "T = " << T << " s, T0 = " << T0 << " s";
   for (double dT : intervals) EXPECT_NEAR(dT / T0, 1.0, kPeriodTol);
-  recordError("relative_period_error", T / T0 - 1.0);
+  test::recordError("relative_period_error", T / T0 - 1.0);
 }
 
 TEST_P(PendulumJoint, LargeAmplitudePeriodMatchesTheEllipticIntegral) {
@@ -311,7 +305,7 @@ TEST_P(PendulumJoint, LargeAmplitudePeriodMatchesTheEllipticIntegral) {
   constexpr double kPeriodTol = 1e-7;  // relative; RK4 phase error ~1e-9, measured 2e-12
   EXPECT_NEAR(T / T_exact, 1.0, kPeriodTol) << "T = " << T << " s, exact " << T_exact << " s";
   for (double dT : intervals) EXPECT_NEAR(dT / T_exact, 1.0, kPeriodTol);
-  recordError("relative_period_error", T / T_exact - 1.0);
+  test::recordError("relative_period_error", T / T_exact - 1.0);
 }
 
 TEST(EllipticK, AgmMatchesKnownValues) {

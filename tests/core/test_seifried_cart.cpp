@@ -17,17 +17,11 @@
 #include "core/dynamics/dynamics.h"
 #include "tests/support/example_models.h"
 #include "tests/support/matrix_compare.h"
+#include "tests/support/report.h"
 #include "tests/support/test_models.h"
 
 namespace rbs {
 namespace {
-
-/// A measured error for RecordProperty (std::to_string would print 0.000000).
-std::string scientific(double value) {
-  std::ostringstream os;
-  os << std::scientific << std::setprecision(2) << value;
-  return os.str();
-}
 
 struct ClosedForm {
   Mat3 M;
@@ -105,9 +99,9 @@ void compareAtRandomStates(const test::SeifriedCartParameters& p, std::uint64_t 
                            << "\nrbsim f_G = " << ws.gravity_forces.transpose()
                            << "\nprinted −g = " << -ref.g.transpose();
   }
-  ::testing::Test::RecordProperty(std::string(what) + "_M", scientific(worst_M));
-  ::testing::Test::RecordProperty(std::string(what) + "_c", scientific(worst_c));
-  ::testing::Test::RecordProperty(std::string(what) + "_fG", scientific(worst_g));
+  test::recordError(std::string(what) + "_M", worst_M);
+  test::recordError(std::string(what) + "_c", worst_c);
+  test::recordError(std::string(what) + "_fG", worst_g);
 }
 
 TEST(SeifriedCart, MassCoriolisAndGravityMatchThePrintedClosedForm) {

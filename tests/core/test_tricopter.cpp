@@ -17,17 +17,11 @@
 #include "tests/support/example_models.h"
 #include "tests/support/flow.h"
 #include "tests/support/matrix_compare.h"
+#include "tests/support/report.h"
 #include "tests/support/test_models.h"
 
 namespace rbs {
 namespace {
-
-/// A measured error for RecordProperty (std::to_string would print 0.000000).
-std::string scientific(double value) {
-  std::ostringstream os;
-  os << std::scientific << std::setprecision(2) << value;
-  return os.str();
-}
 
 // Slices of x and ξ as laid out in (3.98) and Example 7.
 constexpr int kLoadRotation = 12;  // ^1_2 R in x (9 entries, column-stacked)
@@ -189,8 +183,8 @@ TEST_P(TricopterVariant, PassiveMotionConservesEnergyAndCoordinateConstraints) {
         max_drift = std::max(max_drift, m.coordinateDrift(st.x));
       });
   ASSERT_TRUE(r.ok) << r.message;
-  RecordProperty("relative_energy_error", scientific(max_energy_error / e0.kinetic));
-  RecordProperty("max_drift", scientific(max_drift));
+  test::recordError("relative_energy_error", max_energy_error / e0.kinetic);
+  test::recordError("max_drift", max_drift);
   // RK78 at rtol = atol = 1e-12 over ~2500 steps leaves ~1e-12 T(0) (measured 2e-12, although
   // the body falls ~45 m and V_G changes by ~700 J ≈ 500 T(0); rtol = 1e-8 gives 3e-9). A
   // missing or wrong term in c or f_G (e.g. the absolute-ω bias σ_e) drifts W by O(T) within a
@@ -260,7 +254,7 @@ TEST(Tricopter, RelativeAndAbsoluteLoadVelocityGiveTheSameMotion) {
       }
     }
   EXPECT_LT(max_error, kPoseTol) << "largest pose difference: " << worst;
-  RecordProperty("max_pose_difference", scientific(max_error));
+  test::recordError("max_pose_difference", max_error);
 }
 
 // ---- (d) Example 7's load coordinates are the load's absolute angular velocity -----------------
