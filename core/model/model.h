@@ -3,6 +3,7 @@
 // functions in core/dynamics with a per-model Workspace.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -101,6 +102,27 @@ struct LoopClosure {
   int rows() const { return kind == Kind::Ball ? 3 : 6; }
 };
 
+/// What the 3D view draws for a body (no influence on the dynamics).
+struct Visual {
+  enum class Shape { Box, Cylinder, Sphere, Capsule, Mesh };
+  int body = -1;
+  Shape shape = Shape::Box;
+  /// Box: edge lengths (x, y, z); cylinder, capsule: (radius, length, 0) with the axis along z of
+  /// `origin` (capsule length between the cap centres); sphere: (radius, 0, 0). Mesh: scale.
+  Vec3 size = Vec3::Ones();
+  std::string mesh_file;  ///< Mesh: path relative to assets/
+  Pose origin;            ///< the shape's frame in the body frame
+  Vec4 color = Vec4(0.7, 0.7, 0.7, 1.0);  ///< RGBA in [0, 1]
+};
+
+/// Limits of a one-degree-of-freedom joint (for the UI, controllers and saturation; the dynamics
+/// do not enforce position limits).
+struct JointLimits {
+  double lower = -1e300, upper = 1e300;  ///< position [rad] or [m]
+  double effort = 1e300;                 ///< |force/torque| [N] or [N m]
+  double velocity = 1e300;               ///< |rate| [rad/s] or [m/s]
+};
+
 /// Configuration and velocity coordinates z = [x; ξ].
 struct State {
   VecX x;   ///< ν redundant configuration coordinates
@@ -116,6 +138,8 @@ struct Model {
   std::vector<ExternalWrench> external_wrenches;
   std::vector<Actuator> actuators;
   std::vector<LoopClosure> loop_closures;
+  std::vector<Visual> visuals;
+  std::vector<std::optional<JointLimits>> joint_limits;  ///< per joint (index = joint index)
   Vec3 gravity = Vec3(0.0, 0.0, -9.81);  ///< a_G [m/s²]
 
   int nx = 0;   ///< ν

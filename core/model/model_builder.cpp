@@ -160,6 +160,15 @@ ModelBuilder& ModelBuilder::addLoopClosure(LoopClosureSpec spec) {
   return *this;
 }
 
+ModelBuilder& ModelBuilder::addVisual(VisualSpec spec) {
+  visuals_.push_back(std::move(spec));
+  return *this;
+}
+
+bool ModelBuilder::hasBody(const std::string& name) const {
+  return std::any_of(bodies_.begin(), bodies_.end(), [&](const BodySpec& b) { return b.name == name; });
+}
+
 Model ModelBuilder::build() const {
   if (!gravity_.allFinite()) throw ModelError("gravity contains NaN or infinite values");
   if (bodies_.empty()) throw ModelError("the model has no bodies");
@@ -303,6 +312,21 @@ Model ModelBuilder::build() const {
     }
   }
 
+  // ---- joint limits ---------------------------------------------------------------------------
+  m.joint_limits.resize(m.joints.size());
+  for (const Joint& j : m.joints) {
+    const JointSpec& js = joints_[parent_joint_of[order[j.child]]];
+    if (!js.limits) continue;
+    if (j.nxi != 1 || j.type == JointType::Universal)
+      fail("joint", js.name, "limits apply to one-degree-of-freedom joints");
+    const JointLimits& l = *js.limits;
+    if (std::isnan(l.lower) || std::isnan(l.upper) || l.lower > l.upper)
+      fail("joint", js.name, "position limits [" + str(l.lower) + ", " + str(l.upper) + "] are not an interval");
+    if (!(l.effort >= 0.0) || !(l.velocity >= 0.0))
+      fail("joint", js.name, "effort and velocity limits must be ≥ 0");
+    m.joint_limits[j.child] = l;
+  }
+
   // ---- Jacobian support ---------------------------------------------------------------------
   m.support.resize(m.bodies.size());
   m.dof_parent.assign(m.nxi, -1);
@@ -418,6 +442,16 @@ Model ModelBuilder::build() const {
     lc.stabilization_damping = l.stabilization_damping;
     m.constraint_rows += lc.rows();
     m.loop_closures.push_back(lc);
+  }
+  for (const VisualSpec& v : visuals_) {
+    if (!body_by_name.count(v.body)) fail("visual", v.body, "body does not exist");
+    checkPose(v.origin, "visual", v.body, "origin");
+    if (!v.size.allFinite() || (v.size.array() < 0.0).any())
+      fail("visual", v.body, "sizes must be finite and ≥ 0");
+    if (!v.color.allFinite() || (v.color.array() < 0.0).any() || (v.color.array() > 1.0).any())
+      fail("visual", v.body, "colour components must lie in [0, 1]");
+    if (v.shape == Visual::Shape::Mesh && v.mesh_file.empty()) fail("visual", v.body, "mesh without a file");
+    m.visuals.push_back(Visual{bodyIndex(v.body), v.shape, v.size, v.mesh_file, v.origin, v.color});
   }
   return m;
 }

@@ -44,6 +44,16 @@ struct JointSpec {
   std::optional<double> initial_position;
   /// Initial velocity coordinates ξ_e (size n_e), empty for zero.
   VecX initial_velocity;
+  std::optional<JointLimits> limits;  ///< one-degree-of-freedom joints only
+};
+
+struct VisualSpec {
+  std::string body;
+  Visual::Shape shape = Visual::Shape::Box;
+  Vec3 size = Vec3::Ones();  ///< see Visual::size
+  std::string mesh_file;
+  Pose origin;
+  Vec4 color = Vec4(0.7, 0.7, 0.7, 1.0);
 };
 
 struct FrameSpec {
@@ -114,6 +124,9 @@ class ModelBuilder {
   ModelBuilder& addExternalWrench(ExternalWrenchSpec spec);
   ModelBuilder& addActuator(ActuatorSpec spec);
   ModelBuilder& addLoopClosure(LoopClosureSpec spec);
+  ModelBuilder& addVisual(VisualSpec spec);
+  /// Whether a body of this name has been added (for importers that extend a builder).
+  bool hasBody(const std::string& name) const;
 
   /// Validates and builds. Throws ModelError.
   Model build() const;
@@ -128,6 +141,7 @@ class ModelBuilder {
   std::vector<ExternalWrenchSpec> external_wrenches_;
   std::vector<ActuatorSpec> actuators_;
   std::vector<LoopClosureSpec> loop_closures_;
+  std::vector<VisualSpec> visuals_;
 };
 
 /// Spatial inertia (3.51) about the body-frame origin from mass, CoM and CoM inertia.

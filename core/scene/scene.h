@@ -1,0 +1,86 @@
+// A scene: the model plus how to simulate, control, plot and view it (docs/SCENE_FORMAT.md).
+// Loaded from YAML by loadScene (yaml-cpp stays private to core/scene); URDF through core/urdf.
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/model/model.h"
+
+namespace rbs {
+
+/// An error in a scene or URDF file. what() reads "file:line:column: message" (line and column
+/// 1-based; omitted where the source has none, e.g. URDF semantics).
+class SceneError : public std::runtime_error {
+ public:
+  SceneError(std::string file, int line, int column, std::string message);
+  const std::string& file() const { return file_; }
+  int line() const { return line_; }
+  int column() const { return column_; }
+  const std::string& message() const { return message_; }
+
+ private:
+  std::string file_;
+  int line_;
+  int column_;
+  std::string message_;
+};
+
+struct ControllerSettings {
+  std::string name;                          ///< empty: no controller
+  std::map<std::string, double> parameters;  ///< validated later against the controller's metadata
+};
+
+struct ReferenceSettings {
+  std::string generator;                                  ///< empty: no reference
+  std::map<std::string, std::vector<double>> parameters;  ///< scalars are 1-element lists
+};
+
+struct IntegratorSettings {
+  std::string stepper = "rk4";
+  double dt = 1e-3;
+  double rtol = 1e-8;
+  double atol = 1e-8;
+  std::string drift = "project";  ///< project | stabilize | none
+  double stabilization_gain = 10.0;
+  double t_end = 10.0;
+  double dt_out = 0.01;
+};
+
+struct PlotGroup {
+  std::string title;
+  std::vector<std::string> channels;
+};
+
+struct CameraSettings {
+  std::string mode = "orbit";  ///< orbit | follow
+  std::string target_body;     ///< follow (or orbit about a body); empty: scene centre / target_point
+  std::optional<Vec3> target_point;
+  double distance = 3.0;
+  double azimuth = 0.6;
+  double elevation = 0.4;
+};
+
+struct Scene {
+  std::string name;
+  std::string description;
+  std::filesystem::path file;  ///< the file it was loaded from
+  Model model;
+  ControllerSettings controller;
+  ReferenceSettings reference;
+  IntegratorSettings integrator;
+  std::vector<PlotGroup> plots;
+  CameraSettings camera;
+};
+
+/// Loads a scene file (.yaml/.yml) or a URDF file (.urdf; root fixed to the world unless
+/// `floating_base`). `overrides` are "PATH=VALUE" assignments applied before the model is built
+/// (docs/SCENE_FORMAT.md, "--set"). Throws SceneError for every problem with the input, including
+/// the builder's physical-validity errors (located at the offending element).
+Scene loadScene(const std::filesystem::path& file, const std::vector<std::string>& overrides = {},
+                bool floating_base = false);
+
+}  // namespace rbs
