@@ -121,14 +121,13 @@ std::optional<JointType> jointTypeFromName(std::string_view name) {
 }
 
 Pose jointTransform(const Joint& joint, const double* x_e) {
-  return joint.parent_placement * motionPose(joint, x_e) * joint.child_placement;
+  const Pose placed = joint.parent_placement * motionPose(joint, x_e);
+  return joint.has_child_placement ? placed * joint.child_placement : placed;
 }
 
 void evaluateJoint(const Joint& j, const double* x, const double* xi, const Vec6& parent_twist,
                    const Vec6& parent_bias, JointMotion& out) {
-  const Pose motion = motionPose(j, x);
-  out.transform = j.parent_placement * motion;
-  if (j.has_child_placement) out.transform = out.transform * j.child_placement;
+  out.transform = jointTransform(j, x);
   out.drops_parent_rotation = false;
   out.bias.setZero();
   out.S.resize(6, j.nxi);
