@@ -1,6 +1,23 @@
 // URDF import (urdfdom, private to core/urdf): links with inertial origin, mass and full inertia,
 // joints (revolute, continuous, prismatic, fixed, floating, planar) with origin, axis and limits,
 // visuals (box, cylinder, sphere, mesh). Body frames are the URDF link frames.
+//
+// Mapping (docs/SCENE_FORMAT.md, "URDF"):
+//  - link → body: mass, CoM = inertial origin xyz, inertia about the CoM in link axes
+//    R_i I R_iᵀ (URDF gives I in the inertial frame, rotated by the inertial origin's rpy).
+//  - joint → joint with T_p = origin (R = R_z(yaw) R_y(pitch) R_x(roll)), T_c = I; revolute and
+//    continuous → revolute (angle), prismatic, fixed, floating → free, planar → planar with the
+//    joint frame's z along the URDF axis (the plane normal). Axes are normalized.
+//  - limits: revolute/prismatic lower, upper, effort, velocity; continuous: effort and velocity
+//    only. A URDF effort or velocity ≤ 0 and lower = upper = 0 mean "not given" (unlimited).
+//  - massless links (no <inertial> or mass 0) fixed to their parent are folded into the parent:
+//    their children and visuals move to the parent with the composed transform. A massless root
+//    (e.g. a "world" link) is the world itself. A massless link on a moving joint is an error.
+//  - the root link is fixed to the world by the joint "<root>_to_world" (identity placement), or
+//    on a free joint of that name with `floating_base`.
+//  - visuals: box, cylinder (axis z, as rbs), sphere, mesh (file without "package://" or
+//    "file://", relative to assets/; scale); colour from the visual's material or the robot's
+//    named material. Visuals of a massless root (the world) are dropped.
 #pragma once
 
 #include <filesystem>
@@ -16,7 +33,10 @@ struct UrdfOptions {
 
 struct UrdfSummary {
   std::string robot_name;
-  std::string root_link;
+  std::string root_link;  ///< the URDF root link (may be massless, then it is not a body)
+  /// The body attached to the world: the root link, or for a massless root the one body fixed or
+  /// jointed to it (empty if several bodies hang from a massless root).
+  std::string root_body;
 };
 
 /// Adds the robot's bodies, joints, limits and visuals to `builder`. Throws SceneError (file,

@@ -1,0 +1,23 @@
+// The rbsim-cli subcommands. Each one gets its arguments (after the subcommand name) and returns
+// the exit code: 0 success, 2 bad input (usage or scene errors), 1 other failures.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rbs::cli {
+
+struct Command {
+  std::string_view name;
+  std::string_view summary;  ///< one line for the program's --help
+  /// Usage text of the subcommand (printed by "rbsim-cli NAME --help").
+  std::string (*usage)();
+  int (*run)(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+};
+
+std::string checkUsage();
+int runCheck(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+}  // namespace rbs::cli

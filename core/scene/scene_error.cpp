@@ -1,0 +1,34 @@
+// SceneError (core/scene/scene.h). Compiled into rbs_urdf, the lowest library that throws it; the
+// scene loader links rbs_urdf and so gets it from there.
+#include <string>
+#include <utility>
+
+#include "core/scene/scene.h"
+
+namespace rbs {
+namespace {
+
+/// "file:line:column: message"; ":line:column" omitted when the source has no location
+/// (line ≤ 0), ":column" omitted when only the line is known (column ≤ 0).
+std::string formatSceneError(const std::string& file, int line, int column,
+                             const std::string& message) {
+  std::string out = file;
+  if (line > 0) {
+    out += ':' + std::to_string(line);
+    if (column > 0) out += ':' + std::to_string(column);
+  }
+  out += ": ";
+  out += message;
+  return out;
+}
+
+}  // namespace
+
+SceneError::SceneError(std::string file, int line, int column, std::string message)
+    : std::runtime_error(formatSceneError(file, line, column, message)),
+      file_(std::move(file)),
+      line_(line),
+      column_(column),
+      message_(std::move(message)) {}
+
+}  // namespace rbs

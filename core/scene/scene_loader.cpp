@@ -1,0 +1,966 @@
+// loadScene: YAML scene files (docs/SCENE_FORMAT.md) and URDF files into a Scene.
+//
+// Order of work: raw-text checks (size, binary, UTF-8, nesting) → yaml-cpp parse → tree checks
+// (depth, size) → --set overrides on the tree → interpretation section by section into a
+// ModelBuilder (every value typed and located) → ModelBuilder::build(), whose ModelError is mapped
+// back to the element (and, where the message says which, the key) it names.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <new>
+#include <optional>
+#include <sstream>
+#include <system_error>
+#include <utility>
+
+#include "core/model/model_builder.h"
+#include "core/scene/mass_properties.h"
+#include "core/scene/overrides.h"
+#include "core/scene/scene.h"
+#include "core/scene/yaml_access.h"
+#include "core/urdf/urdf_import.h"
+
+namespace rbs {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace scene_detail;
+
+constexpr double kUnitTolerance = 1e-3;         // quaternions and rotation axes, then normalized
+constexpr double kOrthonormalTolerance = 1e-4;  // rotation matrices, then projected onto SO(3)
+
+const std::vector<std::string> kTopKeys = {
+    "name",    "description",   "include",       "floating_base",     "gravity",
+    "bodies",  "joints",        "springs",       "dampers",           "joint_springs",
+    "loop_closures", "external_wrenches", "actuators", "controller",  "reference",
+    "integrator", "plots",      "camera"};
+
+const std::vector<std::string> kJointTypes = {"fixed",  "revolute", "prismatic", "spherical",
+                                              "free",   "planar",   "universal"};
+const std::vector<std::string> kSteppers = {"euler",         "rk4",           "rk_cash_karp54",
+                                            "rk_dopri5",     "rk_fehlberg78", "bulirsch_stoer"};
+
+std::string str(double v) {
+  std::ostringstream os;
+  os.precision(6);
+  os << v;
+  return os.str();
+}
+
+std::string indexPath(const std::string& list, std::size_t i) { return list + "[" + std::to_string(i) + "]"; }
+
+/// "joint.elbow" when the element has a usable name, else "joints[3]".
+std::string elementPath(const YAML::Node& n, const std::string& singular, const std::string& list,
+                        std::size_t i, const char* name_key = "name") {
+  if (n.IsMap())
+    for (const auto& kv : n)
+      if (kv.first.IsScalar() && kv.first.Scalar() == name_key && kv.second.IsScalar() &&
+          !kv.second.Scalar().empty() && kv.second.Scalar().size() < 200)
+        return singular + "." + kv.second.Scalar();
+  return indexPath(list, i);
+}
+
+/// Where an element of the model came from, for mapping ModelError messages back to the file.
+struct Element {
+  YAML::Node node;
+  std::map<std::string, YAML::Node> fields;  ///< value node of every key (and "frames[0]", …)
+};
+
+/// For a ModelError about an element: message fragment → keys to point at (first present wins).
+struct FieldRule {
+  const char* kind;
+  const char* fragment;
+  std::vector<std::string> keys;
+};
+
+const std::vector<FieldRule>& fieldRules() {
+  static const std::vector<FieldRule> rules = {
+      {"body", "name", {"name"}},
+      {"body", "centre of mass", {"com", "solid"}},
+      {"body", "mass", {"mass", "solid"}},
+      {"body", "inertia", {"inertia", "solid"}},
+      {"body", "principal moments", {"inertia", "solid"}},
+      {"joint", "name is used", {"name"}},
+      {"joint", "the world cannot be a child", {"child"}},
+      {"joint", "child body", {"child"}},
+      {"joint", "parent body", {"parent"}},
+      {"joint", "connects body", {"child"}},
+      {"joint", "already has parent joint", {"child"}},
+      {"joint", "second axis", {"axis2"}},
+      {"joint", "universal joint axes", {"axis2", "axis"}},
+      {"joint", "axis", {"axis"}},
+      {"joint", "parent placement", {"origin"}},
+      {"joint", "child placement", {"child_origin"}},
+      {"joint", "spherical_absolute requires", {"child_origin"}},
+      {"joint", "initial", {"initial"}},
+      {"joint", "limits", {"limits"}},
+      {"spring", "first", {"frames[0]", "frames"}},
+      {"spring", "second", {"frames[1]", "frames"}},
+      {"spring", "connects a body to itself", {"frames"}},
+      {"spring", "rest pose", {"rest"}},
+      {"spring", "rotational stiffness", {"rotational_stiffness"}},
+      {"spring", "stiffness", {"stiffness"}},
+      {"spring", "centre", {"center"}},
+      {"damper", "first", {"frames[0]", "frames"}},
+      {"damper", "second", {"frames[1]", "frames"}},
+      {"damper", "connects a body to itself", {"frames"}},
+      {"damper", "rotational damping", {"rotational_damping"}},
+      {"damper", "damping", {"damping"}},
+      {"damper", "centre", {"center"}},
+      {"loop closure", "first", {"frames[0]", "frames"}},
+      {"loop closure", "second", {"frames[1]", "frames"}},
+      {"loop closure", "connects a body to itself", {"frames"}},
+      {"loop closure", "stabilization frequency", {"frequency"}},
+      {"loop closure", "stabilization damping", {"damping"}},
+      {"joint spring", "joint", {"joint"}},
+      {"joint spring", "stiffness", {"stiffness"}},
+      {"joint spring", "damping", {"damping"}},
+      {"joint spring", "rest position", {"rest_position"}},
+      {"external wrench", "body", {"body"}},
+      {"actuator", "name", {"name"}},
+      {"actuator", "limits", {"limits"}},
+      {"actuator", "joint '", {"joint"}},
+      {"actuator", "component", {"component"}},
+      {"actuator", "body '", {"body"}},
+      {"actuator", "direction", {"direction"}},
+      {"actuator", "point", {"point"}},
+      {"visual", "origin", {"origin"}},
+      {"visual", "colour", {"color"}},
+  };
+  return rules;
+}
+
+class Loader {
+ public:
+  Loader(Source& src, fs::path file, bool floating_base, bool urdf_file)
+      : src_(src), file_(std::move(file)), floating_base_(floating_base), urdf_file_(urdf_file) {}
+
+  Scene load(const YAML::Node& root, const std::vector<DeferredJointValue>& deferred);
+
+ private:
+  // ---- value types ----
+  Pose readPose(const YAML::Node& n, const std::string& path) const;
+  Mat3 readRotation(const YAML::Node& n, const std::string& path) const;
+  FrameSpec readFrame(const YAML::Node& n, const std::string& path) const;
+  std::pair<FrameSpec, FrameSpec> readFrames(const MapView& m, Element& e) const;
+  Mat3 readSymmetric6(const YAML::Node& n, const std::string& path) const;
+  double positive(const MapView& m, std::string_view key) const;
+  double nonNegative(const MapView& m, std::string_view key, double fallback) const;
+
+  // ---- sections ----
+  void readInclude(const MapView& top);
+  void readBody(const YAML::Node& n, std::size_t i);
+  void readSolid(const YAML::Node& n, const std::string& path, BodySpec& body) const;
+  void readVisual(const YAML::Node& n, const std::string& path, const std::string& body);
+  void readJoint(const YAML::Node& n, std::size_t i);
+  void readJointInitial(const YAML::Node& n, const std::string& path, JointType type, JointSpec& j);
+  void readSpring(const YAML::Node& n, std::size_t i);
+  void readDamper(const YAML::Node& n, std::size_t i);
+  void readJointSpring(const YAML::Node& n, std::size_t i);
+  void readLoopClosure(const YAML::Node& n, std::size_t i);
+  void readExternalWrench(const YAML::Node& n, std::size_t i);
+  void readActuator(const YAML::Node& n, std::size_t i);
+  void readController(const YAML::Node& n, ControllerSettings& c) const;
+  void readReference(const YAML::Node& n, ReferenceSettings& r) const;
+  void readIntegrator(const YAML::Node& n, IntegratorSettings& s) const;
+  void readPlots(const YAML::Node& n, std::vector<PlotGroup>& plots) const;
+  void readCamera(const YAML::Node& n, CameraSettings& c);
+
+  Element& remember(const std::string& kind, const std::string& name, const MapView& m);
+  SceneError mapModelError(const ModelError& e) const;
+  void applyDeferred(Model& model, const DeferredJointValue& d) const;
+
+  Source& src_;
+  fs::path file_;
+  bool floating_base_;
+  bool urdf_file_;
+  ModelBuilder builder_;
+  YAML::Node root_;
+  std::optional<YAML::Node> include_node_, gravity_node_;
+  std::string urdf_robot_name_;
+  std::map<std::pair<std::string, std::string>, Element> elements_;
+  /// Coordinates written directly after build() (planar and universal joints keep their angles
+  /// exactly as given, without the wrap of a pose round trip).
+  struct CoordinatePatch {
+    std::string joint;
+    std::vector<double> x;
+  };
+  std::vector<CoordinatePatch> patches_;
+  std::optional<YAML::Node> camera_target_node_;
+};
+
+// ---- value types ------------------------------------------------------------------------------
+
+Pose Loader::readPose(const YAML::Node& n, const std::string& path) const {
+  MapView m(src_, n, path, {"xyz", "rpy", "rotation"});
+  m.exclusive("rpy", "rotation");
+  Pose p;
+  p.r = m.vec3("xyz", Vec3::Zero());
+  if (const YAML::Node* rpy = m.find("rpy")) {
+    const Vec3 a = readVec3(src_, *rpy, m.at("rpy"));
+    p.R = rotationZYX(a[0], a[1], a[2]);
+  } else if (const YAML::Node* rot = m.find("rotation")) {
+    p.R = readRotation(*rot, m.at("rotation"));
+  }
+  return p;
+}
+
+Mat3 Loader::readRotation(const YAML::Node& n, const std::string& path) const {
+  MapView m(src_, n, path, {"rpy", "quaternion", "matrix", "axis", "angle"});
+  const std::string kind = m.exactlyOne({"rpy", "quaternion", "matrix", "axis"}, "rotation");
+  if (kind != "axis" && m.has("angle"))
+    src_.fail(*m.find("angle"), m.at("angle") + ": 'angle' belongs to an axis-angle rotation ({axis: [x, y, z], angle: a})");
+  const YAML::Node& v = *m.find(kind);
+  const std::string vpath = m.at(kind);
+  if (kind == "rpy") {
+    const Vec3 a = readVec3(src_, v, vpath);
+    return rotationZYX(a[0], a[1], a[2]);
+  }
+  if (kind == "quaternion") {
+    const auto q = readNumbers(src_, v, vpath, 4);
+    const Vec4 qv(q[0], q[1], q[2], q[3]);
+    const double norm = qv.norm();
+    if (!(std::abs(norm - 1.0) <= kUnitTolerance))
+      src_.fail(v, at(vpath, "the quaternion has norm " + str(norm) +
+                                 "; expected a unit quaternion [w, x, y, z]"));
+    return quaternionToRotation(qv / norm);
+  }
+  if (kind == "matrix") {
+    const std::string expected = "expected a 3×3 rotation matrix as a list of 3 rows of 3 numbers";
+    if (!v.IsSequence() || v.size() != 3) src_.fail(v, at(vpath, expected + ", got " + describe(v)));
+    Mat3 R;
+    for (int r = 0; r < 3; ++r) {
+      const auto row = readNumbers(src_, v[r], vpath + "[" + std::to_string(r) + "]", 3);
+      for (int c = 0; c < 3; ++c) R(r, c) = row[c];
+    }
+    const double err = orthogonalityError(R);
+    const double det = R.determinant();
+    if (!(err <= kOrthonormalTolerance) || det < 0.0)
+      src_.fail(v, at(vpath, "not a rotation matrix (‖RᵀR − I‖ = " + str(err) + ", det = " + str(det) +
+                                 "); expected orthonormal rows with det +1"));
+    return projectToSO3(R);
+  }
+  // axis-angle
+  const Vec3 axis = readVec3(src_, v, vpath);
+  const double norm = axis.norm();
+  if (!(std::abs(norm - 1.0) <= kUnitTolerance))
+    src_.fail(v, at(vpath, "the axis has norm " + str(norm) + "; expected a unit vector"));
+  const double angle = m.number("angle");
+  return axisAngleRotation(axis / norm, angle);
+}
+
+FrameSpec Loader::readFrame(const YAML::Node& n, const std::string& path) const {
+  FrameSpec f;
+  if (n.IsScalar()) {
+    f.body = readName(src_, n, path);
+    return f;
+  }
+  if (!n.IsMap())
+    src_.fail(n, at(path, "expected a frame: a body name, 'world' or {body: NAME, origin: POSE}, got " +
+                              describe(n)));
+  MapView m(src_, n, path, {"body", "origin"});
+  f.body = m.name("body");
+  if (const YAML::Node* o = m.find("origin")) f.offset = readPose(*o, m.at("origin"));
+  return f;
+}
+
+std::pair<FrameSpec, FrameSpec> Loader::readFrames(const MapView& m, Element& e) const {
+  const YAML::Node& frames = m.require("frames");
+  if (!frames.IsSequence() || frames.size() != 2)
+    src_.fail(frames, at(m.at("frames"), "expected a list of 2 frames [FRAME, FRAME], got " + describe(frames)));
+  e.fields["frames[0]"] = frames[0];
+  e.fields["frames[1]"] = frames[1];
+  return {readFrame(frames[0], m.at("frames") + "[0]"), readFrame(frames[1], m.at("frames") + "[1]")};
+}
+
+Mat3 Loader::readSymmetric6(const YAML::Node& n, const std::string& path) const {
+  const auto v = readNumbers(src_, n, path, 6);
+  Mat3 M;
+  M << v[0], v[3], v[4], v[3], v[1], v[5], v[4], v[5], v[2];
+  return M;
+}
+
+double Loader::positive(const MapView& m, std::string_view key) const {
+  const YAML::Node& n = m.require(key);
+  const double v = readNumber(src_, n, m.at(key));
+  if (!(v > 0.0)) src_.fail(n, at(m.at(key), "expected a number > 0, got " + str(v)));
+  return v;
+}
+
+double Loader::nonNegative(const MapView& m, std::string_view key, double fallback) const {
+  const YAML::Node* n = m.find(key);
+  if (!n) return fallback;
+  const double v = readNumber(src_, *n, m.at(key));
+  if (v < 0.0) src_.fail(*n, at(m.at(key), "expected a number ≥ 0, got " + str(v)));
+  return v;
+}
+
+Element& Loader::remember(const std::string& kind, const std::string& name, const MapView& m) {
+  Element e;
+  e.node = m.node();
+  for (const auto& k : m.keys()) e.fields[k] = *m.find(k);
+  auto [it, inserted] = elements_.emplace(std::make_pair(kind, name), std::move(e));
+  // Visuals and external wrenches are keyed by their body, joint springs by their joint: several
+  // may share it. Everything else is named and the name must be unique.
+  const bool shared = kind == "visual" || kind == "external wrench" || kind == "joint spring";
+  if (!inserted && !shared) {
+    const YAML::Mark first = it->second.node.Mark();
+    const YAML::Node* name_node = m.find("name");
+    src_.fail(name_node ? *name_node : m.node(),
+              at(m.path(), "the name '" + name + "' is used by more than one " + kind +
+                               (first.is_null() ? "" : " (first on line " + std::to_string(first.line + 1) + ")")));
+  }
+  return it->second;
+}
+
+// ---- bodies -----------------------------------------------------------------------------------
+
+void Loader::readBody(const YAML::Node& n, std::size_t i) {
+  const std::string path = elementPath(n, "body", "bodies", i);
+  MapView m(src_, n, path, {"name", "mass", "com", "inertia", "solid", "visuals"});
+  BodySpec b;
+  b.name = m.name("name");
+  if (const YAML::Node* solid = m.find("solid")) {
+    for (const char* k : {"mass", "com", "inertia"})
+      if (m.has(k))
+        src_.fail(*m.find(k), at(m.at(k), "'" + std::string(k) +
+                                              "' and 'solid' exclude each other; give either a solid or mass and inertia"));
+    readSolid(*solid, m.at("solid"), b);
+  } else {
+    if (!m.has("mass") && !m.has("inertia"))
+      src_.fail(n, at(path, "expected 'mass' and 'inertia' (and optionally 'com'), or a 'solid'"));
+    b.mass = m.number("mass");
+    b.com = m.vec3("com", Vec3::Zero());
+    b.inertia = readSymmetric6(m.require("inertia"), m.at("inertia"));
+  }
+  remember("body", b.name, m);
+  builder_.addBody(b);
+  if (const YAML::Node* visuals = m.find("visuals")) {
+    std::size_t k = 0;
+    for (const auto& v : readList(src_, *visuals, m.at("visuals"))) {
+      readVisual(v, m.at("visuals") + "." + std::to_string(k), b.name);
+      ++k;
+    }
+  }
+}
+
+void Loader::readSolid(const YAML::Node& n, const std::string& path, BodySpec& body) const {
+  MapView m(src_, n, path, {"box", "cylinder", "sphere", "capsule", "mass", "density", "origin"});
+  const std::string shape = m.exactlyOne({"box", "cylinder", "sphere", "capsule"}, "shape");
+  const std::string amount = m.exactlyOne({"mass", "density"}, "of");
+  Solid s;
+  const YAML::Node& sn = *m.find(shape);
+  const std::string sp = m.at(shape);
+  if (shape == "box") {
+    s.shape = SolidShape::Box;
+    s.size = readVec3(src_, sn, sp);
+    if (!(s.size.minCoeff() > 0.0)) src_.fail(sn, at(sp, "expected three edge lengths > 0"));
+  } else if (shape == "sphere") {
+    s.shape = SolidShape::Sphere;
+    MapView d(src_, sn, sp, {"radius"});
+    s.size = Vec3(positive(d, "radius"), 0.0, 0.0);
+  } else {
+    s.shape = shape == "cylinder" ? SolidShape::Cylinder : SolidShape::Capsule;
+    MapView d(src_, sn, sp, {"radius", "length"});
+    const double r = positive(d, "radius");
+    const double l = shape == "cylinder" ? positive(d, "length") : nonNegative(d, "length", -1.0);
+    if (l < 0.0) d.require("length");
+    s.size = Vec3(r, l, 0.0);
+  }
+  if (const YAML::Node* o = m.find("origin")) s.origin = readPose(*o, m.at("origin"));
+  const double value = positive(m, amount);
+  const double volume = solidVolume(s);
+  const double mass = amount == "mass" ? value : value * volume;
+  if (!std::isfinite(mass) || !(mass > 0.0) || !std::isfinite(volume))
+    src_.fail(n, at(path, "the solid's mass " + str(mass) + " kg is not a positive finite number"));
+  const MassProperties p = solidMassProperties(s, mass);
+  if (!p.inertia.allFinite() || !(p.inertia.diagonal().minCoeff() > 0.0))
+    src_.fail(n, at(path, "the solid's inertia is not positive and finite; check its sizes"));
+  body.mass = p.mass;
+  body.com = p.com;
+  body.inertia = p.inertia;
+}
+
+void Loader::readVisual(const YAML::Node& n, const std::string& path, const std::string& body) {
+  MapView m(src_, n, path, {"box", "cylinder", "sphere", "capsule", "mesh", "origin", "color"});
+  const std::string shape = m.exactlyOne({"box", "cylinder", "sphere", "capsule", "mesh"}, "shape");
+  VisualSpec v;
+  v.body = body;
+  const YAML::Node& sn = *m.find(shape);
+  const std::string sp = m.at(shape);
+  if (shape == "box") {
+    v.shape = Visual::Shape::Box;
+    v.size = readVec3(src_, sn, sp);
+    if (!(v.size.minCoeff() > 0.0)) src_.fail(sn, at(sp, "expected three edge lengths > 0"));
+  } else if (shape == "sphere") {
+    v.shape = Visual::Shape::Sphere;
+    MapView d(src_, sn, sp, {"radius"});
+    v.size = Vec3(positive(d, "radius"), 0.0, 0.0);
+  } else if (shape == "mesh") {
+    v.shape = Visual::Shape::Mesh;
+    MapView d(src_, sn, sp, {"file", "scale"});
+    v.mesh_file = d.name("file");
+    v.size = d.vec3("scale", Vec3::Ones());
+    if (!(v.size.minCoeff() > 0.0)) src_.fail(*d.find("scale"), at(d.at("scale"), "expected three scale factors > 0"));
+  } else {
+    v.shape = shape == "cylinder" ? Visual::Shape::Cylinder : Visual::Shape::Capsule;
+    MapView d(src_, sn, sp, {"radius", "length"});
+    const double r = positive(d, "radius");
+    const double l = shape == "cylinder" ? positive(d, "length") : nonNegative(d, "length", -1.0);
+    if (l < 0.0) d.require("length");
+    v.size = Vec3(r, l, 0.0);
+  }
+  if (const YAML::Node* o = m.find("origin")) v.origin = readPose(*o, m.at("origin"));
+  if (const YAML::Node* c = m.find("color")) {
+    const auto rgba = readNumbers(src_, *c, m.at("color"), -1);
+    if (rgba.size() != 3 && rgba.size() != 4)
+      src_.fail(*c, at(m.at("color"), "expected a list of 4 numbers [r, g, b, a] (or 3: [r, g, b]), got " + describe(*c)));
+    for (double x : rgba)
+      if (x < 0.0 || x > 1.0) src_.fail(*c, at(m.at("color"), "colour components must lie in [0, 1], got " + str(x)));
+    v.color = Vec4(rgba[0], rgba[1], rgba[2], rgba.size() == 4 ? rgba[3] : 1.0);
+  }
+  remember("visual", body, m);
+  builder_.addVisual(v);
+}
+
+// ---- joints -----------------------------------------------------------------------------------
+
+void Loader::readJoint(const YAML::Node& n, std::size_t i) {
+  const std::string path = elementPath(n, "joint", "joints", i);
+  MapView m(src_, n, path, {"name", "type", "coordinates", "velocity", "parent", "child", "origin",
+                            "child_origin", "axis", "axis2", "initial", "limits"});
+  JointSpec j;
+  j.name = m.name("name");
+  const YAML::Node& type_node = m.require("type");
+  const std::string type_name = type_node.IsScalar() ? type_node.Scalar() : std::string();
+  // The core's spellings (revolute_unit_circle, spherical_quaternion, …) name type and coordinates
+  // at once.
+  const std::optional<JointType> full = jointTypeFromName(type_name);
+  std::string base;
+  if (full && std::find(kJointTypes.begin(), kJointTypes.end(), type_name) == kJointTypes.end()) {
+    for (const char* k : {"coordinates", "velocity"})
+      if (m.has(k))
+        src_.fail(*m.find(k), at(m.at(k), "type '" + type_name + "' already fixes the coordinates; use type '" +
+                                              type_name.substr(0, type_name.find('_')) + "' with '" + k + "'"));
+    j.type = *full;
+  } else {
+    base = readChoice(src_, type_node, m.at("type"), kJointTypes);
+    const YAML::Node* coord = m.find("coordinates");
+    const YAML::Node* vel = m.find("velocity");
+    std::string coordinates;
+    if (base == "revolute") {
+      coordinates = coord ? readChoice(src_, *coord, m.at("coordinates"), {"angle", "unit_circle"}) : "angle";
+      j.type = coordinates == "angle" ? JointType::Revolute : JointType::RevoluteUnitCircle;
+    } else if (base == "spherical") {
+      coordinates = coord ? readChoice(src_, *coord, m.at("coordinates"), {"rotation_matrix", "quaternion", "euler_zyx"})
+                          : "rotation_matrix";
+      const std::string velocity = vel ? readChoice(src_, *vel, m.at("velocity"), {"relative", "absolute"}) : "relative";
+      if (coordinates == "euler_zyx" && vel)
+        src_.fail(*vel, at(m.at("velocity"), "euler_zyx coordinates use the angle rates as velocity coordinates; "
+                                             "'velocity' applies to rotation_matrix coordinates"));
+      if (coordinates == "quaternion" && velocity == "absolute")
+        src_.fail(*vel, at(m.at("velocity"), "absolute angular velocity needs coordinates: rotation_matrix"));
+      j.type = coordinates == "quaternion"  ? JointType::SphericalQuaternion
+               : coordinates == "euler_zyx" ? JointType::SphericalEulerZYX
+               : velocity == "absolute"     ? JointType::SphericalAbsolute
+                                            : JointType::Spherical;
+    } else if (base == "free") {
+      coordinates = coord ? readChoice(src_, *coord, m.at("coordinates"), {"rotation_matrix", "quaternion"}) : "rotation_matrix";
+      j.type = coordinates == "quaternion" ? JointType::FreeQuaternion : JointType::Free;
+    } else {
+      if (coord) src_.fail(*coord, at(m.at("coordinates"), "a " + base + " joint has no choice of coordinates"));
+      j.type = *jointTypeFromName(base);
+    }
+    if (vel && base != "spherical")
+      src_.fail(*vel, at(m.at("velocity"), "the velocity choice applies to spherical joints only"));
+  }
+  const bool one_dof = j.type == JointType::Revolute || j.type == JointType::RevoluteUnitCircle ||
+                       j.type == JointType::Prismatic;
+  const bool uses_axis = one_dof || j.type == JointType::Universal;
+  if (const YAML::Node* p = m.find("parent")) j.parent = readName(src_, *p, m.at("parent"));
+  j.child = m.name("child");
+  if (const YAML::Node* o = m.find("origin")) j.parent_placement = readPose(*o, m.at("origin"));
+  if (const YAML::Node* o = m.find("child_origin")) j.child_placement = readPose(*o, m.at("child_origin"));
+  if (const YAML::Node* a = m.find("axis")) {
+    if (!uses_axis)
+      src_.fail(*a, at(m.at("axis"), "'axis' applies to revolute, prismatic and universal joints, not to '" +
+                                         std::string(jointTypeName(j.type)) + "'"));
+    j.axis = readVec3(src_, *a, m.at("axis"));
+  }
+  if (const YAML::Node* a = m.find("axis2")) {
+    if (j.type != JointType::Universal)
+      src_.fail(*a, at(m.at("axis2"), "'axis2' applies to universal joints only"));
+    j.axis2 = readVec3(src_, *a, m.at("axis2"));
+  }
+  if (const YAML::Node* init = m.find("initial")) readJointInitial(*init, m.at("initial"), j.type, j);
+  if (const YAML::Node* l = m.find("limits")) {
+    if (!one_dof)
+      src_.fail(*l, at(m.at("limits"), "limits apply to one-degree-of-freedom joints (revolute, prismatic), not to '" +
+                                           std::string(jointTypeName(j.type)) + "'"));
+    MapView lm(src_, *l, m.at("limits"), {"lower", "upper", "effort", "velocity"});
+    JointLimits limits;
+    limits.lower = lm.number("lower", limits.lower);
+    limits.upper = lm.number("upper", limits.upper);
+    if (limits.lower > limits.upper)
+      src_.fail(*l, at(m.at("limits"), "lower " + str(limits.lower) + " > upper " + str(limits.upper) +
+                                           "; expected lower ≤ upper"));
+    limits.effort = nonNegative(lm, "effort", limits.effort);
+    limits.velocity = nonNegative(lm, "velocity", limits.velocity);
+    j.limits = limits;
+  }
+  remember("joint", j.name, m);
+  builder_.addJoint(j);
+}
+
+void Loader::readJointInitial(const YAML::Node& n, const std::string& path, JointType type, JointSpec& j) {
+  switch (type) {
+    case JointType::Fixed:
+      if (!n.IsNull()) src_.fail(n, at(path, "a fixed joint has no initial values"));
+      return;
+    case JointType::Revolute:
+    case JointType::RevoluteUnitCircle:
+    case JointType::Prismatic: {
+      MapView m(src_, n, path, {"position", "velocity"});
+      if (m.has("position")) j.initial_position = m.number("position");
+      if (m.has("velocity")) j.initial_velocity = VecX::Constant(1, m.number("velocity"));
+      return;
+    }
+    case JointType::Spherical:
+    case JointType::SphericalQuaternion:
+    case JointType::SphericalEulerZYX:
+    case JointType::SphericalAbsolute: {
+      MapView m(src_, n, path, {"rotation", "angular_velocity"});
+      if (const YAML::Node* r = m.find("rotation")) j.initial_motion = Pose::rotation(readRotation(*r, m.at("rotation")));
+      if (const YAML::Node* w = m.find("angular_velocity")) j.initial_velocity = readVec3(src_, *w, m.at("angular_velocity"));
+      return;
+    }
+    case JointType::Free:
+    case JointType::FreeQuaternion: {
+      MapView m(src_, n, path, {"pose", "twist"});
+      if (const YAML::Node* p = m.find("pose")) j.initial_motion = readPose(*p, m.at("pose"));
+      if (const YAML::Node* t = m.find("twist")) {
+        const auto v = readNumbers(src_, *t, m.at("twist"), 6);
+        j.initial_velocity = Eigen::Map<const VecX>(v.data(), 6);
+      }
+      return;
+    }
+    case JointType::Planar:
+    case JointType::Universal: {
+      const int size = type == JointType::Planar ? 3 : 2;
+      MapView m(src_, n, path, {"position", "velocity"});
+      if (const YAML::Node* p = m.find("position"))
+        patches_.push_back({j.name, readNumbers(src_, *p, m.at("position"), size)});
+      if (const YAML::Node* v = m.find("velocity")) {
+        const auto w = readNumbers(src_, *v, m.at("velocity"), size);
+        j.initial_velocity = Eigen::Map<const VecX>(w.data(), size);
+      }
+      return;
+    }
+  }
+}
+
+// ---- force elements, actuators ----------------------------------------------------------------
+
+void Loader::readSpring(const YAML::Node& n, std::size_t i) {
+  const std::string path = elementPath(n, "spring", "springs", i);
+  MapView m(src_, n, path, {"name", "frames", "stiffness", "center", "rotational_stiffness", "rest"});
+  SpringSpec s;
+  s.name = m.name("name");
+  Element& e = remember("spring", s.name, m);
+  std::tie(s.a, s.b) = readFrames(m, e);
+  s.stiffness = nonNegative(m, "stiffness", 0.0);
+  s.center = m.vec3("center", Vec3::Zero());
+  if (const YAML::Node* r = m.find("rotational_stiffness")) s.rotational_stiffness = readSymmetric6(*r, m.at("rotational_stiffness"));
+  if (const YAML::Node* r = m.find("rest")) s.rest = readPose(*r, m.at("rest"));
+  builder_.addSpring(s);
+}
+
+void Loader::readDamper(const YAML::Node& n, std::size_t i) {
+  const std::string path = elementPath(n, "damper", "dampers", i);
+  MapView m(src_, n, path, {"name", "frames", "damping", "center", "rotational_damping"});
+  DamperSpec d;
+  d.name = m.name("name");
+  Element& e = remember("damper", d.name, m);
+  std::tie(d.a, d.b) = readFrames(m, e);
+  d.damping = nonNegative(m, "damping", 0.0);
+  d.center = m.vec3("center", Vec3::Zero());
+  if (const YAML::Node* r = m.find("rotational_damping")) d.rotational_damping = readSymmetric6(*r, m.at("rotational_damping"));
+  builder_.addDamper(d);
+}
+
+void Loader::readJointSpring(const YAML::Node& n, std::size_t i) {
+  const std::string path = elementPath(n, "joint_spring", "joint_springs", i, "joint");
+  MapView m(src_, n, path, {"joint", "stiffness", "rest_position", "damping"});
+  JointSpringDamperSpec s;
+  s.joint = m.name("joint");
+  s.stiffness = nonNegative(m, "stiffness", 0.0);
+  s.rest_position = m.number("rest_position", 0.0);
+  s.damping = nonNegative(m, "damping", 0.0);
+  remember("joint spring", s.joint, m);
+  builder_.addJointSpringDamper(s);
+}
+
+void Loader::readLoopClosure(const YAML::Node& n, std::size_t i) {
+  const std::string path = elementPath(n, "loop_closure", "loop_closures", i);
+  MapView m(src_, n, path, {"name", "type", "frames", "frequency", "damping"});
+  LoopClosureSpec l;
+  l.name = m.name("name");
+  Element& e = remember("loop closure", l.name, m);
+  if (const YAML::Node* t = m.find("type"))
+    l.kind = readChoice(src_, *t, m.at("type"), {"ball", "weld"}) == "ball" ? LoopClosure::Kind::Ball
+                                                                          : LoopClosure::Kind::Weld;
+  std::tie(l.a, l.b) = readFrames(m, e);
+  l.stabilization_frequency = nonNegative(m, "frequency", l.stabilization_frequency);
+  l.stabilization_damping = nonNegative(m, "damping", l.stabilization_damping);
+  builder_.addLoopClosure(l);
+}
+
+void Loader::readExternalWrench(const YAML::Node& n, std::size_t i) {
+  const std::string path = elementPath(n, "external_wrench", "external_wrenches", i, "body");
+  MapView m(src_, n, path, {"body", "point", "force", "torque", "axes"});
+  ExternalWrenchSpec w;
+  w.body = m.name("body");
+  w.point = m.vec3("point", Vec3::Zero());
+  w.force = m.vec3("force", Vec3::Zero());
+  w.torque = m.vec3("torque", Vec3::Zero());
+  if (const YAML::Node* a = m.find("axes")) w.world_axes = readChoice(src_, *a, m.at("axes"), {"body", "world"}) == "world";
+  remember("external wrench", w.body, m);
+  builder_.addExternalWrench(w);
+}
+
+void Loader::readActuator(const YAML::Node& n, std::size_t i) {
+  const std::string path = elementPath(n, "actuator", "actuators", i);
+  MapView m(src_, n, path, {"name", "type", "joint", "component", "body", "point", "direction", "limits"});
+  ActuatorSpec a;
+  a.name = m.name("name");
+  const std::string type = readChoice(src_, m.require("type"), m.at("type"), {"joint_effort", "body_force", "body_torque"});
+  auto forbid = [&](std::initializer_list<const char*> keys) {
+    for (const char* k : keys)
+      if (const YAML::Node* v = m.find(k))
+        src_.fail(*v, at(m.at(k), "'" + std::string(k) + "' does not apply to a " + type + " actuator"));
+  };
+  if (type == "joint_effort") {
+    forbid({"body", "point", "direction"});
+    a.kind = ActuatorKind::JointEffort;
+    a.joint = m.name("joint");
+    if (const YAML::Node* c = m.find("component")) {
+      a.component = readInteger(src_, *c, m.at("component"));
+      if (a.component < 0) src_.fail(*c, at(m.at("component"), "expected an index ≥ 0"));
+    }
+  } else {
+    forbid({"joint", "component"});
+    if (type == "body_torque") forbid({"point"});
+    a.kind = type == "body_force" ? ActuatorKind::BodyForce : ActuatorKind::BodyTorque;
+    a.body = m.name("body");
+    a.point = m.vec3("point", Vec3::Zero());
+    a.direction = m.vec3("direction", Vec3::UnitZ());
+  }
+  if (const YAML::Node* l = m.find("limits")) {
+    const auto lim = readNumbers(src_, *l, m.at("limits"), 2);
+    if (lim[0] > lim[1])
+      src_.fail(*l, at(m.at("limits"), "lower " + str(lim[0]) + " > upper " + str(lim[1]) + "; expected [lower, upper]"));
+    a.lower = lim[0];
+    a.upper = lim[1];
+  }
+  remember("actuator", a.name, m);
+  builder_.addActuator(a);
+}
+
+// ---- settings ---------------------------------------------------------------------------------
+
+void Loader::readController(const YAML::Node& n, ControllerSettings& c) const {
+  MapView m(src_, n, "controller", {"name", "parameters"});
+  c.name = m.name("name");
+  if (const YAML::Node* p = m.find("parameters")) {
+    MapView pm(src_, *p, m.at("parameters"), {"*"});
+    for (const auto& k : pm.keys()) c.parameters[k] = pm.number(k);
+  }
+}
+
+void Loader::readReference(const YAML::Node& n, ReferenceSettings& r) const {
+  MapView m(src_, n, "reference", {"generator", "parameters"});
+  r.generator = m.name("generator");
+  if (const YAML::Node* p = m.find("parameters")) {
+    MapView pm(src_, *p, m.at("parameters"), {"*"});
+    for (const auto& k : pm.keys()) {
+      const YAML::Node& v = *pm.find(k);
+      if (v.IsSequence())
+        r.parameters[k] = readNumbers(src_, v, pm.at(k), -1);
+      else if (v.IsScalar())
+        r.parameters[k] = {readNumber(src_, v, pm.at(k))};
+      else
+        src_.fail(v, at(pm.at(k), "expected a number or a list of numbers, got " + describe(v)));
+    }
+  }
+}
+
+void Loader::readIntegrator(const YAML::Node& n, IntegratorSettings& s) const {
+  MapView m(src_, n, "integrator", {"stepper", "dt", "rtol", "atol", "drift", "stabilization_gain", "t_end", "dt_out"});
+  if (const YAML::Node* st = m.find("stepper")) s.stepper = readChoice(src_, *st, m.at("stepper"), kSteppers);
+  for (auto [key, value] : {std::pair<const char*, double*>{"dt", &s.dt}, {"rtol", &s.rtol}, {"atol", &s.atol},
+                            {"t_end", &s.t_end}, {"dt_out", &s.dt_out}})
+    if (m.has(key)) *value = positive(m, key);
+  if (const YAML::Node* d = m.find("drift")) s.drift = readChoice(src_, *d, m.at("drift"), {"project", "stabilize", "none"});
+  s.stabilization_gain = nonNegative(m, "stabilization_gain", s.stabilization_gain);
+}
+
+void Loader::readPlots(const YAML::Node& n, std::vector<PlotGroup>& plots) const {
+  std::size_t i = 0;
+  for (const auto& p : readList(src_, n, "plots")) {
+    const std::string path = elementPath(p, "plot", "plots", i++, "title");
+    MapView m(src_, p, path, {"title", "channels"});
+    PlotGroup g;
+    g.title = m.name("title");
+    g.channels = readStrings(src_, m.require("channels"), m.at("channels"));
+    if (g.channels.empty()) src_.fail(*m.find("channels"), at(m.at("channels"), "expected at least one channel"));
+    plots.push_back(std::move(g));
+  }
+}
+
+void Loader::readCamera(const YAML::Node& n, CameraSettings& c) {
+  MapView m(src_, n, "camera", {"mode", "target", "distance", "azimuth", "elevation"});
+  if (const YAML::Node* mode = m.find("mode")) c.mode = readChoice(src_, *mode, m.at("mode"), {"orbit", "follow"});
+  if (const YAML::Node* t = m.find("target")) {
+    if (t->IsSequence()) {
+      c.target_point = readVec3(src_, *t, m.at("target"));
+    } else if (t->IsScalar()) {
+      c.target_body = readName(src_, *t, m.at("target"));
+      camera_target_node_ = *t;
+    } else {
+      src_.fail(*t, at(m.at("target"), "expected a body name or a point [x, y, z], got " + describe(*t)));
+    }
+  }
+  if (m.has("distance")) c.distance = positive(m, "distance");
+  c.azimuth = m.number("azimuth", c.azimuth);
+  c.elevation = m.number("elevation", c.elevation);
+  if (c.mode == "follow" && c.target_body.empty())
+    src_.fail(m.node(), at("camera", "mode 'follow' needs a target body"));
+}
+
+// ---- include ----------------------------------------------------------------------------------
+
+void Loader::readInclude(const MapView& top) {
+  const YAML::Node* inc = top.find("include");
+  if (!inc) return;
+  include_node_ = *inc;
+  const std::string text = readName(src_, *inc, "include");
+  fs::path path(text);
+  if (path.is_relative()) path = file_.parent_path() / path;
+  std::string ext = path.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (ext != ".urdf") src_.fail(*inc, at("include", "expected a .urdf file, got '" + text + "'"));
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) src_.fail(*inc, at("include", "no such file: " + path.string()));
+  bool floating = floating_base_;
+  if (const YAML::Node* f = top.find("floating_base")) floating = floating || readBool(src_, *f, "floating_base");
+  const UrdfSummary summary = importUrdf(path, builder_, UrdfOptions{.floating_base = floating});
+  urdf_robot_name_ = summary.robot_name;
+}
+
+// ---- ModelError → file position -------------------------------------------------------------
+
+SceneError Loader::mapModelError(const ModelError& error) const {
+  const std::string msg = error.what();
+  static const std::vector<std::string> kinds = {"joint spring", "external wrench", "loop closure", "body",
+                                                 "joint",        "spring",          "damper",       "actuator",
+                                                 "visual"};
+  for (const auto& kind : kinds) {
+    const std::string prefix = kind + " '";
+    if (msg.rfind(prefix, 0) != 0) continue;
+    const auto end = msg.find("': ", prefix.size());
+    if (end == std::string::npos) continue;
+    const std::string name = msg.substr(prefix.size(), end - prefix.size());
+    const std::string rest = msg.substr(end + 3);
+    auto it = elements_.find({kind, name});
+    if (it == elements_.end()) break;  // from the included URDF (or unnamed)
+    const Element& e = it->second;
+    for (const auto& rule : fieldRules()) {
+      if (kind != rule.kind || rest.find(rule.fragment) == std::string::npos) continue;
+      for (const auto& key : rule.keys)
+        if (auto f = e.fields.find(key); f != e.fields.end()) return src_.error(f->second, msg);
+    }
+    return src_.error(e.node, msg);
+  }
+  if (msg.rfind("gravity", 0) == 0 && gravity_node_) return src_.error(*gravity_node_, msg);
+  if (include_node_) return src_.error(*include_node_, msg + " (in the included URDF)");
+  return src_.error(root_, msg);
+}
+
+// ---- initial values of included joints (--set joint.NAME.position/velocity) ------------------
+
+void Loader::applyDeferred(Model& model, const DeferredJointValue& d) const {
+  const int index = model.jointIndex(d.joint);
+  if (index < 0) {
+    std::vector<std::string> names;
+    for (const auto& j : model.joints) names.push_back(j.name);
+    src_.fail(d.value, "no joint named '" + d.joint + "' in the scene or its URDF" + didYouMean(d.joint, names));
+  }
+  const Joint& j = model.joints[index];
+  const std::string path = "joint." + d.joint + ".initial." + d.field;
+  const bool one_dof = j.type == JointType::Revolute || j.type == JointType::RevoluteUnitCircle ||
+                       j.type == JointType::Prismatic;
+  if (d.field == "velocity") {
+    std::vector<double> v = d.value.IsSequence() ? readNumbers(src_, d.value, path, j.nxi)
+                                                 : std::vector<double>{readNumber(src_, d.value, path)};
+    if (static_cast<int>(v.size()) != j.nxi)
+      src_.fail(d.value, at(path, "expected " + std::to_string(j.nxi) + " numbers for joint '" + d.joint + "'"));
+    for (int k = 0; k < j.nxi; ++k) model.initial_state.xi(j.xi_offset + k) = v[static_cast<std::size_t>(k)];
+    return;
+  }
+  if (!one_dof)
+    src_.fail(d.value, at(path, "a position override needs a revolute or prismatic joint; '" + d.joint + "' is " +
+                                    std::string(jointTypeName(j.type))));
+  const double q = readNumber(src_, d.value, path);
+  if (j.type == JointType::RevoluteUnitCircle) {
+    model.initial_state.x(j.x_offset) = std::cos(q);
+    model.initial_state.x(j.x_offset + 1) = std::sin(q);
+  } else {
+    model.initial_state.x(j.x_offset) = q;
+  }
+}
+
+// ---- the scene --------------------------------------------------------------------------------
+
+Scene Loader::load(const YAML::Node& root, const std::vector<DeferredJointValue>& deferred) {
+  root_ = root;
+  Scene scene;
+  scene.file = file_;
+  MapView top(src_, root, "", kTopKeys);
+  if (urdf_file_)
+    scene.name = top.string("name", "");
+  else
+    scene.name = top.name("name");
+  scene.description = top.string("description", "");
+  if (const YAML::Node* g = top.find("gravity")) {
+    gravity_node_ = *g;
+    builder_.setGravity(readVec3(src_, *g, "gravity"));
+  }
+  if (top.has("floating_base") && !top.has("include"))
+    src_.fail(*top.find("floating_base"), "floating_base: applies to an included URDF ('include')");
+  readInclude(top);
+  if (scene.name.empty()) scene.name = urdf_robot_name_.empty() ? file_.stem().string() : urdf_robot_name_;
+
+  auto each = [&](const char* key, auto&& read) {
+    if (const YAML::Node* n = top.find(key)) {
+      std::size_t i = 0;
+      for (const auto& e : readList(src_, *n, key)) (this->*read)(e, i++);
+    }
+  };
+  each("bodies", &Loader::readBody);
+  each("joints", &Loader::readJoint);
+  each("springs", &Loader::readSpring);
+  each("dampers", &Loader::readDamper);
+  each("joint_springs", &Loader::readJointSpring);
+  each("loop_closures", &Loader::readLoopClosure);
+  each("external_wrenches", &Loader::readExternalWrench);
+  each("actuators", &Loader::readActuator);
+  if (const YAML::Node* n = top.find("controller")) readController(*n, scene.controller);
+  if (const YAML::Node* n = top.find("reference")) readReference(*n, scene.reference);
+  if (const YAML::Node* n = top.find("integrator")) readIntegrator(*n, scene.integrator);
+  if (const YAML::Node* n = top.find("plots")) readPlots(*n, scene.plots);
+  if (const YAML::Node* n = top.find("camera")) readCamera(*n, scene.camera);
+
+  try {
+    scene.model = builder_.build();
+  } catch (const ModelError& e) {
+    throw mapModelError(e);
+  }
+  Model& model = scene.model;
+  for (const auto& p : patches_) {
+    const Joint& j = model.joints[model.jointIndex(p.joint)];
+    for (std::size_t k = 0; k < p.x.size(); ++k) model.initial_state.x(j.x_offset + static_cast<int>(k)) = p.x[k];
+  }
+  for (const auto& d : deferred) applyDeferred(model, d);
+  if (camera_target_node_ && model.bodyIndex(scene.camera.target_body) < 0) {
+    std::vector<std::string> names;
+    for (const auto& b : model.bodies) names.push_back(b.name);
+    src_.fail(*camera_target_node_, "camera.target: no body named '" + scene.camera.target_body + "'" +
+                                        didYouMean(scene.camera.target_body, names));
+  }
+  return scene;
+}
+
+std::string readFile(const fs::path& file) {
+  const std::string label = file.string();
+  std::error_code ec;
+  if (!fs::exists(file, ec)) throw SceneError(label, 0, 0, "no such file");
+  if (fs::is_directory(file, ec)) throw SceneError(label, 0, 0, "is a directory; expected a scene file");
+  const auto size = fs::file_size(file, ec);
+  if (!ec && size > kMaxFileBytes)
+    throw SceneError(label, 0, 0, "the file has " + std::to_string(size) + " bytes; scene files are limited to 16 MiB");
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw SceneError(label, 0, 0, "cannot open the file for reading");
+  std::string text;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    text.append(buffer, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxFileBytes)
+      throw SceneError(label, 0, 0, "the file is larger than 16 MiB, the limit for scene files");
+  }
+  if (in.bad()) throw SceneError(label, 0, 0, "error while reading the file");
+  return text;
+}
+
+Scene loadYaml(const fs::path& file, const std::vector<std::string>& overrides, bool floating_base) {
+  const std::string label = file.string();
+  const std::string text = readFile(file);
+  checkText(label, text);
+  Source src(label);
+  std::vector<YAML::Node> docs;
+  try {
+    docs = YAML::LoadAll(text);
+  } catch (const YAML::DeepRecursion& e) {
+    throw src.errorAtMark(e.mark, "lists and maps are nested more than " + std::to_string(kMaxNesting) +
+                                      " levels deep; expected a flatter document");
+  } catch (const YAML::Exception& e) {
+    throw src.errorAtMark(e.mark, "YAML syntax error: " + e.msg);
+  }
+  if (docs.empty() || (docs.size() == 1 && docs[0].IsNull()))
+    throw SceneError(label, 0, 0, "the file is empty; expected a scene (a map with at least 'name' and 'bodies')");
+  if (docs.size() > 1)
+    src.fail(docs[1], "the file holds " + std::to_string(docs.size()) + " YAML documents; expected one scene");
+  YAML::Node root = docs[0];
+  checkTree(src, root);
+  if (!root.IsMap())
+    src.fail(root, "expected a scene: a map of sections (name, bodies, joints, …) at the top level, got " + describe(root));
+  const auto deferred = applyOverrides(src, root, overrides);
+  Loader loader(src, file, floating_base, false);
+  return loader.load(root, deferred);
+}
+
+Scene loadUrdfFile(const fs::path& file, const std::vector<std::string>& overrides, bool floating_base) {
+  Source src(file.string());
+  src.setSynthetic(true);
+  YAML::Node root(YAML::NodeType::Map);
+  root["include"] = fs::absolute(file).string();
+  const auto deferred = applyOverrides(src, root, overrides);
+  Loader loader(src, file, floating_base, true);
+  return loader.load(root, deferred);
+}
+
+}  // namespace
+
+Scene loadScene(const fs::path& file, const std::vector<std::string>& overrides, bool floating_base) {
+  const std::string label = file.string();
+  try {
+    std::string ext = file.extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (ext == ".urdf") return loadUrdfFile(file, overrides, floating_base);
+    return loadYaml(file, overrides, floating_base);
+  } catch (const SceneError&) {
+    throw;
+  } catch (const YAML::Exception& e) {
+    const bool has_mark = !e.mark.is_null() && e.mark.line >= 0;
+    throw SceneError(label, has_mark ? e.mark.line + 1 : 0, has_mark ? e.mark.column + 1 : 0, "YAML: " + e.msg);
+  } catch (const ModelError& e) {
+    throw SceneError(label, 0, 0, e.what());
+  } catch (const std::bad_alloc&) {
+    throw SceneError(label, 0, 0, "out of memory while loading the scene");
+  } catch (const std::exception& e) {
+    throw SceneError(label, 0, 0, std::string("cannot load the scene: ") + e.what());
+  }
+}
+
+}  // namespace rbs

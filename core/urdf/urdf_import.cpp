@@ -1,0 +1,430 @@
+// URDF import through urdfdom (see urdf_import.h for the mapping). urdfdom reports neither line
+// numbers nor XML syntax errors in a usable form, so the text is first parsed with TinyXML (the
+// parser urdfdom itself uses): syntax errors get their line and column, and semantic errors are
+// located at the <link>/<joint> element they concern.
+#include "core/urdf/urdf_import.h"
+
+#include <console_bridge/console.h>
+#include <tinyxml.h>
+#include <urdf_parser/urdf_parser.h>
+
+#include <Eigen/Eigenvalues>
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <mutex>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "core/scene/scene.h"
+
+namespace rbs {
+namespace {
+
+/// Collects urdfdom's console_bridge error messages while installed (instead of printing them),
+/// so that our SceneError can quote them. console_bridge's handler is global: a mutex serializes
+/// the imports.
+class ConsoleCapture : public console_bridge::OutputHandler {
+ public:
+  ConsoleCapture() { console_bridge::useOutputHandler(this); }
+  ~ConsoleCapture() override { console_bridge::restorePreviousOutputHandler(); }
+  ConsoleCapture(const ConsoleCapture&) = delete;
+  ConsoleCapture& operator=(const ConsoleCapture&) = delete;
+
+  void log(const std::string& text, console_bridge::LogLevel level, const char*, int) override {
+    if (level >= console_bridge::CONSOLE_BRIDGE_LOG_ERROR) errors.push_back(text);
+  }
+  std::vector<std::string> errors;
+};
+
+std::mutex& consoleMutex() {
+  static std::mutex m;
+  return m;
+}
+
+std::string fmt(double v) {
+  std::ostringstream os;
+  os.precision(6);
+  os << v;
+  return os.str();
+}
+
+Pose toPose(const urdf::Pose& p) {
+  const urdf::Rotation& q = p.rotation;
+  Pose out;
+  out.R = Eigen::Quaterniond(q.w, q.x, q.y, q.z).normalized().toRotationMatrix();
+  out.r = Vec3(p.position.x, p.position.y, p.position.z);
+  return out;
+}
+
+Vec3 toVec3(const urdf::Vector3& v) {
+  return Vec3(v.x, v.y, v.z);
+}
+
+/// Rotation whose third column is the unit vector n (any completion of the frame).
+Mat3 frameWithZAlong(const Vec3& n) {
+  const Vec3 helper = std::abs(n.x()) < 0.9 ? Vec3::UnitX() : Vec3::UnitY();
+  const Vec3 x = (helper - helper.dot(n) * n).normalized();
+  Mat3 R;
+  R.col(0) = x;
+  R.col(1) = n.cross(x);
+  R.col(2) = n;
+  return R;
+}
+
+std::string stripUriPrefix(const std::string& file) {
+  for (std::string_view prefix : {"package://", "file://"})
+    if (file.rfind(prefix, 0) == 0) return file.substr(prefix.size());
+  return file;
+}
+
+class Importer {
+ public:
+  Importer(std::filesystem::path file, ModelBuilder& builder, const UrdfOptions& options)
+      : path_(std::move(file)), file_(path_.string()), builder_(builder), options_(options) {}
+
+  UrdfSummary run() {
+    const std::string text = readFile();
+    parseXml(text);
+    const urdf::ModelInterfaceSharedPtr model = parseUrdf(text);
+    model_ = model.get();
+
+    const urdf::LinkConstSharedPtr root = model->getRoot();
+    if (!root) fail(0, 0, "URDF has no root link");
+    UrdfSummary summary{model->getName(), root->name, {}};
+
+    if (hasMass(*root)) {
+      addBody(*root);
+      JointSpec j;
+      j.name = root->name + "_to_world";
+      j.type = options_.floating_base ? JointType::Free : JointType::Fixed;
+      j.parent = kWorld;
+      j.child = root->name;
+      builder_.addJoint(std::move(j));
+      summary.root_body = root->name;
+      addChildren(*root, root->name, Pose::identity());
+    } else {
+      // A massless root is the world: its children hang from the world at their composed poses.
+      if (options_.floating_base) checkFloatableMasslessRoot(*root);
+      const int before = static_cast<int>(world_children_.size());
+      addChildren(*root, kWorld, Pose::identity());
+      if (static_cast<int>(world_children_.size()) - before == 1)
+        summary.root_body = world_children_.back();
+    }
+    return summary;
+  }
+
+ private:
+  [[noreturn]] void fail(int line, int column, const std::string& message) const {
+    throw SceneError(file_, line, column, message);
+  }
+  /// Fails at the element <kind name="name"> (line/column if TinyXML found it).
+  /// Line and column of the element <kind name="name"> (0, 0 if not found).
+  std::pair<int, int> locate(const std::string& kind, const std::string& name) const {
+    if (const TiXmlElement* robot = xml_.FirstChildElement("robot")) {
+      for (const TiXmlElement* e = robot->FirstChildElement(kind.c_str()); e;
+           e = e->NextSiblingElement(kind.c_str())) {
+        const char* n = e->Attribute("name");
+        if (n && name == n) return {e->Row(), e->Column()};
+      }
+    }
+    return {0, 0};
+  }
+  /// Fails at the element <kind name="name">: "kind 'name': message".
+  [[noreturn]] void failAt(const std::string& kind, const std::string& name,
+                           const std::string& message) const {
+    const auto [line, column] = locate(kind, name);
+    fail(line, column, kind + " '" + name + "': " + message);
+  }
+
+  std::string readFile() const {
+    std::error_code ec;
+    if (!std::filesystem::exists(path_, ec)) fail(0, 0, "URDF file not found");
+    if (std::filesystem::is_directory(path_, ec))
+      fail(0, 0, "is a directory, expected a URDF file");
+    std::ifstream in(path_, std::ios::binary);
+    if (!in) fail(0, 0, "cannot open the URDF file for reading");
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    if (in.bad()) fail(0, 0, "error while reading the URDF file");
+    return ss.str();
+  }
+
+  void parseXml(const std::string& text) {
+    xml_.SetTabSize(1);  // column = character index (1-based); also enables row tracking
+    xml_.Parse(text.c_str(), nullptr, TIXML_ENCODING_UTF8);
+    if (xml_.Error()) {
+      std::string desc = xml_.ErrorDesc();
+      while (!desc.empty() && (desc.back() == '.' || desc.back() == ' ')) desc.pop_back();
+      fail(xml_.ErrorRow(), xml_.ErrorCol(),
+           "malformed XML (" + desc + "); expected a well-formed URDF file");
+    }
+    if (!xml_.FirstChildElement("robot"))
+      fail(0, 0, "not a URDF file: the root element must be <robot>");
+  }
+
+  urdf::ModelInterfaceSharedPtr parseUrdf(const std::string& text) const {
+    const std::lock_guard<std::mutex> lock(consoleMutex());
+    ConsoleCapture capture;
+    urdf::ModelInterfaceSharedPtr model;
+    std::string exception_text;
+    try {
+      model = urdf::parseURDF(text);
+    } catch (const std::exception& e) {
+      exception_text = e.what();
+    }
+    if (model) return model;
+    std::string reason = exception_text;
+    for (const std::string& e : capture.errors) reason += (reason.empty() ? "" : "; ") + e;
+    if (reason.empty()) reason = "urdfdom gave no reason";
+    // urdfdom names the element as "Joint [name]" / "Link [name]": locate it in the file.
+    static const std::regex element(R"((Joint|Link|link|joint) \[([^\]]*)\])");
+    std::smatch match;
+    if (std::regex_search(reason, match, element)) {
+      std::string kind = match[1].str();
+      kind[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(kind[0])));
+      const auto [line, column] = locate(kind, match[2].str());
+      fail(line, column, "invalid URDF: " + reason);
+    }
+    fail(0, 0, "invalid URDF: " + reason);
+  }
+
+  static bool hasMass(const urdf::Link& link) { return link.inertial && link.inertial->mass > 0.0; }
+
+  void addBody(const urdf::Link& link) {
+    if (link.name == kWorld)
+      failAt("link", link.name,
+             "has mass, but the name 'world' is reserved for the inertial frame");
+    if (builder_.hasBody(link.name))
+      failAt("link", link.name, "a body of this name already exists in the scene");
+    const urdf::Inertial& in = *link.inertial;
+    const Pose inertial = toPose(in.origin);
+    Mat3 I_inertial;
+    I_inertial << in.ixx, in.ixy, in.ixz, in.ixy, in.iyy, in.iyz, in.ixz, in.iyz, in.izz;
+    if (!std::isfinite(in.mass) || !I_inertial.allFinite() || !inertial.r.allFinite())
+      failAt("link", link.name, "<inertial> contains NaN or infinite values");
+    // Principal moments: the same physical-validity checks as ModelBuilder, located in the file.
+    const Vec3 ev = Eigen::SelfAdjointEigenSolver<Mat3>(I_inertial).eigenvalues();  // ascending
+    if (ev(0) <= 0.0)
+      failAt("link", link.name,
+             "inertia tensor is not positive definite (principal moments " + fmt(ev(0)) + ", " +
+                 fmt(ev(1)) + ", " + fmt(ev(2)) +
+                 " kg m²); expected ixx, iyy, izz > 0 and a "
+                 "positive definite tensor");
+    if (ev(0) + ev(1) < ev(2) * (1.0 - 1e-9))
+      failAt("link", link.name,
+             "principal moments " + fmt(ev(0)) + ", " + fmt(ev(1)) + ", " + fmt(ev(2)) +
+                 " kg m² violate the triangle inequality I₁ + I₂ ≥ I₃");
+    BodySpec b;
+    b.name = link.name;
+    b.mass = in.mass;
+    b.com = inertial.r;
+    // URDF: the tensor is given in the inertial frame; BodySpec wants link axes: R I Rᵀ.
+    b.inertia = inertial.R * I_inertial * inertial.R.transpose();
+    b.inertia = 0.5 * (b.inertia + b.inertia.transpose());
+    builder_.addBody(std::move(b));
+    addVisuals(link, link.name, Pose::identity());
+  }
+
+  void addVisuals(const urdf::Link& link, const std::string& body, const Pose& offset) {
+    std::vector<urdf::VisualSharedPtr> visuals = link.visual_array;
+    if (visuals.empty() && link.visual) visuals.push_back(link.visual);
+    if (body == kWorld) return;  // the world has no visuals in rbs models
+    for (const urdf::VisualSharedPtr& v : visuals) {
+      if (!v || !v->geometry) continue;
+      VisualSpec s;
+      s.body = body;
+      s.origin = offset * toPose(v->origin);
+      switch (v->geometry->type) {
+        case urdf::Geometry::BOX: {
+          const auto& g = static_cast<const urdf::Box&>(*v->geometry);
+          s.shape = Visual::Shape::Box;
+          s.size = toVec3(g.dim);
+          break;
+        }
+        case urdf::Geometry::CYLINDER: {
+          const auto& g = static_cast<const urdf::Cylinder&>(*v->geometry);
+          s.shape = Visual::Shape::Cylinder;  // axis z in URDF and in rbs
+          s.size = Vec3(g.radius, g.length, 0.0);
+          break;
+        }
+        case urdf::Geometry::SPHERE: {
+          const auto& g = static_cast<const urdf::Sphere&>(*v->geometry);
+          s.shape = Visual::Shape::Sphere;
+          s.size = Vec3(g.radius, 0.0, 0.0);
+          break;
+        }
+        case urdf::Geometry::MESH: {
+          const auto& g = static_cast<const urdf::Mesh&>(*v->geometry);
+          s.shape = Visual::Shape::Mesh;
+          s.size = toVec3(g.scale);
+          s.mesh_file = stripUriPrefix(g.filename);
+          if (s.mesh_file.empty()) failAt("link", link.name, "visual mesh without a filename");
+          break;
+        }
+      }
+      if (!s.size.allFinite() || (s.size.array() < 0.0).any())
+        failAt("link", link.name, "visual geometry sizes must be finite and ≥ 0");
+      if (const urdf::Material* mat = material(*v)) {
+        s.color = Vec4(mat->color.r, mat->color.g, mat->color.b, mat->color.a);
+        s.color = s.color.cwiseMax(0.0).cwiseMin(1.0);
+      }
+      builder_.addVisual(std::move(s));
+    }
+  }
+
+  /// The visual's material: the robot's named material, else the inline one.
+  const urdf::Material* material(const urdf::Visual& v) const {
+    if (!v.material_name.empty()) {
+      if (const urdf::MaterialSharedPtr m = model_->getMaterial(v.material_name)) return m.get();
+    }
+    return v.material.get();
+  }
+
+  /// With a floating base, a massless root must carry exactly one body on a fixed joint (possibly
+  /// through more massless fixed links): that body gets the free joint.
+  void checkFloatableMasslessRoot(const urdf::Link& root) const {
+    std::vector<std::pair<const urdf::Joint*, const urdf::Link*>> attached;
+    collectAttached(root, attached);
+    if (attached.size() != 1)
+      failAt("link", root.name,
+             "is massless (the world) and carries " + std::to_string(attached.size()) +
+                 " bodies; a floating base needs a root link with mass, or exactly one body "
+                 "fixed to a massless root");
+    const urdf::Joint& j = *attached.front().first;
+    if (j.type != urdf::Joint::FIXED)
+      failAt("joint", j.name,
+             "connects the massless root link '" + root.name +
+                 "' by a moving joint; a floating base needs a root link with mass, or one body "
+                 "fixed to a massless root");
+  }
+
+  void collectAttached(const urdf::Link& link,
+                       std::vector<std::pair<const urdf::Joint*, const urdf::Link*>>& out) const {
+    for (const urdf::JointSharedPtr& j : link.child_joints) {
+      const urdf::LinkConstSharedPtr child = model_->getLink(j->child_link_name);
+      if (!child) continue;
+      if (!hasMass(*child) && j->type == urdf::Joint::FIXED)
+        collectAttached(*child, out);
+      else
+        out.emplace_back(j.get(), child.get());
+    }
+  }
+
+  /// Adds the subtree below `link`, which lives in body `body` (or the world) at pose `offset`.
+  void addChildren(const urdf::Link& link, const std::string& body, const Pose& offset) {
+    for (const urdf::JointSharedPtr& jp : link.child_joints) {
+      const urdf::Joint& j = *jp;
+      const urdf::LinkConstSharedPtr child = model_->getLink(j.child_link_name);
+      if (!child) failAt("joint", j.name, "child link '" + j.child_link_name + "' does not exist");
+      const Pose placement = offset * toPose(j.parent_to_joint_origin_transform);
+      if (!placement.r.allFinite() || !placement.R.allFinite())
+        failAt("joint", j.name, "origin contains NaN or infinite values");
+      if (!hasMass(*child)) {
+        if (j.type != urdf::Joint::FIXED)
+          failAt("link", child->name,
+                 "has no mass (no <inertial> or mass 0) but is attached to its parent by the "
+                 "moving joint '" +
+                     j.name + "'; only links fixed to their parent may be massless");
+        addVisuals(*child, body, placement);
+        addChildren(*child, body, placement);
+        continue;
+      }
+      addBody(*child);
+      addJoint(j, body, placement);
+      if (body == kWorld) world_children_.push_back(child->name);
+      addChildren(*child, child->name, Pose::identity());
+    }
+  }
+
+  void addJoint(const urdf::Joint& j, const std::string& parent, const Pose& placement) {
+    JointSpec s;
+    s.name = j.name;
+    s.parent = parent;
+    s.child = j.child_link_name;
+    s.parent_placement = placement;
+    auto unitAxis = [&]() -> Vec3 {
+      const Vec3 a = toVec3(j.axis);
+      const double n = a.norm();
+      if (!std::isfinite(n) || n < 1e-12)
+        failAt("joint", j.name,
+               "axis is [" + fmt(a.x()) + " " + fmt(a.y()) + " " + fmt(a.z()) +
+                   "]; expected a non-zero vector");
+      return a / n;
+    };
+    switch (j.type) {
+      case urdf::Joint::REVOLUTE:
+      case urdf::Joint::CONTINUOUS:
+        s.type = JointType::Revolute;
+        s.axis = unitAxis();
+        s.limits = limits(j, j.type == urdf::Joint::REVOLUTE);
+        break;
+      case urdf::Joint::PRISMATIC:
+        s.type = JointType::Prismatic;
+        s.axis = unitAxis();
+        s.limits = limits(j, true);
+        break;
+      case urdf::Joint::FIXED:
+        // A floating base under a massless root: the one fixed joint from the world floats.
+        s.type = (options_.floating_base && parent == kWorld) ? JointType::Free : JointType::Fixed;
+        if (s.type == JointType::Free) s.name = j.child_link_name + "_to_world";
+        break;
+      case urdf::Joint::FLOATING:
+        s.type = JointType::Free;
+        break;
+      case urdf::Joint::PLANAR: {
+        // URDF: the axis is the plane normal. rbs planar joints move in the joint frame's xy
+        // plane: rotate the joint frame so its z is the normal, and back for the child (T_c) so
+        // that the child frame is the URDF joint frame at zero displacement.
+        s.type = JointType::Planar;
+        const Mat3 Rn = frameWithZAlong(unitAxis());
+        s.parent_placement = placement * Pose::rotation(Rn);
+        s.child_placement = Pose::rotation(Rn.transpose());
+        break;
+      }
+      default:
+        failAt("joint", j.name,
+               "unknown joint type; expected revolute, continuous, prismatic, "
+               "fixed, floating or planar");
+    }
+    builder_.addJoint(std::move(s));
+  }
+
+  std::optional<JointLimits> limits(const urdf::Joint& j, bool position_limits) const {
+    if (!j.limits) return std::nullopt;
+    const urdf::JointLimits& l = *j.limits;
+    JointLimits out;
+    if (position_limits && !(l.lower == 0.0 && l.upper == 0.0)) {
+      if (!std::isfinite(l.lower) || !std::isfinite(l.upper) || l.lower > l.upper)
+        failAt("joint", j.name,
+               "limit lower = " + fmt(l.lower) + ", upper = " + fmt(l.upper) +
+                   "; expected finite values with lower ≤ upper");
+      out.lower = l.lower;
+      out.upper = l.upper;
+    }
+    if (l.effort > 0.0) out.effort = l.effort;
+    if (l.velocity > 0.0) out.velocity = l.velocity;
+    return out;
+  }
+
+  std::filesystem::path path_;
+  std::string file_;
+  ModelBuilder& builder_;
+  UrdfOptions options_;
+  TiXmlDocument xml_;
+  const urdf::ModelInterface* model_ = nullptr;
+  std::vector<std::string> world_children_;
+};
+
+}  // namespace
+
+UrdfSummary importUrdf(const std::filesystem::path& file, ModelBuilder& builder,
+                       const UrdfOptions& options) {
+  return Importer(file, builder, options).run();
+}
+
+}  // namespace rbs

@@ -1,0 +1,70 @@
+// Helpers of the scene tests: a per-test temporary directory and error assertions.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
+#include "core/scene/scene.h"
+
+namespace rbs::test {
+
+/// A fresh directory per test (removed afterwards) for the scene files a test writes.
+class SceneDir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = std::filesystem::temp_directory_path() /
+           ("rbs_scene_" + std::string(info->test_suite_name()) + "_" + info->name() + "_" +
+            std::to_string(::getpid()));
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(dir_, ec);
+  }
+  /// Writes `text` to dir/name and returns the path.
+  std::filesystem::path write(const std::string& name, const std::string& text) const {
+    const auto p = dir_ / name;
+    std::ofstream(p, std::ios::binary) << text;
+    return p;
+  }
+  Scene load(const std::string& yaml, const std::vector<std::string>& overrides = {}) const {
+    return loadScene(write("scene.yaml", yaml), overrides);
+  }
+  /// Expects loading to throw SceneError at line:column (0: not checked) whose message contains
+  /// every fragment.
+  void expectError(const std::string& yaml, int line, int column, std::initializer_list<std::string> fragments,
+                   const std::vector<std::string>& overrides = {}) const {
+    expectFileError(write("scene.yaml", yaml), line, column, fragments, overrides);
+  }
+  static void expectFileError(const std::filesystem::path& file, int line, int column,
+                              std::initializer_list<std::string> fragments,
+                              const std::vector<std::string>& overrides = {}) {
+    try {
+      loadScene(file, overrides);
+      ADD_FAILURE() << "loadScene did not throw";
+    } catch (const SceneError& e) {
+      const std::string msg = e.what();
+      EXPECT_EQ(e.file(), file.string()) << msg;
+      if (line > 0) {
+        EXPECT_EQ(e.line(), line) << msg;
+      }
+      if (column > 0) {
+        EXPECT_EQ(e.column(), column) << msg;
+      }
+      for (const auto& f : fragments)
+        EXPECT_NE(msg.find(f), std::string::npos) << "message: " << msg << "\nmissing: " << f;
+    }
+  }
+
+  std::filesystem::path dir_;
+};
+
+}  // namespace rbs::test

@@ -1,0 +1,94 @@
+// rbsim-cli end to end: the built executable (RBSIM_CLI) on good and bad scenes, exit codes and
+// what it prints.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "tests/scene/scene_test_util.h"
+
+namespace rbs {
+namespace {
+
+struct CliResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+
+class Cli : public test::SceneDir {
+ protected:
+  CliResult run(const std::string& args) const {
+    const auto out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
+    const std::string cmd = std::string("'") + RBSIM_CLI + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
+    const int status = std::system(cmd.c_str());
+    CliResult r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+  }
+  static std::string slurp(const std::filesystem::path& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
+};
+
+const char* kPendulum =
+    "name: pendulum\n"
+    "bodies:\n"
+    "  - {name: link, mass: 1, com: [0, 0, -0.5], inertia: [0.1, 0.1, 0.01, 0, 0, 0]}\n"
+    "joints:\n"
+    "  - {name: hinge, type: revolute, parent: world, child: link, axis: [0, 1, 0]}\n"
+    "actuators:\n"
+    "  - {name: motor, type: joint_effort, joint: hinge}\n";
+
+TEST_F(Cli, CheckPrintsASummaryAndExitsZero) {
+  const auto file = write("pendulum.yaml", kPendulum);
+  const CliResult r = run("check '" + file.string() + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out, file.string() + ": 1 body, nu = 1, n = 1, 1 input, 0 loop closures\n");
+  EXPECT_EQ(r.err, "");
+}
+
+TEST_F(Cli, CheckAppliesSetAndFloating) {
+  const auto file = write("pendulum.yaml", kPendulum);
+  const CliResult r = run("check '" + file.string() + "' --set joint.hinge.position=0.3 --set=gravity=[0,0,-1]");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const CliResult bad = run("check '" + file.string() + "' --set joint.hing.position=0.3");
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("did you mean 'hinge'?"), std::string::npos) << bad.err;
+}
+
+TEST_F(Cli, CheckReportsErrorsWithTheirLineAndExitsTwo) {
+  std::string yaml = kPendulum;
+  yaml.replace(yaml.find("mass: 1"), 7, "mass: -1");
+  const auto file = write("bad.yaml", yaml);
+  const CliResult r = run("check '" + file.string() + "'");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find(file.string() + ":3:24: body 'link': mass is -1 kg"), std::string::npos) << r.err;
+}
+
+TEST_F(Cli, UsageErrorsExitTwoAndHelpExitsZero) {
+  EXPECT_EQ(run("").exit_code, 2);
+  const CliResult unknown = run("frobnicate");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("unknown command 'frobnicate'"), std::string::npos);
+  EXPECT_NE(unknown.err.find("usage: rbsim-cli"), std::string::npos);
+  const CliResult option = run("check --bogus x.yaml");
+  EXPECT_EQ(option.exit_code, 2);
+  EXPECT_NE(option.err.find("unknown option '--bogus'"), std::string::npos);
+  EXPECT_EQ(run("check").exit_code, 2);
+  const CliResult help = run("--help");
+  EXPECT_EQ(help.exit_code, 0);
+  EXPECT_NE(help.out.find("check"), std::string::npos);
+  const CliResult check_help = run("check --help");
+  EXPECT_EQ(check_help.exit_code, 0);
+  EXPECT_NE(check_help.out.find("--set PATH=VALUE"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rbs

@@ -1,0 +1,641 @@
+// URDF import (core/urdf): the URDF double pendulum against its textbook equations of motion and
+// the hand-built model; the 7-DoF arm's bodies, limits, inertias and body poses against the joint
+// transforms composed by hand from the values written in assets/urdf/arm7.urdf; rotated inertial
+// frames; floating bases; massless fixed links; planar/prismatic joints; and the errors (missing
+// file, malformed XML, zero axis, massless moving link, urdfdom-level errors).
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <numbers>
+#include <string>
+
+#include "core/dynamics/dynamics.h"
+#include "core/dynamics/kinematics.h"
+#include "core/scene/scene.h"
+#include "core/urdf/urdf_import.h"
+#include "tests/support/matrix_compare.h"
+#include "tests/support/report.h"
+#include "tests/support/test_models.h"
+
+namespace rbs {
+namespace {
+
+constexpr double kPi = std::numbers::pi;
+constexpr double kG = 9.81;
+
+// M, c, f_G of the pendulum are O(0.01–30) and are evaluated with a handful of 3×3 products;
+// rounding leaves ~1e-15 relative. A wrong import (CoM sign, parallel axes, axis) is O(0.1).
+constexpr double kTermTol = 1e-11;
+// Poses of a 7-link chain: ~20 products of 3×3 rotations with entries ≤ 1 and lengths ≤ 1.2 m;
+// rounding leaves ~1e-15. A wrong rpy order or a missed rotated origin moves them by ≳ 1e-2.
+constexpr double kPoseTol = 1e-12;
+// Inertia tensors ~1e-2 kg m²; R I Rᵀ with unit-norm R rounds to ~1e-18.
+constexpr double kInertiaTol = 1e-14;
+
+std::filesystem::path assetPath(const std::string& name) {
+  // tests/scene/<this file> → repository root → assets/urdf/<name>
+  return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "assets" /
+         "urdf" / name;
+}
+
+/// Writes `text` to a file unique to the running test and returns its path.
+std::filesystem::path writeTemp(const std::string& text, const std::string& suffix = "") {
+  const auto* info = testing::UnitTest::GetInstance()->current_test_info();
+  const std::filesystem::path dir = std::filesystem::path(testing::TempDir()) / "rbs_urdf_tests";
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path p =
+      dir / (std::string(info->test_suite_name()) + "_" + info->name() + suffix + ".urdf");
+  std::ofstream(p) << text;
+  return p;
+}
+
+Model importAndBuild(const std::filesystem::path& file, const UrdfOptions& options = {},
+                     UrdfSummary* summary = nullptr) {
+  ModelBuilder b;
+  const UrdfSummary s = importUrdf(file, b, options);
+  if (summary) *summary = s;
+  return b.build();
+}
+
+/// R_z(yaw) R_y(pitch) R_x(roll) from Eigen's axis-angle rotations (independent of rbs).
+Mat3 rpy(double roll, double pitch, double yaw) {
+  return (Eigen::AngleAxisd(yaw, Vec3::UnitZ()) * Eigen::AngleAxisd(pitch, Vec3::UnitY()) *
+          Eigen::AngleAxisd(roll, Vec3::UnitX()))
+      .toRotationMatrix();
+}
+
+Mat4 homogeneous(const Mat3& R, const Vec3& r) {
+  Mat4 G = Mat4::Identity();
+  G.topLeftCorner<3, 3>() = R;
+  G.topRightCorner<3, 1>() = r;
+  return G;
+}
+
+/// Max-abs difference of the link pose against an expected 4×4 transform.
+double poseError(const Pose& G, const Mat4& expected) {
+  return (G.matrix() - expected).cwiseAbs().maxCoeff();
+}
+
+// ---- (a) double pendulum ----------------------------------------------------------------------
+// The closed form of tests/core/test_pendulum.cpp (Lagrange with φ₁ = θ₁, φ₂ = θ₁ + θ₂):
+// a = m₁l₁²/3 + m₂l₁², b = m₂l₁l₂/2, d = m₂l₂²/3, C = cos θ₂, S = sin θ₂,
+//   M = [a + 2bC + d, bC + d; bC + d, d],  c = [−bS(2θ̇₁θ̇₂ + θ̇₂²); bS θ̇₁²],
+//   f_G = g [(m₁/2 + m₂) l₁ sin θ₁ + m₂l₂/2 sin(θ₁+θ₂); m₂l₂/2 sin(θ₁+θ₂)].
+// The URDF gives the rods a tiny axial moment (1e-6 of the transverse one) about z; with the axes
+// along y it never enters M.
+struct DoublePendulum {
+  double m1 = 1.2, m2 = 0.7, l1 = 0.9, l2 = 0.6;  // as written in assets/urdf/double_pendulum.urdf
+
+  void terms(const Eigen::Vector2d& q, const Eigen::Vector2d& qd, Eigen::Matrix2d& M,
+             Eigen::Vector2d& c, Eigen::Vector2d& fG) const {
+    const double a = m1 * l1 * l1 / 3 + m2 * l1 * l1, b = m2 * l1 * l2 / 2, d = m2 * l2 * l2 / 3;
+    const double C = std::cos(q(1)), S = std::sin(q(1));
+    M << a + 2 * b * C + d, b * C + d, b * C + d, d;
+    c << -b * S * (2 * qd(0) * qd(1) + qd(1) * qd(1)), b * S * qd(0) * qd(0);
+    fG << kG * ((m1 / 2 + m2) * l1 * std::sin(q(0)) + m2 * l2 / 2 * std::sin(q(0) + q(1))),
+        kG * m2 * l2 / 2 * std::sin(q(0) + q(1));
+  }
+};
+
+TEST(UrdfImport, DoublePendulumMatchesTheTextbookEquationsAndTheHandBuiltModel) {
+  const DoublePendulum dp;
+  UrdfSummary summary;
+  const Model m = importAndBuild(assetPath("double_pendulum.urdf"), {}, &summary);
+  EXPECT_EQ(summary.robot_name, "double_pendulum");
+  EXPECT_EQ(summary.root_link, "world");
+  EXPECT_EQ(summary.root_body, "link1");
+  ASSERT_EQ(m.numBodies(), 2);
+  ASSERT_EQ(m.nxi, 2);
+  ASSERT_EQ(m.jointIndex("shoulder"), 0);
+  ASSERT_EQ(m.jointIndex("elbow"), 1);
+  EXPECT_EQ(m.joints[0].type, JointType::Revolute);
+  EXPECT_EQ(m.joints[0].parent, -1);
+  // Continuous joints: no limits in the file, none in the model.
+  EXPECT_FALSE(m.joint_limits[0].has_value());
+  EXPECT_EQ(m.visuals.size(), 2u);
+
+  const Model ref = test::doublePendulum(dp.m1, dp.m2, dp.l1, dp.l2);
+  Workspace ws(m), ws_ref(ref);
+  test::Rng rng(303);
+  double max_err = 0.0, max_err_ref = 0.0;
+  for (int trial = 0; trial < 25; ++trial) {
+    const Eigen::Vector2d q(test::uniform(rng, -kPi, kPi), test::uniform(rng, -kPi, kPi));
+    const Eigen::Vector2d qd(test::uniform(rng, -3, 3), test::uniform(rng, -3, 3));
+    VecX x = m.neutralState().x;
+    x(m.joints[0].x_offset) = q(0);
+    x(m.joints[1].x_offset) = q(1);
+    const VecX xi = qd;
+    ASSERT_EQ(computeForwardDynamics(m, x, xi, VecX(), ws), DynamicsStatus::Ok);
+    ASSERT_EQ(computeForwardDynamics(ref, x, xi, VecX(), ws_ref), DynamicsStatus::Ok);
+    Eigen::Matrix2d M;
+    Eigen::Vector2d c, fG;
+    dp.terms(q, qd, M, c, fG);
+    EXPECT_MATRIX_NEAR(ws.mass_matrix, M, kTermTol) << "q = " << q.transpose();
+    EXPECT_MATRIX_NEAR(ws.inertial_forces, c, kTermTol) << "q = " << q.transpose();
+    EXPECT_MATRIX_NEAR(ws.gravity_forces, fG, kTermTol) << "q = " << q.transpose();
+    EXPECT_MATRIX_NEAR(ws.mass_matrix, ws_ref.mass_matrix, kTermTol);
+    EXPECT_MATRIX_NEAR(ws.inertial_forces, ws_ref.inertial_forces, kTermTol);
+    EXPECT_MATRIX_NEAR(ws.gravity_forces, ws_ref.gravity_forces, kTermTol);
+    max_err = std::max({max_err, (ws.mass_matrix - M).cwiseAbs().maxCoeff(),
+                        (ws.inertial_forces - c).cwiseAbs().maxCoeff(),
+                        (ws.gravity_forces - fG).cwiseAbs().maxCoeff()});
+    max_err_ref =
+        std::max({max_err_ref, (ws.mass_matrix - ws_ref.mass_matrix).cwiseAbs().maxCoeff(),
+                  (ws.inertial_forces - ws_ref.inertial_forces).cwiseAbs().maxCoeff(),
+                  (ws.gravity_forces - ws_ref.gravity_forces).cwiseAbs().maxCoeff()});
+  }
+  test::recordError("max_term_error_closed_form", max_err);
+  test::recordError("max_term_error_hand_built", max_err_ref);
+  std::cout << "double pendulum: max |term − closed form| = " << max_err
+            << ", max |term − hand-built model| = " << max_err_ref << "\n";
+}
+
+// ---- (b) the 7-DoF arm ------------------------------------------------------------------------
+// The values written in assets/urdf/arm7.urdf, copied here by hand.
+struct ArmJoint {
+  const char* name;
+  Vec3 xyz, rpy, axis;
+  double lower, upper, effort, velocity;
+};
+const std::array<ArmJoint, 7> kArmJoints{{
+    {"joint1", {0, 0, 0.15}, {0, 0, 0}, {0, 0, 1}, -2.96, 2.96, 176, 1.71},
+    {"joint2", {0, 0, 0.20}, {0, 0, 0}, {0, 1, 0}, -2.09, 2.09, 176, 1.71},
+    {"joint3", {0, 0, 0.22}, {0, 0, 0.3}, {0, 0, 1}, -2.96, 2.96, 110, 1.75},
+    {"joint4", {0, 0, 0.20}, {0, 0, 0}, {0, -1, 0}, -2.09, 2.09, 110, 2.27},
+    {"joint5", {0, 0.01, 0.20}, {-0.2, 0.1, 0}, {0, 0, 1}, -2.96, 2.96, 110, 2.44},
+    {"joint6", {0, 0, 0.18}, {0, 0, 0}, {0, 1, 0}, -2.09, 2.09, 40, 3.14},
+    {"joint7", {0, 0, 0.08}, {0, 0, 0}, {0, 0, 1}, -3.05, 3.05, 40, 3.14},
+}};
+struct ArmLink {
+  const char* name;
+  double mass;
+  Vec3 xyz, rpy;
+  double ixx, ixy, ixz, iyy, iyz, izz;
+};
+const std::array<ArmLink, 7> kArmLinks{{
+    {"link1",
+     4.0,
+     {0, -0.01, 0.10},
+     {0, 0, 0},
+     0.018229,
+     5.5e-05,
+     -0.000336,
+     0.019448,
+     -0.001508,
+     0.010048},
+    {"link2",
+     3.5,
+     {0.005, 0.02, 0.09},
+     {0, 0, 0},
+     0.015422,
+     0.000346,
+     -0.000429,
+     0.016453,
+     0.000705,
+     0.007475},
+    {"link3",
+     3.0,
+     {0, 0.01, 0.11},
+     {0.15, -0.1, 0.4},
+     0.014302,
+     -0.00047,
+     -0.002073,
+     0.01526,
+     -0.002588,
+     0.006622},
+    {"link4",
+     2.5,
+     {0, -0.015, 0.09},
+     {0, 0, 0},
+     0.009675,
+     -0.000312,
+     -0.001773,
+     0.01087,
+     -0.001056,
+     0.004502},
+    {"link5",
+     1.8,
+     {0.002, 0.008, 0.08},
+     {-0.3, 0.2, 0.05},
+     0.005988,
+     -3.7e-05,
+     -1.9e-05,
+     0.00629,
+     0.000829,
+     0.00242},
+    {"link6",
+     1.0,
+     {0, 0.005, 0.04},
+     {0, 0.25, 0},
+     0.001345,
+     -2.6e-05,
+     -5e-06,
+     0.001421,
+     -9.1e-05,
+     0.001033},
+    {"link7", 0.5, {0, 0, 0.025}, {0, 0, 0}, 0.000306, -2e-06, 1.4e-05, 0.000328, 0, 0.000398},
+}};
+
+TEST(UrdfImport, Arm7HasSevenBodiesLimitsAndTheInertiasOfTheFile) {
+  UrdfSummary summary;
+  const Model m = importAndBuild(assetPath("arm7.urdf"), {}, &summary);
+  EXPECT_EQ(summary.robot_name, "arm7");
+  EXPECT_EQ(summary.root_link, "base_link");
+  EXPECT_EQ(summary.root_body, "link1");
+  ASSERT_EQ(m.numBodies(), 7);
+  ASSERT_EQ(m.nxi, 7);
+  ASSERT_EQ(m.nx, 7);
+  for (const ArmJoint& aj : kArmJoints) {
+    const int j = m.jointIndex(aj.name);
+    ASSERT_GE(j, 0) << aj.name;
+    EXPECT_EQ(m.joints[j].type, JointType::Revolute) << aj.name;
+    ASSERT_TRUE(m.joint_limits[j].has_value()) << aj.name;
+    const JointLimits& l = *m.joint_limits[j];
+    EXPECT_EQ(l.lower, aj.lower) << aj.name;
+    EXPECT_EQ(l.upper, aj.upper) << aj.name;
+    EXPECT_EQ(l.effort, aj.effort) << aj.name;
+    EXPECT_EQ(l.velocity, aj.velocity) << aj.name;
+  }
+  EXPECT_EQ(m.joints[m.jointIndex("joint1")].parent, -1);  // base_link (massless root) = world
+  double max_err = 0.0;
+  for (const ArmLink& al : kArmLinks) {
+    const int b = m.bodyIndex(al.name);
+    ASSERT_GE(b, 0) << al.name;
+    EXPECT_EQ(m.bodies[b].mass, al.mass) << al.name;
+    EXPECT_MATRIX_NEAR(m.bodies[b].com, al.xyz, 0.0) << al.name;
+    Mat3 I;
+    I << al.ixx, al.ixy, al.ixz, al.ixy, al.iyy, al.iyz, al.ixz, al.iyz, al.izz;
+    const Mat3 R = rpy(al.rpy.x(), al.rpy.y(), al.rpy.z());
+    const Mat3 expected = R * I * R.transpose();
+    EXPECT_MATRIX_NEAR(m.bodies[b].inertia_com, expected, kInertiaTol) << al.name;
+    max_err = std::max(max_err, (m.bodies[b].inertia_com - expected).cwiseAbs().maxCoeff());
+  }
+  // The rotated inertial frames really change the tensor (the test above would not notice an
+  // ignored rpy on links with rpy = 0).
+  const ArmLink& l3 = kArmLinks[2];
+  Mat3 I3;
+  I3 << l3.ixx, l3.ixy, l3.ixz, l3.ixy, l3.iyy, l3.iyz, l3.ixz, l3.iyz, l3.izz;
+  EXPECT_GT((m.bodies[m.bodyIndex("link3")].inertia_com - I3).cwiseAbs().maxCoeff(), 1e-4);
+  test::recordError("max_inertia_error", max_err);
+
+  // Visuals: 11 shapes, colours from the named materials and one inline material.
+  ASSERT_EQ(m.visuals.size(), 11u);
+  const Visual& v1 = m.visuals[0];
+  EXPECT_EQ(v1.body, m.bodyIndex("link1"));
+  EXPECT_EQ(v1.shape, Visual::Shape::Cylinder);
+  EXPECT_MATRIX_NEAR(v1.size, Vec3(0.07, 0.20, 0.0), 0.0);
+  EXPECT_MATRIX_NEAR(v1.color, Vec4(0.6, 0.6, 0.62, 1.0), 1e-7);  // urdfdom stores float
+  const Visual& tip = m.visuals.back();
+  EXPECT_EQ(tip.body, m.bodyIndex("link7"));
+  EXPECT_EQ(tip.shape, Visual::Shape::Box);
+  EXPECT_MATRIX_NEAR(tip.size, Vec3(0.03, 0.08, 0.03), 0.0);
+  EXPECT_MATRIX_NEAR(tip.color, Vec4(0.1, 0.6, 0.9, 1.0), 1e-7);
+  EXPECT_MATRIX_NEAR(tip.origin.r, Vec3(0, 0, 0.065), 0.0);
+  int spheres = 0;
+  for (const Visual& v : m.visuals) spheres += v.shape == Visual::Shape::Sphere;
+  EXPECT_EQ(spheres, 1);
+}
+
+TEST(UrdfImport, Arm7BodyPosesEqualTheHandComposedJointTransforms) {
+  const Model m = importAndBuild(assetPath("arm7.urdf"));
+  Workspace ws(m);
+  test::Rng rng(404);
+  double max_err = 0.0;
+  for (int trial = 0; trial < 20; ++trial) {
+    VecX x = m.neutralState().x;
+    std::array<double, 7> q{};
+    for (int i = 0; i < 7; ++i) {
+      q[i] = test::uniform(rng, kArmJoints[i].lower, kArmJoints[i].upper);
+      x(m.joints[m.jointIndex(kArmJoints[i].name)].x_offset) = q[i];
+    }
+    computeKinematics(m, x, VecX::Zero(m.nxi), ws);
+    // ^0 G_link_k = Π_{i ≤ k} Trans(xyz_i) R_z R_y R_x(rpy_i) Rot(axis_i/|axis_i|, q_i).
+    Mat4 G = Mat4::Identity();
+    for (int i = 0; i < 7; ++i) {
+      const ArmJoint& aj = kArmJoints[i];
+      G = G * homogeneous(rpy(aj.rpy.x(), aj.rpy.y(), aj.rpy.z()), aj.xyz) *
+          homogeneous(Eigen::AngleAxisd(q[i], aj.axis.normalized()).toRotationMatrix(),
+                      Vec3::Zero());
+      const int b = m.bodyIndex(kArmLinks[i].name);
+      const double err = poseError(ws.pose[b], G);
+      EXPECT_LT(err, kPoseTol) << kArmLinks[i].name << " at trial " << trial;
+      max_err = std::max(max_err, err);
+    }
+  }
+  test::recordError("max_pose_error", max_err);
+  std::cout << "arm7: max |G_b − hand-composed| = " << max_err << "\n";
+  // The arm is a real robot: its mass matrix is SPD at a random state.
+  const State s = test::randomState(m, rng);
+  ASSERT_EQ(computeForwardDynamics(m, s.x, s.xi, VecX(), ws), DynamicsStatus::Ok);
+}
+
+// ---- (c) rotated inertial frame ---------------------------------------------------------------
+constexpr const char* kSingleLink = R"(<?xml version="1.0"?>
+<robot name="single">
+  <link name="body">
+    <inertial>
+      <origin xyz="0.1 -0.2 0.3" rpy="0 0 1.5707963267948966"/>
+      <mass value="2.0"/>
+      <inertia ixx="0.1" ixy="0" ixz="0" iyy="0.2" iyz="0" izz="0.25"/>
+    </inertial>
+  </link>
+  <link name="tilted">
+    <inertial>
+      <origin xyz="0 0 0" rpy="0.3 -0.5 1.1"/>
+      <mass value="1.0"/>
+      <inertia ixx="0.04" ixy="0.002" ixz="-0.001" iyy="0.05" iyz="0.003" izz="0.07"/>
+    </inertial>
+  </link>
+  <joint name="hinge" type="continuous">
+    <parent link="body"/>
+    <child link="tilted"/>
+    <origin xyz="0 0 0.5"/>
+    <axis xyz="1 0 0"/>
+  </joint>
+</robot>
+)";
+
+TEST(UrdfImport, RotatedInertialFrameRotatesTheInertiaIntoLinkAxes) {
+  const Model m = importAndBuild(writeTemp(kSingleLink));
+  ASSERT_EQ(m.numBodies(), 2);
+  // Yaw 90°: the inertial frame's x is the link's y, so ixx and iyy swap (hand value).
+  const Body& body = m.bodies[m.bodyIndex("body")];
+  EXPECT_MATRIX_NEAR(body.inertia_com, Vec3(0.2, 0.1, 0.25).asDiagonal().toDenseMatrix(),
+                     kInertiaTol);
+  EXPECT_MATRIX_NEAR(body.com, Vec3(0.1, -0.2, 0.3), 0.0);
+  EXPECT_EQ(body.mass, 2.0);
+  // A general rotation with off-diagonal terms: R I Rᵀ with R = R_z(1.1) R_y(−0.5) R_x(0.3).
+  Mat3 I;
+  I << 0.04, 0.002, -0.001, 0.002, 0.05, 0.003, -0.001, 0.003, 0.07;
+  const Mat3 R = rpy(0.3, -0.5, 1.1);
+  const Mat3 expected = R * I * R.transpose();
+  const Body& tilted = m.bodies[m.bodyIndex("tilted")];
+  EXPECT_MATRIX_NEAR(tilted.inertia_com, expected, kInertiaTol);
+  // The axis (link x) moment enters M directly: M = e_xᵀ R I Rᵀ e_x (CoM on the axis).
+  Workspace ws(m);
+  VecX x = m.neutralState().x;
+  x(0) = 0.7;
+  ASSERT_EQ(computeForwardDynamics(m, x, VecX::Zero(1), VecX(), ws), DynamicsStatus::Ok);
+  EXPECT_NEAR(ws.mass_matrix(0, 0), expected(0, 0), kInertiaTol);
+  EXPECT_GT(std::abs(expected(0, 0) - I(0, 0)), 1e-3);  // the rotation matters
+  test::recordError("inertia_error", (tilted.inertia_com - expected).cwiseAbs().maxCoeff());
+  // The root had mass: it is fixed to the world by "<root>_to_world".
+  const int root_joint = m.jointIndex("body_to_world");
+  ASSERT_GE(root_joint, 0);
+  EXPECT_EQ(m.joints[root_joint].type, JointType::Fixed);
+}
+
+// ---- (d) floating base ------------------------------------------------------------------------
+TEST(UrdfImport, FloatingBaseAddsAFreeRootJoint) {
+  const std::filesystem::path file = writeTemp(kSingleLink);
+  UrdfSummary summary;
+  const Model m = importAndBuild(file, {.floating_base = true}, &summary);
+  EXPECT_EQ(summary.root_body, "body");
+  const int j = m.jointIndex("body_to_world");
+  ASSERT_GE(j, 0);
+  EXPECT_EQ(m.joints[j].type, JointType::Free);
+  EXPECT_EQ(m.nxi, 6 + 1);
+  const Model fixed = importAndBuild(file);
+  EXPECT_EQ(m.nxi - fixed.nxi, 6);
+}
+
+TEST(UrdfImport, FloatingBaseUnderAMasslessRootFloatsTheOneBodyFixedToIt) {
+  // world (massless) —fixed→ mount (massless) —fixed→ base (mass) —revolute→ arm.
+  const std::string text = R"(<robot name="r">
+  <link name="world"/>
+  <link name="mount"/>
+  <link name="base"><inertial><mass value="3"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="arm"><inertial><origin xyz="0 0 0.2"/><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.002" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="world_mount" type="fixed"><parent link="world"/><child link="mount"/><origin xyz="0 0 1" rpy="0 0 0.5"/></joint>
+  <joint name="mount_base" type="fixed"><parent link="mount"/><child link="base"/><origin xyz="0.2 0 0"/></joint>
+  <joint name="shoulder" type="revolute"><parent link="base"/><child link="arm"/><axis xyz="0 1 0"/>
+    <limit lower="-1" upper="1" effort="0" velocity="0"/></joint>
+</robot>)";
+  const std::filesystem::path file = writeTemp(text);
+  UrdfSummary summary;
+  const Model m = importAndBuild(file, {.floating_base = true}, &summary);
+  EXPECT_EQ(summary.root_link, "world");
+  EXPECT_EQ(summary.root_body, "base");
+  ASSERT_EQ(m.numBodies(), 2);
+  EXPECT_EQ(m.nxi, 7);
+  const int j = m.jointIndex("base_to_world");
+  ASSERT_GE(j, 0);
+  EXPECT_EQ(m.joints[j].type, JointType::Free);
+  // At the neutral state the base sits where the fixed chain puts it.
+  Workspace ws(m);
+  computeKinematics(m, m.neutralState().x, VecX::Zero(m.nxi), ws);
+  const Mat4 expected =
+      homogeneous(rpy(0, 0, 0.5), Vec3(0, 0, 1)) * homogeneous(Mat3::Identity(), Vec3(0.2, 0, 0));
+  EXPECT_LT(poseError(ws.pose[m.bodyIndex("base")], expected), kPoseTol);
+  // Effort and velocity 0 mean "not given".
+  const JointLimits& l = *m.joint_limits[m.jointIndex("shoulder")];
+  EXPECT_EQ(l.lower, -1.0);
+  EXPECT_EQ(l.upper, 1.0);
+  EXPECT_GT(l.effort, 1e100);
+  EXPECT_GT(l.velocity, 1e100);
+  // Without the option the chain is fixed to the world by the URDF's own joint.
+  const Model fixed = importAndBuild(file);
+  EXPECT_EQ(fixed.nxi, 1);
+  EXPECT_EQ(fixed.joints[fixed.bodyIndex("base")].type, JointType::Fixed);
+}
+
+TEST(UrdfImport, FloatingBaseOfARobotOnAMasslessRootWithAMovingJointIsAnError) {
+  ModelBuilder b;
+  try {
+    importUrdf(assetPath("arm7.urdf"), b, {.floating_base = true});
+    FAIL() << "expected SceneError";
+  } catch (const SceneError& e) {
+    EXPECT_NE(std::string(e.what()).find("joint 'joint1'"), std::string::npos) << e.what();
+    EXPECT_GT(e.line(), 0) << e.what();
+  }
+}
+
+// ---- massless fixed links, planar and prismatic joints ----------------------------------------
+TEST(UrdfImport, MasslessFixedLinksAreFoldedIntoTheirParent) {
+  // base —fixed→ flange (massless, with a visual) —revolute→ tool; and a massless leaf frame.
+  const std::string text = R"(<robot name="r">
+  <link name="base"><inertial><mass value="2"/><inertia ixx="0.02" iyy="0.02" izz="0.02" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="flange"><visual><origin xyz="0 0 0.01"/><geometry><mesh filename="package://arm/meshes/flange.stl" scale="0.001 0.001 0.001"/></geometry></visual></link>
+  <link name="tool"><inertial><mass value="0.5"/><inertia ixx="0.001" iyy="0.001" izz="0.001" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="tcp"/>
+  <joint name="base_flange" type="fixed"><parent link="base"/><child link="flange"/><origin xyz="0 0 0.3" rpy="0.4 0 0"/></joint>
+  <joint name="tool_joint" type="revolute"><parent link="flange"/><child link="tool"/><origin xyz="0.1 0 0"/><axis xyz="0 0 2"/>
+    <limit lower="-1" upper="1" effort="5" velocity="2"/></joint>
+  <joint name="tcp_joint" type="fixed"><parent link="tool"/><child link="tcp"/><origin xyz="0 0 0.1"/></joint>
+</robot>)";
+  const Model m = importAndBuild(writeTemp(text));
+  ASSERT_EQ(m.numBodies(), 2);
+  EXPECT_EQ(m.bodyIndex("flange"), -1);
+  EXPECT_EQ(m.bodyIndex("tcp"), -1);
+  const Joint& j = m.joints[m.jointIndex("tool_joint")];
+  EXPECT_EQ(j.parent, m.bodyIndex("base"));
+  EXPECT_MATRIX_NEAR(j.axis, Vec3::UnitZ(), 0.0);  // normalized
+  Workspace ws(m);
+  VecX x = m.neutralState().x;
+  x(j.x_offset) = 0.6;
+  computeKinematics(m, x, VecX::Zero(m.nxi), ws);
+  const Mat4 expected = homogeneous(rpy(0.4, 0, 0), Vec3(0, 0, 0.3)) *
+                        homogeneous(Mat3::Identity(), Vec3(0.1, 0, 0)) *
+                        homogeneous(rpy(0, 0, 0.6), Vec3::Zero());
+  EXPECT_LT(poseError(ws.pose[m.bodyIndex("tool")], expected), kPoseTol);
+  // The flange's mesh moved to the base with the composed origin, prefix stripped.
+  ASSERT_EQ(m.visuals.size(), 1u);
+  const Visual& v = m.visuals[0];
+  EXPECT_EQ(v.body, m.bodyIndex("base"));
+  EXPECT_EQ(v.shape, Visual::Shape::Mesh);
+  EXPECT_EQ(v.mesh_file, "arm/meshes/flange.stl");
+  EXPECT_MATRIX_NEAR(v.size, Vec3::Constant(0.001), 0.0);
+  EXPECT_MATRIX_NEAR(v.origin.r, rpy(0.4, 0, 0) * Vec3(0, 0, 0.01) + Vec3(0, 0, 0.3), 1e-15);
+}
+
+TEST(UrdfImport, PlanarJointMovesInThePlaneNormalToItsAxisAndPrismaticAlongItsAxis) {
+  const std::string text = R"(<robot name="r">
+  <link name="world"/>
+  <link name="slider"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="puck"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="rail" type="prismatic"><parent link="world"/><child link="slider"/><origin xyz="0 0 1"/>
+    <axis xyz="0 3 4"/><limit lower="-0.5" upper="0.5" effort="100" velocity="1"/></joint>
+  <joint name="table" type="planar"><parent link="slider"/><child link="puck"/><origin xyz="0.2 0 0" rpy="0 0.3 0"/>
+    <axis xyz="1 0 0"/></joint>
+</robot>)";
+  const Model m = importAndBuild(writeTemp(text));
+  ASSERT_EQ(m.nxi, 1 + 3);
+  const Joint& rail = m.joints[m.jointIndex("rail")];
+  const Joint& table = m.joints[m.jointIndex("table")];
+  EXPECT_EQ(rail.type, JointType::Prismatic);
+  EXPECT_EQ(table.type, JointType::Planar);
+  EXPECT_FALSE(m.joint_limits[m.jointIndex("table")].has_value());
+  Workspace ws(m);
+  // Neutral: the puck frame is the URDF joint frame.
+  computeKinematics(m, m.neutralState().x, VecX::Zero(m.nxi), ws);
+  const Mat4 slider0 = homogeneous(Mat3::Identity(), Vec3(0, 0, 1));
+  const Mat4 joint_frame = homogeneous(rpy(0, 0.3, 0), Vec3(0.2, 0, 0));
+  EXPECT_LT(poseError(ws.pose[m.bodyIndex("puck")], slider0 * joint_frame), kPoseTol);
+  // Moved: the slider by 0.3 along (0, 0.6, 0.8); the puck translates in the joint frame's y-z
+  // plane (normal x) and turns about x.
+  test::Rng rng(505);
+  for (int trial = 0; trial < 5; ++trial) {
+    VecX x = m.neutralState().x;
+    const double d = test::uniform(rng, -0.5, 0.5);
+    x(rail.x_offset) = d;
+    x(table.x_offset) = test::uniform(rng, -1, 1);
+    x(table.x_offset + 1) = test::uniform(rng, -1, 1);
+    x(table.x_offset + 2) = test::uniform(rng, -kPi, kPi);
+    computeKinematics(m, x, VecX::Zero(m.nxi), ws);
+    const Mat4 slider = homogeneous(Mat3::Identity(), Vec3(0, 0, 1) + d * Vec3(0, 0.6, 0.8));
+    EXPECT_LT(poseError(ws.pose[m.bodyIndex("slider")], slider), kPoseTol);
+    const Pose rel = Pose::fromMatrix(joint_frame).inverse() * Pose::fromMatrix(slider).inverse() *
+                     ws.pose[m.bodyIndex("puck")];
+    EXPECT_NEAR(rel.r.x(), 0.0, kPoseTol) << "translation leaves the plane";
+    EXPECT_LT((rel.R * Vec3::UnitX() - Vec3::UnitX()).norm(), kPoseTol) << "rotation not about x";
+    const double turned = std::atan2(rel.R(2, 1), rel.R(1, 1));
+    EXPECT_NEAR(std::abs(std::remainder(turned, 2 * kPi)),
+                std::abs(std::remainder(x(table.x_offset + 2), 2 * kPi)), 1e-12);
+    EXPECT_NEAR(rel.r.norm(), std::hypot(x(table.x_offset), x(table.x_offset + 1)), 1e-12);
+  }
+}
+
+// ---- (e) errors -------------------------------------------------------------------------------
+/// Runs importUrdf and returns the SceneError (fails the test if there is none).
+SceneError importError(const std::filesystem::path& file) {
+  ModelBuilder b;
+  try {
+    importUrdf(file, b);
+  } catch (const SceneError& e) {
+    std::cout << "SceneError: " << e.what() << "\n";
+    return e;
+  }
+  ADD_FAILURE() << "expected a SceneError for " << file;
+  return SceneError(file.string(), 0, 0, "none");
+}
+
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+TEST(UrdfImportErrors, MissingFile) {
+  const std::filesystem::path file = std::filesystem::path(testing::TempDir()) / "no_such.urdf";
+  const SceneError e = importError(file);
+  EXPECT_EQ(e.file(), file.string());
+  EXPECT_EQ(e.line(), 0);
+  EXPECT_TRUE(contains(e.what(), file.string() + ": ")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "not found")) << e.what();
+}
+
+TEST(UrdfImportErrors, MalformedXmlIsLocated) {
+  const std::filesystem::path file =
+      writeTemp("<robot name=\"r\">\n  <link name=\"a\">\n  </lnk>\n</robot>\n");
+  const SceneError e = importError(file);
+  EXPECT_EQ(e.file(), file.string());
+  EXPECT_TRUE(contains(e.what(), "malformed XML")) << e.what();
+  EXPECT_GE(e.line(), 2) << e.what();
+  EXPECT_TRUE(contains(e.what(), file.string() + ":" + std::to_string(e.line()) + ":")) << e.what();
+}
+
+TEST(UrdfImportErrors, ZeroAxisNamesTheJoint) {
+  const std::filesystem::path file = writeTemp(R"(<robot name="r">
+  <link name="a"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="b"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="bad_axis" type="continuous"><parent link="a"/><child link="b"/><axis xyz="0 0 0"/></joint>
+</robot>)");
+  const SceneError e = importError(file);
+  EXPECT_EQ(e.file(), file.string());
+  EXPECT_TRUE(contains(e.what(), "joint 'bad_axis'")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "axis")) << e.what();
+  EXPECT_EQ(e.line(), 4) << e.what();
+}
+
+TEST(UrdfImportErrors, MasslessLinkOnAMovingJointNamesTheLink) {
+  const std::filesystem::path file = writeTemp(R"(<robot name="r">
+  <link name="a"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="ghost"/>
+  <joint name="spin" type="continuous"><parent link="a"/><child link="ghost"/><axis xyz="0 0 1"/></joint>
+</robot>)");
+  const SceneError e = importError(file);
+  EXPECT_EQ(e.file(), file.string());
+  EXPECT_TRUE(contains(e.what(), "link 'ghost'")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "'spin'")) << e.what();
+  EXPECT_EQ(e.line(), 3) << e.what();
+}
+
+TEST(UrdfImportErrors, UrdfdomErrorsAreQuoted) {
+  // A revolute joint without <limit>: rejected by urdfdom itself; its reason is in our message.
+  const std::filesystem::path file = writeTemp(R"(<robot name="r">
+  <link name="a"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="b"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="nolimit" type="revolute"><parent link="a"/><child link="b"/><axis xyz="0 0 1"/></joint>
+</robot>)");
+  const SceneError e = importError(file);
+  EXPECT_EQ(e.file(), file.string());
+  EXPECT_TRUE(contains(e.what(), "invalid URDF")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "nolimit")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "does not specify limits")) << e.what();
+  EXPECT_EQ(e.line(), 4) << e.what();  // located at the <joint> element urdfdom names
+}
+
+TEST(UrdfImportErrors, NonPhysicalInertiaNamesTheLink) {
+  const std::filesystem::path file = writeTemp(R"(<robot name="r">
+  <link name="rod"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.05" ixy="0" ixz="0" iyz="0"/></inertial></link>
+</robot>)");
+  const SceneError e = importError(file);
+  EXPECT_TRUE(contains(e.what(), "link 'rod'")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "triangle inequality")) << e.what();
+  EXPECT_EQ(e.line(), 2) << e.what();
+}
+
+TEST(UrdfImportErrors, SceneErrorFormatsFileLineAndColumn) {
+  EXPECT_STREQ(SceneError("a.yaml", 3, 7, "bad").what(), "a.yaml:3:7: bad");
+  EXPECT_STREQ(SceneError("a.urdf", 0, 0, "bad").what(), "a.urdf: bad");
+  const SceneError e("b.yaml", 2, 5, "msg");
+  EXPECT_EQ(e.file(), "b.yaml");
+  EXPECT_EQ(e.line(), 2);
+  EXPECT_EQ(e.column(), 5);
+  EXPECT_EQ(e.message(), "msg");
+}
+
+}  // namespace
+}  // namespace rbs
