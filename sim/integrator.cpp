@@ -5,6 +5,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "sim/rkmk4.h"
+
 namespace rbs {
 namespace odeint = boost::numeric::odeint;
 
@@ -15,13 +17,60 @@ std::string_view stepperName(StepperKind kind) {
     case StepperKind::RkCashKarp54: return "rk_cash_karp54";
     case StepperKind::RkDopri5: return "rk_dopri5";
     case StepperKind::RkFehlberg78: return "rk_fehlberg78";
+    case StepperKind::BulirschStoer: return "bulirsch_stoer";
+    case StepperKind::Rkmk4: return "rkmk4";
   }
   return "unknown";
 }
 
+std::optional<StepperKind> stepperFromName(std::string_view name) {
+  for (StepperKind k : kAllSteppers)
+    if (stepperName(k) == name) return k;
+  return std::nullopt;
+}
+
+std::string stepperNameList() {
+  std::string list;
+  for (StepperKind k : kAllSteppers) {
+    if (!list.empty()) list += ", ";
+    list += stepperName(k);
+  }
+  return list;
+}
+
 bool isAdaptive(StepperKind kind) {
   return kind == StepperKind::RkCashKarp54 || kind == StepperKind::RkDopri5 ||
-         kind == StepperKind::RkFehlberg78;
+         kind == StepperKind::RkFehlberg78 || kind == StepperKind::BulirschStoer;
+}
+
+bool hasDenseOutput(StepperKind kind) { return kind == StepperKind::RkDopri5; }
+
+int stepperOrder(StepperKind kind) {
+  switch (kind) {
+    case StepperKind::Euler: return 1;
+    case StepperKind::Rk4: return 4;
+    case StepperKind::Rkmk4: return 4;
+    case StepperKind::RkCashKarp54: return 5;
+    case StepperKind::RkDopri5: return 5;
+    case StepperKind::RkFehlberg78: return 8;
+    case StepperKind::BulirschStoer: return 0;
+  }
+  return 0;
+}
+
+std::string_view driftPolicyName(DriftPolicy policy) {
+  switch (policy) {
+    case DriftPolicy::Project: return "project";
+    case DriftPolicy::Stabilize: return "stabilize";
+    case DriftPolicy::None: return "none";
+  }
+  return "unknown";
+}
+
+std::optional<DriftPolicy> driftPolicyFromName(std::string_view name) {
+  for (DriftPolicy p : {DriftPolicy::Project, DriftPolicy::Stabilize, DriftPolicy::None})
+    if (driftPolicyName(p) == name) return p;
+  return std::nullopt;
 }
 
 DynamicsRhs::DynamicsRhs(const Model& model, InputFunction input, double stabilization_gain)
@@ -54,6 +103,7 @@ namespace {
 using Algebra = odeint::vector_space_algebra;
 template <template <class...> class Stepper>
 using EigenStepper = Stepper<VecX, double, VecX, double, Algebra>;
+using BulirschStoer = odeint::bulirsch_stoer<VecX, double, VecX, double, Algebra>;
 
 struct Driver {
   const Model& model;
@@ -115,16 +165,16 @@ void runFixed(Driver& d, Stepper stepper, double t0, double t1, double dt_out,
   for (long k = 1; k <= n_steps; ++k) {
     const double t = t0 + (k - 1) * dt;
     const double h = std::min(dt, t1 - t);
+    d.rhs.clearStatus();
     stepper.do_step(d.system(), d.z, t, h);
     if (!d.accept(t + h)) return;
     if (observer && (k % every == 0 || k == n_steps)) observer(t + h, d.state());
   }
 }
 
-template <class ErrorStepper>
-void runAdaptive(Driver& d, double t0, double t1, double dt_out,
+template <class Controlled>
+void runAdaptive(Driver& d, Controlled controlled, double t0, double t1, double dt_out,
                  const std::function<void(double, const State&)>& observer) {
-  auto controlled = odeint::make_controlled(d.opt.atol, d.opt.rtol, ErrorStepper());
   double t = t0, h = d.opt.dt;
   double next_sample = dt_out > 0.0 ? t0 + dt_out : t1;
   long sample_index = 1;
@@ -135,6 +185,7 @@ void runAdaptive(Driver& d, double t0, double t1, double dt_out,
     odeint::controlled_step_result r;
     int tries = 0;
     do {
+      d.rhs.clearStatus();
       r = controlled.try_step(d.system(), d.z, t, h);
       if (++tries > 500 || h < d.opt.min_step) {
         std::ostringstream msg;
@@ -144,7 +195,10 @@ void runAdaptive(Driver& d, double t0, double t1, double dt_out,
       }
     } while (r == odeint::fail);
     // FSAL steppers keep the last derivative; the state may be projected below, so drop it.
-    if constexpr (requires { controlled.reset(); }) controlled.reset();
+    // (bulirsch_stoer's reset() would also forget its order and step-size history: not FSAL, skip.)
+    if constexpr (!std::is_same_v<Controlled, BulirschStoer>) {
+      if constexpr (requires { controlled.reset(); }) controlled.reset();
+    }
     if (!d.accept(t)) return;
     const bool at_sample = dt_out > 0.0 && std::abs(t - target) <= 1e-12 * std::max(1.0, std::abs(t));
     if (observer && (dt_out <= 0.0 || at_sample)) observer(t, d.state());
@@ -167,14 +221,24 @@ IntegrationResult integrate(const Model& model, State& state, double t0, double 
     case StepperKind::Rk4:
       runFixed(d, EigenStepper<odeint::runge_kutta4>(), t0, t1, dt_out, observer);
       break;
+    case StepperKind::Rkmk4:
+      runFixed(d, Rkmk4Stepper(model), t0, t1, dt_out, observer);
+      break;
     case StepperKind::RkCashKarp54:
-      runAdaptive<EigenStepper<odeint::runge_kutta_cash_karp54>>(d, t0, t1, dt_out, observer);
+      runAdaptive(d, odeint::make_controlled(options.atol, options.rtol, EigenStepper<odeint::runge_kutta_cash_karp54>()),
+                  t0, t1, dt_out, observer);
       break;
     case StepperKind::RkDopri5:
-      runAdaptive<EigenStepper<odeint::runge_kutta_dopri5>>(d, t0, t1, dt_out, observer);
+      runAdaptive(d, odeint::make_controlled(options.atol, options.rtol, EigenStepper<odeint::runge_kutta_dopri5>()),
+                  t0, t1, dt_out, observer);
       break;
     case StepperKind::RkFehlberg78:
-      runAdaptive<EigenStepper<odeint::runge_kutta_fehlberg78>>(d, t0, t1, dt_out, observer);
+      runAdaptive(d, odeint::make_controlled(options.atol, options.rtol, EigenStepper<odeint::runge_kutta_fehlberg78>()),
+                  t0, t1, dt_out, observer);
+      break;
+    case StepperKind::BulirschStoer:
+      runAdaptive(d, BulirschStoer(options.atol, options.rtol),
+                  t0, t1, dt_out, observer);
       break;
   }
   state = d.state();

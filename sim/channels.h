@@ -1,0 +1,44 @@
+// Channels: named scalar signals with units, produced by the model, the controller and the
+// integrator. The UI plots them and the CSV writer writes them without special cases.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rbs {
+
+struct ChannelInfo {
+  std::string name;         ///< dotted, e.g. "energy.kinetic", "body.base.px", "u.rotor1"
+  std::string unit;         ///< SI, e.g. "J", "m", "rad", "W", "1" for dimensionless
+  std::string description;  ///< one line for tooltips and --help
+};
+
+/// The ordered list of channels of one simulation.
+class ChannelSet {
+ public:
+  /// Appends a channel and returns its index. Names are unique (a duplicate throws
+  /// std::invalid_argument).
+  int add(std::string name, std::string unit, std::string description);
+  int size() const { return static_cast<int>(channels_.size()); }
+  const ChannelInfo& operator[](int i) const { return channels_[i]; }
+  /// Index of a channel, −1 if there is none.
+  int find(std::string_view name) const;
+
+ private:
+  std::vector<ChannelInfo> channels_;
+};
+
+/// Samples of all channels at the output times.
+struct Recording {
+  ChannelSet channels;
+  std::vector<double> time;                 ///< [s]
+  std::vector<std::vector<double>> values;  ///< values[k][i]: sample k, channel i
+};
+
+/// CSV with a header row: "t", then the channel names in order; one row per sample; numbers with
+/// 17 significant digits (round-trip exact).
+void writeCsv(std::ostream& out, const Recording& recording);
+
+}  // namespace rbs

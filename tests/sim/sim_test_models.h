@@ -1,0 +1,61 @@
+// Small models for the simulation tests (tests/sim).
+#pragma once
+
+#include <cmath>
+
+#include "core/model/model_builder.h"
+#include "tests/support/example_models.h"
+
+namespace rbs::simtest {
+
+/// A free body tumbling without gravity (CoM off the frame origin, no symmetry), with r, R
+/// coordinates (Free) or r, q (FreeQuaternion).
+inline Model tumblingBody(JointType type = JointType::Free) {
+  ModelBuilder b;
+  b.setGravity(Vec3::Zero());
+  b.addBody({"body", 2.0, Vec3(0.05, -0.02, 0.01), Vec3(0.3, 0.5, 0.7).asDiagonal()});
+  JointSpec j{.name = "free", .type = type, .child = "body"};
+  j.initial_velocity = (VecX(6) << 0.2, -0.1, 0.3, 1.0, 2.0, -1.5).finished();
+  b.addJoint(j);
+  return b.build();
+}
+
+/// The tricopter with suspended load of the thesis (tests/support/example_models.h), passive
+/// (no inputs), with a generic initial motion: body twist, load swinging, arms tilting, rotors
+/// spinning. Gravity acts; the total energy is conserved.
+inline Model movingTricopter() {
+  Model m = test::tricopterWithLoad(false);
+  VecX& xi = m.initial_state.xi;  // [v, ω, ω_load, θ̇_1..3, ϖ_1..3]
+  xi << 0.3, -0.2, 0.5, 0.8, -0.6, 1.1, 1.5, -0.7, 0.4, 0.5, -0.4, 0.3, 20.0, -25.0, 30.0;
+  return m;
+}
+
+/// A revolute pendulum (1 kg at 0.5 m, axis y) with a joint-torque actuator "torque".
+inline Model actuatedPendulum(double lower = -1e300, double upper = 1e300) {
+  ModelBuilder b;
+  b.addBody({"link", 1.0, Vec3(0.0, 0.0, -0.5), Vec3(0.02, 0.02, 0.001).asDiagonal()});
+  JointSpec j{.name = "hinge", .type = JointType::Revolute, .child = "link"};
+  j.axis = Vec3::UnitY();
+  j.initial_position = 0.8;
+  b.addJoint(j);
+  b.addActuator({.name = "torque", .kind = ActuatorKind::JointEffort, .joint = "hinge", .lower = lower, .upper = upper});
+  return b.build();
+}
+
+/// The thesis' motivation example with ZYX Euler angles (scenes/motivation_gimbal_lock.yaml):
+/// a 0.3 × 0.1 × 0.2 m, 2 kg box spinning at 1.2 rad/s about its pitch axis, tilted by 1e-6 rad, so
+/// pitch passes 90° (gimbal lock, singular M) at t ≈ 1.31 s, within `tilt` of the exact lock.
+inline Model gimbalLockBody(double tilt = 1e-6) {
+  ModelBuilder b;
+  b.setGravity(Vec3::Zero());
+  const double m = 2.0, x = 0.3, y = 0.1, z = 0.2;
+  b.addBody({"box", m, Vec3::Zero(),
+             Vec3(m * (y * y + z * z) / 12, m * (x * x + z * z) / 12, m * (x * x + y * y) / 12).asDiagonal()});
+  JointSpec j{.name = "euler", .type = JointType::SphericalEulerZYX, .child = "box"};
+  j.initial_motion = Pose::rotation(rotationZYX(tilt, 0.0, 0.0));
+  j.initial_velocity = (VecX(3) << 0.0, 1.2 * std::cos(tilt), 1.2 * std::sin(tilt)).finished();
+  b.addJoint(j);
+  return b.build();
+}
+
+}  // namespace rbs::simtest
