@@ -55,4 +55,12 @@ std::string formatOptions(const std::vector<OptionSpec>& options) {
   return out;
 }
 
+const std::string& sceneArgument(const ParsedArgs& parsed, const std::string& command) {
+  if (parsed.positional.size() != 1)
+    throw UsageError(parsed.positional.empty()
+                         ? command + " needs a scene file"
+                         : command + " takes one scene file, got " + std::to_string(parsed.positional.size()));
+  return parsed.positional[0];
+}
+
 }  // namespace rbs::cli

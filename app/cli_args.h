@@ -33,6 +33,9 @@ struct ParsedArgs {
 /// option or a missing value; "--" ends the options.
 ParsedArgs parseArgs(const std::vector<std::string>& args, const std::vector<OptionSpec>& options);
 
+/// The one positional SCENE argument of `command`; UsageError when there is none or more.
+const std::string& sceneArgument(const ParsedArgs& parsed, const std::string& command);
+
 /// The options as usage lines ("  --set PATH=VALUE   help").
 std::string formatOptions(const std::vector<OptionSpec>& options);
 

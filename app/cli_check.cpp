@@ -41,10 +41,7 @@ int runCheck(const std::vector<std::string>& args, std::ostream& out, std::ostre
     out << checkUsage();
     return 0;
   }
-  if (parsed.positional.size() != 1)
-    throw UsageError(parsed.positional.empty() ? "check needs a scene file"
-                                               : "check takes one scene file, got " + std::to_string(parsed.positional.size()));
-  const std::string& file = parsed.positional[0];
+  const std::string& file = sceneArgument(parsed, "check");
   try {
     const Scene scene = loadScene(file, parsed.all("set"), parsed.has("floating"));
     const Model& m = scene.model;

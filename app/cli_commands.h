@@ -20,4 +20,12 @@ struct Command {
 std::string checkUsage();
 int runCheck(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
+/// run: simulate a scene and write its channels as CSV (exit 1 when the simulation stops early).
+std::string runUsage();
+int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+/// bench: right-hand-side timings and the real-time factor of a scene, as "key value" lines.
+std::string benchUsage();
+int runBench(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
 }  // namespace rbs::cli

@@ -1,5 +1,5 @@
-// rbsim-cli: headless front end. Dispatches to the subcommands in the table below (check; run,
-// render and bench arrive with their issues).
+// rbsim-cli: headless front end. Dispatches to the subcommands in the table below (check, run,
+// bench; render arrives with its issue). docs/CLI.md describes them.
 #include <exception>
 #include <iostream>
 #include <string>
@@ -16,6 +16,9 @@ const std::vector<Command>& commands() {
   static const std::vector<Command> table = {
       {"check", "load a scene or URDF file, build the model and print a summary", rbs::cli::checkUsage,
        rbs::cli::runCheck},
+      {"run", "simulate a scene and write every channel as CSV", rbs::cli::runUsage, rbs::cli::runRun},
+      {"bench", "time the right-hand side and the real-time factor of a scene", rbs::cli::benchUsage,
+       rbs::cli::runBench},
   };
   return table;
 }

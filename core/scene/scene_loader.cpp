@@ -39,8 +39,9 @@ const std::vector<std::string> kTopKeys = {
 
 const std::vector<std::string> kJointTypes = {"fixed",  "revolute", "prismatic", "spherical",
                                               "free",   "planar",   "universal"};
-const std::vector<std::string> kSteppers = {"euler",         "rk4",           "rk_cash_karp54",
-                                            "rk_dopri5",     "rk_fehlberg78", "bulirsch_stoer"};
+// The steppers of sim/integrator.h (core cannot include sim; tests/scene checks the lists agree).
+const std::vector<std::string> kSteppers = {"euler",     "rk4",           "rkmk4",         "rk_cash_karp54",
+                                            "rk_dopri5", "rk_fehlberg78", "bulirsch_stoer"};
 
 std::string str(double v) {
   std::ostringstream os;

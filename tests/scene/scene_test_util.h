@@ -2,11 +2,14 @@
 #pragma once
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
+#include <cstdlib>
 #include <initializer_list>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -14,9 +17,33 @@
 
 namespace rbs::test {
 
+/// Exit code and captured output of one rbsim-cli run.
+struct CliResult {
+  int exit_code = -1;
+  std::string out, err;
+};
+
 /// A fresh directory per test (removed afterwards) for the scene files a test writes.
 class SceneDir : public ::testing::Test {
  protected:
+  /// Runs the built rbsim-cli (RBSIM_CLI) with `args` (shell words), capturing stdout and stderr.
+  CliResult run(const std::string& args) const {
+    const auto out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
+    const std::string cmd =
+        std::string("'") + RBSIM_CLI + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
+    const int status = std::system(cmd.c_str());
+    CliResult r;
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+  }
+  static std::string slurp(const std::filesystem::path& p) {
+    std::ifstream in(p);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+  }
   void SetUp() override {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     dir_ = std::filesystem::temp_directory_path() /

@@ -11,30 +11,8 @@
 namespace rbs {
 namespace {
 
-struct CliResult {
-  int exit_code = -1;
-  std::string out, err;
-};
-
-class Cli : public test::SceneDir {
- protected:
-  CliResult run(const std::string& args) const {
-    const auto out = dir_ / "stdout.txt", err = dir_ / "stderr.txt";
-    const std::string cmd = std::string("'") + RBSIM_CLI + "' " + args + " >'" + out.string() + "' 2>'" + err.string() + "'";
-    const int status = std::system(cmd.c_str());
-    CliResult r;
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
-  }
-  static std::string slurp(const std::filesystem::path& p) {
-    std::ifstream in(p);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-  }
-};
+using test::CliResult;
+class Cli : public test::SceneDir {};
 
 const char* kPendulum =
     "name: pendulum\n"

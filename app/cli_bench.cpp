@@ -1,0 +1,143 @@
+// rbsim-cli bench SCENE: times the right-hand side at the scene's initial state and a 10 s
+// simulation with the scene's integrator settings; prints "key value" lines (docs/CLI.md).
+#include <algorithm>
+#include <chrono>
+#include <iomanip>
+#include <ostream>
+#include <stdexcept>
+#include <vector>
+
+#include "app/cli_args.h"
+#include "app/cli_commands.h"
+#include "app/cli_sim_common.h"
+#include "core/dynamics/dynamics.h"
+#include "core/scene/scene.h"
+#include "sim/integrator.h"
+#include "sim/settings.h"
+#include "sim/simulator.h"
+
+namespace rbs::cli {
+namespace {
+
+constexpr long kDefaultEvals = 10000;
+constexpr int kBatches = 5;
+constexpr double kDefaultDuration = 10.0;
+
+const std::vector<OptionSpec>& benchOptions() {
+  static const std::vector<OptionSpec> options = {
+      {"evals", true, "N", "right-hand-side calls per measurement, in 5 batches of N/5 (default 10000)"},
+      {"duration", true, "S", "simulated time [s] of the real-time-factor run (default 10)"},
+      {"set", true, "PATH=VALUE", "override a value of the scene (repeatable), e.g. integrator.dt=1e-4"},
+      {"floating", false, "", "put the root of a URDF robot on a free joint"},
+      {"help", false, "", "show this help"},
+  };
+  return options;
+}
+
+/// Median over `kBatches` batches of `per_batch` calls of `call`, in microseconds per call.
+template <class F>
+double medianMicroseconds(long per_batch, F&& call) {
+  for (long i = 0; i < std::min<long>(per_batch, 100); ++i) call();  // warm up caches and branches
+  std::vector<double> us;
+  for (int b = 0; b < kBatches; ++b) {
+    const auto start = std::chrono::steady_clock::now();
+    for (long i = 0; i < per_batch; ++i) call();
+    const std::chrono::duration<double, std::micro> d = std::chrono::steady_clock::now() - start;
+    us.push_back(d.count() / static_cast<double>(per_batch));
+  }
+  std::sort(us.begin(), us.end());
+  return us[us.size() / 2];
+}
+
+}  // namespace
+
+std::string benchUsage() {
+  return "usage: rbsim-cli bench SCENE [--evals N] [--duration S] [--set PATH=VALUE]... [--floating]\n"
+         "\n"
+         "Measures the cost of simulating SCENE (.yaml scene file or .urdf robot) and prints one\n"
+         "\"key value\" line per measurement on stdout:\n"
+         "\n"
+         "  rhs_dynamics_us X          microseconds per computeForwardDynamics call (kinematics, all\n"
+         "                             forces, mass matrix, its factorization, xi-dot and x-dot) at the\n"
+         "                             scene's initial state with zero inputs; median over 5 batches of\n"
+         "                             N/5 calls\n"
+         "  rhs_with_controller_us X   the same including the evaluation of the inputs. Controllers are\n"
+         "                             not available yet, so this is the same call plus a zero input\n"
+         "                             function (the std::function call and u = 0), as in a run without\n"
+         "                             controller\n"
+         "  realtime_factor X          simulated time / wall time of a simulation of --duration seconds\n"
+         "                             (default 10) from the initial state with the scene's integrator\n"
+         "                             settings (stepper, dt or tolerances, drift policy, dt_out)\n"
+         "\n"
+         "Timings depend on the build type (use Release) and on the load of the machine.\n"
+         "\n"
+         "exit codes: 0 success; 1 the simulation stopped early (the factor is then computed from the\n"
+         "time reached and the message is printed on stderr); 2 bad command line or scene.\n"
+         "\n"
+         "options:\n" +
+         formatOptions(benchOptions());
+}
+
+int runBench(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const ParsedArgs parsed = parseArgs(args, benchOptions());
+  if (parsed.has("help")) {
+    out << benchUsage();
+    return 0;
+  }
+  const long evals = countOption(parsed, "evals", kDefaultEvals);
+  const double duration = positiveOption(parsed, "duration", kDefaultDuration);
+  const std::string& file = sceneArgument(parsed, "bench");
+
+  Scene scene;
+  try {
+    scene = loadScene(file, parsed.all("set"), parsed.has("floating"));
+  } catch (const SceneError& e) {
+    err << e.what() << "\n";
+    return 2;
+  }
+  const Model& model = scene.model;
+  SimulationOptions options;
+  try {
+    options = simulationOptions(scene.integrator);
+  } catch (const std::invalid_argument& e) {
+    err << "rbsim-cli bench: " << e.what() << "\n";
+    return 2;
+  }
+  const double gain =
+      options.integration.drift == DriftPolicy::Stabilize ? options.integration.stabilization_gain : 0.0;
+
+  const long per_batch = std::max<long>(1, evals / kBatches);
+  Workspace ws(model);
+  const State& s0 = model.initial_state;
+  VecX u = VecX::Zero(model.numInputs());
+  DynamicsStatus status = DynamicsStatus::Ok;
+  const double rhs_us = medianMicroseconds(per_batch, [&] { status = computeForwardDynamics(model, s0.x, s0.xi, u, ws, gain); });
+  if (status != DynamicsStatus::Ok) {
+    err << "rbsim-cli bench: the dynamics at the initial state fail: " << toString(status) << "\n";
+    return 1;
+  }
+  const InputFunction zero_input = [](double, const State&, VecX& uu) { uu.setZero(); };
+  const double rhs_input_us = medianMicroseconds(per_batch, [&] {
+    zero_input(0.0, s0, u);
+    status = computeForwardDynamics(model, s0.x, s0.xi, u, ws, gain);
+  });
+
+  Simulator sim(model, options);
+  sim.reset(model.initial_state, 0.0);
+  const auto start = std::chrono::steady_clock::now();
+  const bool ok = sim.advanceTo(duration);
+  const std::chrono::duration<double> wall = std::chrono::steady_clock::now() - start;
+  const double rtf = wall.count() > 0.0 ? sim.time() / wall.count() : 0.0;
+
+  out << std::setprecision(6) << "rhs_dynamics_us " << rhs_us << "\n"
+      << "rhs_with_controller_us " << rhs_input_us << "\n"
+      << "realtime_factor " << rtf << "\n";
+  if (!ok) {
+    err << "rbsim-cli bench: " << sim.message() << " (realtime_factor from the " << sim.time()
+        << " s simulated before the stop)\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace rbs::cli

@@ -1,0 +1,281 @@
+// rbsim-cli run SCENE --out FILE.csv [options]: simulates a scene (YAML or URDF) headless and writes
+// every channel as CSV (docs/CLI.md). The CSV goes to a temporary file that is renamed at the end,
+// so FILE is either complete or untouched; a run that stops early still writes what it simulated.
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <optional>
+#include <sstream>
+#include <stdexcept>
+
+#include "app/cli_args.h"
+#include "app/cli_commands.h"
+#include "app/cli_sim_common.h"
+#include "core/scene/scene.h"
+#include "sim/channels.h"
+#include "sim/settings.h"
+#include "sim/simulator.h"
+
+namespace rbs::cli {
+namespace {
+
+const std::vector<OptionSpec>& runOptions() {
+  static const std::vector<OptionSpec> options = {
+      {"out", true, "FILE.csv", "where to write the CSV (required; '-' writes to stdout)"},
+      {"t-end", true, "S", "simulated time [s] (default: the scene's integrator.t_end)"},
+      {"dt-out", true, "S", "output sampling step [s], one CSV row each (default: integrator.dt_out)"},
+      {"integrator", true, "NAME", "stepper (default: integrator.stepper); see the list below"},
+      {"dt", true, "S", "step [s] of a fixed-step stepper, initial step of an adaptive one"},
+      {"rtol", true, "R", "relative tolerance (adaptive steppers only)"},
+      {"atol", true, "A", "absolute tolerance (adaptive steppers only)"},
+      {"controller", true, "NAME", "controller computing the inputs; available: none (zero inputs)"},
+      {"set", true, "PATH=VALUE", "override a value of the scene (repeatable), e.g. joint.elbow.position=0.3"},
+      {"floating", false, "", "put the root of a URDF robot on a free joint"},
+      {"quiet", false, "", "no progress bar and no summary on stderr (errors are still printed)"},
+      {"help", false, "", "show this help"},
+  };
+  return options;
+}
+
+/// A one-line progress bar on stderr, redrawn at most ten times per second.
+class ProgressBar {
+ public:
+  ProgressBar(std::ostream& err, bool enabled, double t0, double t_end)
+      : err_(err), enabled_(enabled), t0_(t0), t_end_(t_end) {}
+
+  void update(double t) {
+    if (!enabled_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (drawn_ && now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    drawn_ = true;
+    const double span = t_end_ - t0_;
+    const double frac = span > 0.0 ? std::clamp((t - t0_) / span, 0.0, 1.0) : 1.0;
+    constexpr int kWidth = 40;
+    const int filled = static_cast<int>(std::lround(frac * kWidth));
+    std::ostringstream line;
+    line << "\r[" << std::string(filled, '#') << std::string(kWidth - filled, ' ') << "] " << std::setw(3)
+         << std::lround(frac * 100.0) << "%  t = " << std::fixed << std::setprecision(3) << t << " / " << t_end_
+         << " s";
+    err_ << line.str() << std::flush;
+  }
+
+  /// Clears the bar so that the summary starts on a clean line.
+  void finish() {
+    if (!enabled_ || !drawn_) return;
+    err_ << "\r" << std::string(80, ' ') << "\r" << std::flush;
+  }
+
+ private:
+  std::ostream& err_;
+  bool enabled_;
+  double t0_, t_end_;
+  bool drawn_ = false;
+  std::chrono::steady_clock::time_point last_;
+};
+
+/// Removes the temporary output file unless it has been renamed (any early return or exception).
+struct TempFileGuard {
+  std::filesystem::path path;
+  ~TempFileGuard() {
+    if (path.empty()) return;
+    std::error_code ec;
+    std::filesystem::remove(path, ec);
+  }
+};
+
+/// The fixed-step or the adaptive steppers, comma separated.
+std::string stepperList(bool adaptive) {
+  std::string s;
+  for (const StepperKind k : kAllSteppers) {
+    if (isAdaptive(k) != adaptive) continue;
+    if (!s.empty()) s += ", ";
+    s += stepperName(k);
+  }
+  return s;
+}
+
+std::string seconds(double s) {
+  std::ostringstream o;
+  o << std::setprecision(6) << s;
+  return o.str();
+}
+
+/// Writes the CSV to `file` through a temporary file in the same directory that is renamed onto
+/// `file` when complete. Returns an error message, empty on success.
+std::string writeCsvAtomically(const std::filesystem::path& file, const std::filesystem::path& temp,
+                               const Recording& recording) {
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out) return "cannot write '" + temp.string() + "'";
+    writeCsv(out, recording);
+    out.flush();
+    if (!out) {
+      out.close();
+      std::error_code ec;
+      std::filesystem::remove(temp, ec);
+      return "writing '" + temp.string() + "' failed (disk full?)";
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(temp, file, ec);
+  if (ec) {
+    std::error_code ignore;
+    std::filesystem::remove(temp, ignore);
+    return "cannot rename '" + temp.string() + "' to '" + file.string() + "': " + ec.message();
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string runUsage() {
+  return "usage: rbsim-cli run SCENE --out FILE.csv [--t-end S] [--dt-out S] [--integrator NAME]\n"
+         "                          [--dt S | --rtol R --atol A] [--controller NAME]\n"
+         "                          [--set PATH=VALUE]... [--floating] [--quiet]\n"
+         "\n"
+         "Simulates SCENE (.yaml scene file or .urdf robot) from its initial state and writes every\n"
+         "channel as CSV: a header row, then one row per output sample (every --dt-out seconds, from\n"
+         "t = 0 to --t-end). Columns: t; body.NAME.px, .py, .pz (position [m]) and .qw, .qx, .qy, .qz\n"
+         "(unit quaternion) for every body; energy.kinetic, energy.potential, energy.total [J]; then\n"
+         "the remaining channels (power.input, power.dissipation, constraint.drift, u.ACTUATOR, ...).\n"
+         "Unset options come from the scene's integrator section. A progress bar is shown on stderr\n"
+         "when it is a terminal, and a summary (steps, RHS evaluations, wall time, real-time factor,\n"
+         "max coordinate drift) at the end, unless --quiet.\n"
+         "\n"
+         "The CSV is written to a temporary file and renamed to FILE.csv when complete. A simulation\n"
+         "that stops early (divergence: non-finite state, singular mass matrix, drift over the bound,\n"
+         "step-size underflow) still writes the samples up to the stop time.\n"
+         "\n"
+         "Integrators: " + stepperList(false) + " (fixed step, --dt);\n" + "             " +
+         stepperList(true) + "\n             (adaptive: --rtol/--atol, --dt = initial step).\n" +
+         "Controllers: none (all inputs zero). Controllers named by a scene are not available yet; the\n"
+         "scene then runs with zero inputs and a warning.\n"
+         "\n"
+         "exit codes: 0 success; 1 the simulation stopped early (the CSV holds what was simulated) or\n"
+         "the output could not be written; 2 bad command line or scene (FILE:LINE:COLUMN: message).\n"
+         "\n"
+         "options:\n" +
+         formatOptions(runOptions());
+}
+
+int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const ParsedArgs parsed = parseArgs(args, runOptions());
+  if (parsed.has("help")) {
+    out << runUsage();
+    return 0;
+  }
+  if (!parsed.has("out") || parsed.all("out").back().empty()) throw UsageError("run needs --out FILE.csv");
+  const std::string& file = sceneArgument(parsed, "run");
+  const std::string out_file = parsed.all("out").back();
+  const bool quiet = parsed.has("quiet");
+  // Check every number before the (possibly slow) scene load; 0 = not given.
+  const double t_end_opt = positiveOption(parsed, "t-end", 0.0);
+  const double dt_out_opt = positiveOption(parsed, "dt-out", 0.0);
+  const double dt_opt = positiveOption(parsed, "dt", 0.0);
+  const double rtol_opt = positiveOption(parsed, "rtol", 0.0);
+  const double atol_opt = positiveOption(parsed, "atol", 0.0);
+  if (const std::string e = checkControllerName(parsed); !e.empty()) {
+    err << "rbsim-cli run: " << e << "\n";
+    return 2;
+  }
+
+  Scene scene;
+  try {
+    scene = loadScene(file, parsed.all("set"), parsed.has("floating"));
+  } catch (const SceneError& e) {
+    err << e.what() << "\n";
+    return 2;
+  }
+
+  IntegratorSettings settings = scene.integrator;
+  if (parsed.has("integrator")) settings.stepper = parsed.all("integrator").back();
+  if (t_end_opt > 0.0) settings.t_end = t_end_opt;
+  if (dt_out_opt > 0.0) settings.dt_out = dt_out_opt;
+  if (dt_opt > 0.0) settings.dt = dt_opt;
+  if (rtol_opt > 0.0) settings.rtol = rtol_opt;
+  if (atol_opt > 0.0) settings.atol = atol_opt;
+  const std::optional<StepperKind> stepper = stepperFromName(settings.stepper);
+  if (!stepper) {
+    err << "rbsim-cli run: unknown integrator '" << settings.stepper << "'; available: " << stepperNameList() << "\n";
+    return 2;
+  }
+  if ((rtol_opt > 0.0 || atol_opt > 0.0) && !isAdaptive(*stepper)) {
+    err << "rbsim-cli run: --rtol/--atol apply to adaptive steppers; '" << settings.stepper
+        << "' has a fixed step (use --dt)\n";
+    return 2;
+  }
+  SimulationOptions options;
+  try {
+    options = simulationOptions(settings);
+  } catch (const std::invalid_argument& e) {
+    err << "rbsim-cli run: " << e.what() << "\n";
+    return 2;
+  }
+
+  if (const std::string w = controllerWarning(scene, parsed); !w.empty()) err << "rbsim-cli run: " << w << "\n";
+
+  // Create the temporary output file now: an unwritable --out is reported before a long run.
+  const bool to_stdout = out_file == "-";
+  const std::filesystem::path target(out_file);
+  const std::filesystem::path temp =
+      to_stdout ? std::filesystem::path() : std::filesystem::path(out_file + ".tmp-" + std::to_string(::getpid()));
+  TempFileGuard guard{temp};
+  if (!to_stdout) {
+    std::ofstream probe(temp, std::ios::binary | std::ios::trunc);
+    if (!probe) {
+      err << "rbsim-cli run: cannot write '" << out_file << "' (creating '" << temp.string() << "' failed)\n";
+      return 2;
+    }
+  }
+
+  Simulator sim(scene.model, options);  // no controller: u = 0
+  ProgressBar progress(err, !quiet && ::isatty(STDERR_FILENO) != 0, 0.0, settings.t_end);
+  sim.on_sample = [&progress](double t, const std::vector<double>&) { progress.update(t); };
+  sim.reset(scene.model.initial_state, 0.0);
+  const bool ok = sim.advanceTo(settings.t_end);
+  progress.finish();
+
+  const Recording& rec = sim.recording();
+  std::string write_error;
+  if (to_stdout) {
+    writeCsv(out, rec);
+    out.flush();
+    if (!out) write_error = "writing the CSV to stdout failed";
+  } else {
+    write_error = writeCsvAtomically(target, temp, rec);
+  }
+
+  const SimulationStats& st = sim.stats();
+  const double simulated = sim.time();
+  if (!quiet) {
+    const double rtf = st.wall_time > 0.0 ? simulated / st.wall_time : 0.0;
+    err << "simulated " << seconds(simulated) << " s in " << std::setprecision(3) << st.wall_time
+        << " s wall time (real-time factor "
+        << std::setprecision(4) << rtf << "), " << st.steps << " steps, " << st.rhs_evaluations
+        << " RHS evaluations, stepper " << settings.stepper << ", max coordinate drift " << std::setprecision(3)
+        << st.max_drift << "\n";
+  }
+  if (!ok) {
+    err << "rbsim-cli run: " << sim.message() << "\n";
+    if (write_error.empty())
+      err << "rbsim-cli run: the simulation stopped early; wrote the " << rec.time.size() << " samples up to t = "
+          << seconds(rec.time.empty() ? 0.0 : rec.time.back()) << " s to " << (to_stdout ? "stdout" : out_file)
+          << "\n";
+  }
+  if (!write_error.empty()) {
+    err << "rbsim-cli run: " << write_error << "\n";
+    return 1;
+  }
+  if (ok && !quiet && !to_stdout)
+    err << "wrote " << out_file << " (" << rec.time.size() << " rows, " << rec.channels.size() + 1 << " columns)\n";
+  return ok ? 0 : 1;
+}
+
+}  // namespace rbs::cli

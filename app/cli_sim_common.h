@@ -1,0 +1,28 @@
+// Helpers shared by the simulating subcommands of rbsim-cli (run, bench): number options and the
+// integrator settings a command line may override.
+#pragma once
+
+#include <string>
+
+#include "app/cli_args.h"
+#include "core/scene/scene.h"
+
+namespace rbs::cli {
+
+/// The value of `--name` as a finite number > 0, or `fallback` when the option is absent (the last
+/// occurrence wins). Throws UsageError for anything else.
+double positiveOption(const ParsedArgs& parsed, const std::string& name, double fallback);
+
+/// The value of `--name` as an integer ≥ 1, or `fallback` when absent. Throws UsageError otherwise.
+long countOption(const ParsedArgs& parsed, const std::string& name, long fallback);
+
+/// Checks `--controller NAME`: controllers arrive with a later issue, so only "none" (zero inputs)
+/// exists. Returns an empty string when the name is accepted, else the error message
+/// ("unknown controller 'x'; available: none").
+std::string checkControllerName(const ParsedArgs& parsed);
+
+/// A warning (one line, no newline) when the scene names a controller that is not available and
+/// the command line did not choose one; empty otherwise.
+std::string controllerWarning(const Scene& scene, const ParsedArgs& parsed);
+
+}  // namespace rbs::cli
