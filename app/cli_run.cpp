@@ -3,7 +3,9 @@
 // so FILE is either complete or untouched; a run that stops early still writes what it simulated.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -24,6 +26,36 @@
 
 namespace rbs::cli {
 namespace {
+
+/// Output steps per advanceTo call: small enough that Ctrl-C is honoured within a fraction of a
+/// second on slow scenes, large enough that the loop costs nothing.
+constexpr long kSamplesPerSlice = 100;
+/// The shell convention for "terminated by SIGINT".
+constexpr int kExitInterrupted = 130;
+
+volatile std::sig_atomic_t g_interrupt_requested = 0;
+extern "C" void requestInterrupt(int) { g_interrupt_requested = 1; }
+
+/// Installs SIGINT/SIGTERM handlers that only set a flag, and restores the previous ones.
+class InterruptGuard {
+ public:
+  InterruptGuard() {
+    g_interrupt_requested = 0;
+    previous_int_ = std::signal(SIGINT, requestInterrupt);
+    previous_term_ = std::signal(SIGTERM, requestInterrupt);
+  }
+  ~InterruptGuard() {
+    std::signal(SIGINT, previous_int_);
+    std::signal(SIGTERM, previous_term_);
+  }
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+  bool requested() const { return g_interrupt_requested != 0; }
+
+ private:
+  void (*previous_int_)(int) = SIG_DFL;
+  void (*previous_term_)(int) = SIG_DFL;
+};
 
 const std::vector<OptionSpec>& runOptions() {
   static const std::vector<OptionSpec> options = {
@@ -159,7 +191,8 @@ std::string runUsage() {
          "scene then runs with zero inputs and a warning.\n"
          "\n"
          "exit codes: 0 success; 1 the simulation stopped early (the CSV holds what was simulated) or\n"
-         "the output could not be written; 2 bad command line or scene (FILE:LINE:COLUMN: message).\n"
+         "the output could not be written; 2 bad command line or scene (FILE:LINE:COLUMN: message);\n"
+         "130 interrupted by Ctrl-C or SIGTERM (the CSV holds what was simulated until then).\n"
          "\n"
          "options:\n" +
          formatOptions(runOptions());
@@ -239,7 +272,15 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
   ProgressBar progress(err, !quiet && ::isatty(STDERR_FILENO) != 0, 0.0, settings.t_end);
   sim.on_sample = [&progress](double t, const std::vector<double>&) { progress.update(t); };
   sim.reset(scene.model.initial_state, 0.0);
-  const bool ok = sim.advanceTo(settings.t_end);
+  // Advance in slices of kSamplesPerSlice output steps (slices that end on the sample grid give the
+  // same recording as one call), so that Ctrl-C / SIGTERM stops between slices and what was
+  // simulated is still written.
+  const InterruptGuard interrupt;
+  bool ok = true;
+  for (long slice = 1; ok && sim.time() < settings.t_end && !interrupt.requested(); ++slice) {
+    ok = sim.advanceTo(std::min(settings.t_end, slice * kSamplesPerSlice * settings.dt_out));
+  }
+  const bool interrupted = interrupt.requested() && sim.time() < settings.t_end;
   progress.finish();
 
   const Recording& rec = sim.recording();
@@ -261,6 +302,11 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
         << std::setprecision(4) << rtf << "), " << st.steps << " steps, " << st.rhs_evaluations
         << " RHS evaluations, stepper " << settings.stepper << ", max coordinate drift " << std::setprecision(3)
         << st.max_drift << "\n";
+  }
+  if (interrupted) {
+    err << "rbsim-cli run: interrupted at t = " << seconds(sim.time()) << " s; wrote the " << rec.time.size()
+        << " samples simulated so far to " << (to_stdout ? "stdout" : out_file) << "\n";
+    return write_error.empty() ? kExitInterrupted : 1;
   }
   if (!ok) {
     err << "rbsim-cli run: " << sim.message() << "\n";

@@ -365,3 +365,39 @@ TEST_F(CliRun, HelpListsEveryOption) {
 
 }  // namespace
 }  // namespace rbs
+
+namespace rbs {
+namespace {
+
+class CliInterrupt : public test::SceneDir {};
+
+TEST_F(CliInterrupt, CtrlCWritesWhatWasSimulatedAndExits130) {
+  // A run far longer than the test, interrupted after 1 s: the CSV must hold the samples so far
+  // (complete rows, renamed into place) and no temporary file may remain.
+  const std::string scene = std::string(RBS_SOURCE_DIR) + "/scenes/double_pendulum.yaml";
+  const auto csv = dir_ / "out.csv", err = dir_ / "stderr.txt", code = dir_ / "code.txt";
+  const std::string cmd = std::string("'") + RBSIM_CLI + "' run '" + scene +
+                          "' --t-end 1e9 --dt-out 0.01 --quiet --out '" + csv.string() + "' 2>'" +
+                          err.string() + "' & pid=$!; sleep 1; kill -INT $pid; wait $pid; echo $? >'" +
+                          code.string() + "'";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  EXPECT_EQ(std::stoi(slurp(code)), 130) << slurp(err);
+  EXPECT_NE(slurp(err).find("interrupted at t = "), std::string::npos) << slurp(err);
+  std::ifstream in(csv);
+  std::string header, line, last;
+  std::getline(in, header);
+  long rows = 0;
+  while (std::getline(in, line)) {
+    last = line;
+    ++rows;
+  }
+  EXPECT_EQ(header.rfind("t,body.link1.px", 0), 0u) << header;
+  EXPECT_GT(rows, 10);
+  // The last row is complete: as many fields as the header.
+  EXPECT_EQ(std::count(last.begin(), last.end(), ','), std::count(header.begin(), header.end(), ','));
+  for (const auto& entry : std::filesystem::directory_iterator(dir_))
+    EXPECT_EQ(entry.path().filename().string().find(".tmp-"), std::string::npos) << entry.path();
+}
+
+}  // namespace
+}  // namespace rbs
