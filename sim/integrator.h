@@ -90,9 +90,9 @@ struct IntegrationResult {
   double max_drift = 0.0;    ///< largest coordinate drift seen before projection
 };
 
-/// Integrates `state` from t0 to t1. `observer(t, state)` is called at t0 and then every dt_out
-/// (the adaptive steppers use dense output or step to the sample times, so samples do not depend on
-/// the internal steps); dt_out ≤ 0 calls it after every step.
+/// Integrates `state` from t0 to t1: a convenience over Simulator (sim/simulator.h, implemented
+/// there), for batch use. `observer(t, state)` is called at t0 and then at every sample
+/// t0 + k·dt_out; dt_out ≤ 0 calls it after every accepted internal step instead.
 IntegrationResult integrate(const Model& model, State& state, double t0, double t1,
                             const IntegrationOptions& options, const InputFunction& input,
                             double dt_out = 0.0,

@@ -63,6 +63,9 @@ class Engine {
   double failTime() const { return t_; }
   const VecX& committed() const { return z_; }
 
+  /// Called after every accepted internal step with the state the integration continues from.
+  std::function<void(double t, const VecX& z)> on_step;
+
  protected:
   auto system() {
     return [this](const VecX& zz, VecX& dz, double t) { rhs_(zz, dz, t); };
@@ -84,6 +87,7 @@ class Engine {
       model_.projectCoordinates(x_);
       z.head(model_.nx) = x_;
     }
+    if (on_step) on_step(t, z);
     return true;
   }
 
@@ -573,7 +577,16 @@ void Simulator::reset(const State& state, double t0) {
     on_sample(impl_->recording.time.back(), impl_->recording.values.back());
 }
 
-bool Simulator::advanceTo(double t_end) { return impl_->advanceTo(t_end, on_sample); }
+bool Simulator::advanceTo(double t_end) {
+  if (on_step) {
+    impl_->engine->on_step = [this](double t, const VecX& z) {
+      on_step(t, State{z.head(impl_->model.nx), z.tail(impl_->model.nxi)});
+    };
+  } else {
+    impl_->engine->on_step = nullptr;
+  }
+  return impl_->advanceTo(t_end, on_sample);
+}
 
 double Simulator::time() const { return impl_->t_now; }
 const State& Simulator::state() const { return impl_->state_now; }
@@ -582,5 +595,30 @@ const std::string& Simulator::message() const { return impl_->message; }
 const SimulationStats& Simulator::stats() const { return impl_->stats; }
 const ChannelSet& Simulator::channels() const { return impl_->channels; }
 const Recording& Simulator::recording() const { return impl_->recording; }
+
+IntegrationResult integrate(const Model& model, State& state, double t0, double t1,
+                            const IntegrationOptions& options, const InputFunction& input,
+                            double dt_out, const std::function<void(double, const State&)>& observer) {
+  const bool per_step = !(dt_out > 0.0);
+  SimulationOptions sim_options;
+  sim_options.integration = options;
+  // Per-step observation needs no sample grid: one sample interval over the whole run.
+  sim_options.dt_out = per_step ? std::max(t1 - t0, std::numeric_limits<double>::min()) : dt_out;
+  Simulator sim(model, sim_options, input);
+  if (observer) {
+    // During on_sample, state() is the state at the sample time.
+    if (per_step) {
+      sim.on_step = observer;
+    } else {
+      sim.on_sample = [&](double t, const std::vector<double>&) { observer(t, sim.state()); };
+    }
+  }
+  sim.reset(state, t0);
+  if (observer && per_step) observer(t0, state);
+  sim.advanceTo(t1);
+  state = sim.state();
+  const SimulationStats& st = sim.stats();
+  return IntegrationResult{!sim.failed(), sim.time(), sim.message(), st.steps, st.rhs_evaluations, st.max_drift};
+}
 
 }  // namespace rbs

@@ -66,8 +66,11 @@ class Simulator {
   /// All samples so far.
   const Recording& recording() const;
 
-  /// Called after every recorded sample (time, values aligned with channels()).
+  /// Called after every recorded sample (time, values aligned with channels()); during the call,
+  /// state() is the state at that sample.
   std::function<void(double t, const std::vector<double>& values)> on_sample;
+  /// Called after every accepted internal step (after projection), e.g. for event detection.
+  std::function<void(double t, const State& state)> on_step;
 
  private:
   struct Impl;

@@ -350,6 +350,11 @@ TEST(MotivationExample, AdaptiveDopri5StallsOnlyForEulerAnglesAtGimbalLock) {
   IntegrationOptions opt;
   opt.stepper = StepperKind::RkDopri5;
   opt.rtol = opt.atol = 1e-10;
+  // The samples come from Dopri5's dense output (a 4th-order interpolant between steps), which is
+  // less accurate than the step end points: at rtol = 1e-10 the redundant versions stay within
+  // 8e-10 of the closed form (measured); 1e-8 bounds that and is still 1e4× below the Euler
+  // version's failures.
+  constexpr double kDenseOutputTol = 1e-8;
   for (const Passage& p : kPassages) {
     for (double delta : {1e-6, 1e-7, 1e-8}) {
       const Mat3 R0 = axisAngleRotation(Vec3::UnitX(), delta);
@@ -359,8 +364,8 @@ TEST(MotivationExample, AdaptiveDopri5StallsOnlyForEulerAnglesAtGimbalLock) {
         const SimRun run = passageRun(type, p, delta, opt);
         ASSERT_TRUE(run.result.ok) << label << ": " << run.result.message;
         const PassageErrors e = compareWithClosedForm(run, p, R0);
-        EXPECT_LT(e.pose, kClosedFormTol) << label << ", " << jointTypeName(type);
-        EXPECT_LT(e.energy, kClosedFormTol) << label << ", " << jointTypeName(type);
+        EXPECT_LT(e.pose, kDenseOutputTol) << label << ", " << jointTypeName(type);
+        EXPECT_LT(e.energy, kDenseOutputTol) << label << ", " << jointTypeName(type);
         redundant_evaluations = std::max(redundant_evaluations, run.result.rhs_evaluations);
       }
       const SimRun euler = passageRun(JointType::SphericalEulerZYX, p, delta, opt);

@@ -86,7 +86,9 @@ bool isDissipativeOnly(const Model& m) {
   return m.external_wrenches.empty() && m.loop_closures.empty();
 }
 
-const InputFunction kZeroInput = [](double, const State&, VecX& u) { u.setZero(); };
+// No input function: every actuator is off (u = 0). (An input function returning 0 would be
+// saturated to the actuator limits, e.g. a thruster's minimum thrust.)
+const InputFunction kZeroInput{};
 
 struct PassiveRun {
   IntegrationResult result;
