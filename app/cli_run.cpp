@@ -254,6 +254,9 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
 
   if (const std::string w = controllerWarning(scene, parsed); !w.empty()) err << "rbsim-cli run: " << w << "\n";
 
+  // From here on Ctrl-C / SIGTERM only set a flag, so the temporary file below is always removed
+  // or renamed.
+  const InterruptGuard interrupt;
   // Create the temporary output file now: an unwritable --out is reported before a long run.
   const bool to_stdout = out_file == "-";
   const std::filesystem::path target(out_file);
@@ -275,12 +278,16 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
   // Advance in slices of kSamplesPerSlice output steps (slices that end on the sample grid give the
   // same recording as one call), so that Ctrl-C / SIGTERM stops between slices and what was
   // simulated is still written.
-  const InterruptGuard interrupt;
+  // The Simulator treats times within 1e-9·dt_out as equal (k·dt_out may miss t_end by an ulp);
+  // the loop stops by the same rule, and whenever a slice makes no progress.
+  const double t_stop = settings.t_end - 1e-9 * settings.dt_out;
   bool ok = true;
-  for (long slice = 1; ok && sim.time() < settings.t_end && !interrupt.requested(); ++slice) {
+  for (long slice = 1; ok && sim.time() < t_stop && !interrupt.requested(); ++slice) {
+    const double before = sim.time();
     ok = sim.advanceTo(std::min(settings.t_end, slice * kSamplesPerSlice * settings.dt_out));
+    if (ok && sim.time() <= before && slice * kSamplesPerSlice * settings.dt_out >= settings.t_end) break;
   }
-  const bool interrupted = interrupt.requested() && sim.time() < settings.t_end;
+  const bool interrupted = interrupt.requested() && sim.time() < t_stop;
   progress.finish();
 
   const Recording& rec = sim.recording();

@@ -25,6 +25,9 @@
 namespace rbs {
 namespace {
 
+constexpr std::uintmax_t kMaxUrdfBytes = 16u << 20;  // as for scene files
+constexpr int kMaxXmlDepth = 256;
+
 /// Collects urdfdom's console_bridge error messages while installed (instead of printing them),
 /// so that our SceneError can quote them. console_bridge's handler is global: a mutex serializes
 /// the imports.
@@ -89,6 +92,7 @@ class Importer {
 
   UrdfSummary run() {
     const std::string text = readFile();
+    checkNesting(text);
     parseXml(text);
     const urdf::ModelInterfaceSharedPtr model = parseUrdf(text);
     model_ = model.get();
@@ -148,10 +152,33 @@ class Importer {
       fail(0, 0, "is a directory, expected a URDF file");
     std::ifstream in(path_, std::ios::binary);
     if (!in) fail(0, 0, "cannot open the URDF file for reading");
+    const auto size = std::filesystem::file_size(path_, ec);
+    if (!ec && size > kMaxUrdfBytes)
+      fail(0, 0, "file is " + std::to_string(size) + " bytes; URDF files over 16 MiB are not read");
     std::ostringstream ss;
     ss << in.rdbuf();
     if (in.bad()) fail(0, 0, "error while reading the URDF file");
     return ss.str();
+  }
+
+  /// TinyXML parses recursively: a document nested thousands of levels deep would overflow the
+  /// stack. Real URDFs nest about five levels; reject more than kMaxXmlDepth before parsing.
+  void checkNesting(const std::string& text) const {
+    int depth = 0, line = 1;
+    for (std::size_t i = 0; i + 1 < text.size(); ++i) {
+      if (text[i] == '\n') ++line;
+      if (text[i] != '<') continue;
+      const char next = text[i + 1];
+      if (next == '?' || next == '!') continue;  // declarations, comments, CDATA
+      if (next == '/') {
+        --depth;
+        continue;
+      }
+      const std::size_t close = text.find('>', i);
+      if (close == std::string::npos) return;  // malformed: the parser reports it
+      if (text[close - 1] != '/' && ++depth > kMaxXmlDepth)
+        fail(line, 0, "elements nested more than " + std::to_string(kMaxXmlDepth) + " levels deep; expected a URDF file");
+    }
   }
 
   void parseXml(const std::string& text) {
@@ -193,7 +220,13 @@ class Importer {
     fail(0, 0, "invalid URDF: " + reason);
   }
 
-  static bool hasMass(const urdf::Link& link) { return link.inertial && link.inertial->mass > 0.0; }
+  /// Whether the link has mass; a negative or non-finite mass is an error (not "massless").
+  bool hasMass(const urdf::Link& link) const {
+    if (!link.inertial) return false;
+    const double m = link.inertial->mass;
+    if (!std::isfinite(m) || m < 0.0) failAt("link", link.name, "mass is " + fmt(m) + " kg; expected a finite value ≥ 0");
+    return m > 0.0;
+  }
 
   void addBody(const urdf::Link& link) {
     if (link.name == kWorld)

@@ -369,7 +369,22 @@ TEST_F(CliRun, HelpListsEveryOption) {
 namespace rbs {
 namespace {
 
+using test::CliResult;
 class CliInterrupt : public test::SceneDir {};
+
+TEST_F(CliInterrupt, EndTimeMissedByRoundingStillEnds) {
+  // 3 · 0.3 = 0.8999999999999999 < 0.9: the run must end at the last sample, not spin forever.
+  const std::string scene = std::string(RBS_SOURCE_DIR) + "/scenes/double_pendulum.yaml";
+  const auto csv = dir_ / "out.csv";
+  const CliResult r =
+      run("run '" + scene + "' --t-end 0.9 --dt-out 0.3 --quiet --out '" + csv.string() + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  std::ifstream in(csv);
+  std::string line;
+  long lines = 0;
+  while (std::getline(in, line)) ++lines;
+  EXPECT_EQ(lines, 1 + 4);  // header + t = 0, 0.3, 0.6, 0.9
+}
 
 TEST_F(CliInterrupt, CtrlCWritesWhatWasSimulatedAndExits130) {
   // A run far longer than the test, interrupted after 1 s: the CSV must hold the samples so far

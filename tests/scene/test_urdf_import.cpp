@@ -576,6 +576,25 @@ TEST(UrdfImportErrors, MalformedXmlIsLocated) {
   EXPECT_TRUE(contains(e.what(), file.string() + ":" + std::to_string(e.line()) + ":")) << e.what();
 }
 
+TEST(UrdfImportErrors, DeepNestingIsAnErrorNotAStackOverflow) {
+  // TinyXML parses recursively; 200 000 nested elements would overflow the stack.
+  std::string text = "<robot name=\"r\">\n";
+  for (int i = 0; i < 200000; ++i) text += "<a>";
+  const SceneError e = importError(writeTemp(text));
+  EXPECT_TRUE(contains(e.what(), "nested more than")) << e.what();
+  EXPECT_EQ(e.line(), 2) << e.what();
+}
+
+TEST(UrdfImportErrors, NegativeMassIsNamedNotTreatedAsMassless) {
+  const SceneError e = importError(writeTemp(R"(<robot name="r">
+  <link name="a"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="b"><inertial><mass value="-1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="weld" type="fixed"><parent link="a"/><child link="b"/></joint>
+</robot>)"));
+  EXPECT_TRUE(contains(e.what(), "link 'b'")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "mass is -1 kg")) << e.what();
+}
+
 TEST(UrdfImportErrors, ZeroAxisNamesTheJoint) {
   const std::filesystem::path file = writeTemp(R"(<robot name="r">
   <link name="a"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>

@@ -72,6 +72,16 @@ TEST(Simulator, PoseChannelsAreTheWorldPoseOfTheBodyFrame) {
   }
 }
 
+TEST(Simulator, AMistypedTinyStepIsAnErrorNotOneBigStep) {
+  // 0.1 s / 1e-300 s does not fit in any integer: the run must stop with a message naming dt.
+  const Model m = tumblingBody();
+  Simulator sim(m, options(StepperKind::Rk4, 1e-300, 0.1));
+  sim.reset(m.initial_state);
+  EXPECT_FALSE(sim.advanceTo(1.0));
+  EXPECT_NE(sim.message().find("dt = 1e-300"), std::string::npos) << sim.message();
+  EXPECT_EQ(sim.time(), 0.0);
+}
+
 TEST(Simulator, SamplesLieExactlyOnTheOutputGrid) {
   const Model m = tumblingBody();
   for (StepperKind kind : kAllSteppers) {
