@@ -144,6 +144,8 @@ class Loader {
   // ---- value types ----
   Pose readPose(const YAML::Node& n, const std::string& path) const;
   Mat3 readRotation(const YAML::Node& n, const std::string& path) const;
+  /// A 3-vector of norm 1 within kUnitTolerance, normalized (axes and directions).
+  Vec3 readUnitVector(const YAML::Node& n, const std::string& path) const;
   FrameSpec readFrame(const YAML::Node& n, const std::string& path) const;
   std::pair<FrameSpec, FrameSpec> readFrames(const MapView& m, Element& e) const;
   Mat3 readSymmetric6(const YAML::Node& n, const std::string& path) const;
@@ -244,12 +246,18 @@ Mat3 Loader::readRotation(const YAML::Node& n, const std::string& path) const {
     return projectToSO3(R);
   }
   // axis-angle
-  const Vec3 axis = readVec3(src_, v, vpath);
-  const double norm = axis.norm();
-  if (!(std::abs(norm - 1.0) <= kUnitTolerance))
-    src_.fail(v, at(vpath, "the axis has norm " + str(norm) + "; expected a unit vector"));
+  const Vec3 axis = readUnitVector(v, vpath);
   const double angle = m.number("angle");
-  return axisAngleRotation(axis / norm, angle);
+  return axisAngleRotation(axis, angle);
+}
+
+Vec3 Loader::readUnitVector(const YAML::Node& n, const std::string& path) const {
+  const Vec3 a = readVec3(src_, n, path);
+  const double norm = a.norm();
+  if (!(std::abs(norm - 1.0) <= kUnitTolerance))
+    src_.fail(n, at(path, "the vector has norm " + str(norm) + "; expected a unit vector (norm 1 within " +
+                              str(kUnitTolerance) + ")"));
+  return a / norm;
 }
 
 FrameSpec Loader::readFrame(const YAML::Node& n, const std::string& path) const {
@@ -488,12 +496,12 @@ void Loader::readJoint(const YAML::Node& n, std::size_t i) {
     if (!uses_axis)
       src_.fail(*a, at(m.at("axis"), "'axis' applies to revolute, prismatic and universal joints, not to '" +
                                          std::string(jointTypeName(j.type)) + "'"));
-    j.axis = readVec3(src_, *a, m.at("axis"));
+    j.axis = readUnitVector(*a, m.at("axis"));
   }
   if (const YAML::Node* a = m.find("axis2")) {
     if (j.type != JointType::Universal)
       src_.fail(*a, at(m.at("axis2"), "'axis2' applies to universal joints only"));
-    j.axis2 = readVec3(src_, *a, m.at("axis2"));
+    j.axis2 = readUnitVector(*a, m.at("axis2"));
   }
   if (const YAML::Node* init = m.find("initial")) readJointInitial(*init, m.at("initial"), j.type, j);
   if (const YAML::Node* l = m.find("limits")) {
@@ -656,7 +664,7 @@ void Loader::readActuator(const YAML::Node& n, std::size_t i) {
     a.kind = type == "body_force" ? ActuatorKind::BodyForce : ActuatorKind::BodyTorque;
     a.body = m.name("body");
     a.point = m.vec3("point", Vec3::Zero());
-    a.direction = m.vec3("direction", Vec3::UnitZ());
+    if (const YAML::Node* d = m.find("direction")) a.direction = readUnitVector(*d, m.at("direction"));
   }
   if (const YAML::Node* l = m.find("limits")) {
     const auto lim = readNumbers(src_, *l, m.at("limits"), 2);

@@ -466,9 +466,9 @@ TEST_F(SceneLoader, BuilderErrorsPointAtTheElement) {
   // A joint to a body that does not exist: at the joint's child.
   expectError(oneBody("  - {name: j, type: revolute, child: b}\n  - {name: k, type: fixed, parent: b, child: ghost}\n"),
               6, 46, {"joint 'k'", "child body 'ghost' does not exist"});
-  // A non-unit axis: at the axis.
+  // A non-unit axis (the loader checks it, with the tolerance of docs/SCENE_FORMAT.md): at the axis.
   expectError(oneBody("  - name: j\n    type: revolute\n    child: b\n    axis: [0, 1, 1]\n"), 8, 11,
-              {"joint 'j'", "axis has norm"});
+              {"joint.j.axis", "norm 1.41421", "unit vector"});
   // Inertia violating the triangle inequality.
   expectError("name: t\nbodies:\n  - name: b\n    mass: 1\n    inertia: [0.1, 0.1, 0.5, 0, 0, 0]\n"
               "joints: [{name: j, type: fixed, child: b}]\n",
@@ -541,6 +541,26 @@ TEST_F(SceneLoader, BadOverrides) {
   expectError(yaml, 0, 0, {"--set name.first=x", "holds a single value"}, {"name.first=x"});
   expectError(yaml, 0, 0, {"--set body.b.mass=-1", "mass is -1 kg"}, {"body.b.mass=-1"});
   expectError(yaml, 0, 0, {"--set gravity=[0, 0", "not valid YAML"}, {"gravity=[0, 0"});
+}
+
+}  // namespace
+}  // namespace rbs
+
+namespace rbs {
+namespace {
+
+class SceneUnitVectors : public test::SceneDir {};
+
+TEST_F(SceneUnitVectors, AxesWithinTheDocumentedToleranceAreNormalizedBeyondItRejected) {
+  const std::string head =
+      "name: s\n"
+      "bodies: [{name: b, mass: 1, inertia: [1, 1, 1, 0, 0, 0]}]\n"
+      "joints: [{name: j, type: revolute, parent: world, child: b, axis: ";
+  // Printed with four digits, as users write them: |n − 1| ≈ 1.4e-5, within 1e-3.
+  const Scene s = load(head + "[0, 0.7071, 0.7071]}]\n");
+  EXPECT_NEAR(s.model.joints[0].axis.norm(), 1.0, 1e-15);
+  EXPECT_NEAR(s.model.joints[0].axis.y(), std::sqrt(0.5), 1e-15);
+  expectError(head + "[0, 0, 2]}]\n", 3, 0, {"joint.j.axis", "norm 2", "unit vector"});
 }
 
 }  // namespace
