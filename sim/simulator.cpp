@@ -502,7 +502,7 @@ struct Simulator::Impl {
         values[c++] = G.r.z();
         for (int i = 0; i < 4; ++i) values[c++] = q(i);
       }
-      const Energies& e = sample_ws.energies;
+      const Energies e = computeEnergies(model, state_now.x, state_now.xi, sample_ws);
       values[ch_energy + 0] = e.kinetic;
       values[ch_energy + 1] = e.potential();
       values[ch_energy + 2] = e.total();

@@ -2,7 +2,6 @@
 
 #include <cmath>
 
-#include "core/dynamics/energy.h"
 
 namespace rbs {
 namespace {
@@ -371,7 +370,6 @@ DynamicsStatus computeForwardDynamics(const Model& model, const VecX& x, const V
   computeDampingForces(model, xi, ws);
   computeInputForces(model, u, ws);
   computeConfigurationRate(model, x, xi, ws, stabilization_gain);
-  ws.energies = computeEnergies(model, x, xi, ws);
 
   // (3.124): M ξ̇ = f_E − c − f_D − f_K − f_G
   ws.rhs = ws.input_forces - ws.inertial_forces - ws.damping_forces - ws.elastic_forces - ws.gravity_forces;

@@ -57,7 +57,8 @@ enum class DynamicsStatus {
 std::string_view toString(DynamicsStatus status);
 
 /// Everything: kinematics, all force terms, M, ξ̇ (with loop closures via Gauss' principle,
-/// (3.130)–(3.132)) and ẋ (with drift stabilization gain λ). Fills ws.energies as well.
+/// (3.130)–(3.132)) and ẋ (with drift stabilization gain λ). Energies are not part of it (they
+/// are not needed by the integration): computeEnergies afterwards gives them for this state.
 DynamicsStatus computeForwardDynamics(const Model& model, const VecX& x, const VecX& xi,
                                       const VecX& u, Workspace& ws, double stabilization_gain = 0.0);
 

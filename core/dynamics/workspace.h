@@ -59,8 +59,6 @@ struct Workspace {
   MatX constraint_schur;       ///< Z M⁻¹ Zᵀ (+ regularization)
   Eigen::LDLT<MatX> constraint_ldlt;
 
-  Energies energies;
-
   // Scratch (not meaningful between calls).
   std::vector<Mat6> composite_inertia;
   std::vector<Vec6> wrench;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/dynamics/dynamics.h"
+#include "core/dynamics/energy.h"
 #include "sim/integrator.h"
 #include "tests/support/report.h"
 #include "tests/support/test_models.h"
@@ -157,7 +158,7 @@ LoopRun simulateFourBar(const FourBar& fb, double phi1_0, double rate_0, double 
     run.phi2.push_back(-(st.x(crank) + st.x(pin)));
     run.phi3.push_back(-st.x(rocker));
     run.closure.push_back(ws.constraint_error.norm());
-    run.energy.push_back(ws.energies.total());
+    run.energy.push_back(computeEnergies(m, st.x, st.xi, ws).total());
   });
   return run;
 }
