@@ -91,17 +91,20 @@ void checkBody(const BodySpec& b) {
   const double scale = b.inertia.cwiseAbs().maxCoeff();
   if ((b.inertia - b.inertia.transpose()).cwiseAbs().maxCoeff() > 1e-9 * std::max(scale, 1e-300))
     fail(what, b.name, "inertia tensor is not symmetric");
-  const Vec3 ev = Eigen::SelfAdjointEigenSolver<Mat3>(b.inertia).eigenvalues();  // ascending
-  if (ev(0) <= 0.0)
-    fail(what, b.name, "inertia tensor is not positive definite (principal moments " + str(ev(0)) +
-                           ", " + str(ev(1)) + ", " + str(ev(2)) + " kg m²)");
-  // A real mass distribution has I₁ + I₂ ≥ I₃ for its principal moments (equality: a flat plate).
-  if (ev(0) + ev(1) < ev(2) * (1.0 - 1e-9))
-    fail(what, b.name, "principal moments " + str(ev(0)) + ", " + str(ev(1)) + ", " + str(ev(2)) +
-                           " kg m² violate the triangle inequality I₁ + I₂ ≥ I₃");
+  if (const std::string problem = inertiaProblem(b.inertia); !problem.empty()) fail(what, b.name, problem);
 }
 
 }  // namespace
+
+std::string inertiaProblem(const Mat3& inertia_com) {
+  const Vec3 ev = Eigen::SelfAdjointEigenSolver<Mat3>(inertia_com).eigenvalues();  // ascending
+  const std::string moments = str(ev(0)) + ", " + str(ev(1)) + ", " + str(ev(2)) + " kg m²";
+  if (ev(0) <= 0.0) return "inertia tensor is not positive definite (principal moments " + moments + ")";
+  // A real mass distribution has I₁ + I₂ ≥ I₃ for its principal moments (equality: a flat plate).
+  if (ev(0) + ev(1) < ev(2) * (1.0 - 1e-9))
+    return "principal moments " + moments + " violate the triangle inequality I₁ + I₂ ≥ I₃";
+  return {};
+}
 
 Mat6 spatialInertia(double mass, const Vec3& com, const Mat3& inertia_com) {
   const Mat3 S = wed(com);
@@ -209,19 +212,20 @@ Model ModelBuilder::build() const {
   std::vector<int> order;  // declaration indices
   std::vector<int> new_index(bodies_.size(), -1);
   {
-    std::vector<int> frontier{-1};
-    while (!frontier.empty()) {
-      const int p = frontier.front();
-      frontier.erase(frontier.begin());
-      for (size_t j = 0; j < joints_.size(); ++j) {
-        const bool from_p = p < 0 ? joints_[j].parent == kWorld : joints_[j].parent == bodies_[p].name;
-        if (!from_p) continue;
+    // Breadth first from the world, children in declaration order; `order` itself is the queue.
+    std::map<std::string, std::vector<int>, std::less<>> children_of;  // parent name → joints
+    for (size_t j = 0; j < joints_.size(); ++j) children_of[joints_[j].parent].push_back(static_cast<int>(j));
+    auto visit = [&](const std::string& parent) {
+      const auto it = children_of.find(parent);
+      if (it == children_of.end()) return;
+      for (int j : it->second) {
         const int c = body_by_name.at(joints_[j].child);
         new_index[c] = static_cast<int>(order.size());
         order.push_back(c);
-        frontier.push_back(c);
       }
-    }
+    };
+    visit(kWorld);
+    for (size_t next = 0; next < order.size(); ++next) visit(bodies_[order[next]].name);
   }
   if (order.size() != bodies_.size()) {
     for (size_t b = 0; b < bodies_.size(); ++b)

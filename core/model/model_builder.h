@@ -144,6 +144,11 @@ class ModelBuilder {
   std::vector<VisualSpec> visuals_;
 };
 
+/// What is physically wrong with an inertia tensor about the centre of mass (symmetric input):
+/// not positive definite, or principal moments violating the triangle inequality I₁ + I₂ ≥ I₃.
+/// Empty when it is valid. Used by the builder and by importers that locate the error in a file.
+std::string inertiaProblem(const Mat3& inertia_com);
+
 /// Spatial inertia (3.51) about the body-frame origin from mass, CoM and CoM inertia.
 Mat6 spatialInertia(double mass, const Vec3& com, const Mat3& inertia_com);
 /// K (or D) of the form [k I, k wed(h)ᵀ; k wed(h), Π_s + k wed(h) wed(h)ᵀ] (3.68, 3.72).

@@ -240,18 +240,8 @@ class Importer {
     I_inertial << in.ixx, in.ixy, in.ixz, in.ixy, in.iyy, in.iyz, in.ixz, in.iyz, in.izz;
     if (!std::isfinite(in.mass) || !I_inertial.allFinite() || !inertial.r.allFinite())
       failAt("link", link.name, "<inertial> contains NaN or infinite values");
-    // Principal moments: the same physical-validity checks as ModelBuilder, located in the file.
-    const Vec3 ev = Eigen::SelfAdjointEigenSolver<Mat3>(I_inertial).eigenvalues();  // ascending
-    if (ev(0) <= 0.0)
-      failAt("link", link.name,
-             "inertia tensor is not positive definite (principal moments " + fmt(ev(0)) + ", " +
-                 fmt(ev(1)) + ", " + fmt(ev(2)) +
-                 " kg m²); expected ixx, iyy, izz > 0 and a "
-                 "positive definite tensor");
-    if (ev(0) + ev(1) < ev(2) * (1.0 - 1e-9))
-      failAt("link", link.name,
-             "principal moments " + fmt(ev(0)) + ", " + fmt(ev(1)) + ", " + fmt(ev(2)) +
-                 " kg m² violate the triangle inequality I₁ + I₂ ≥ I₃");
+    // The builder's physical-validity check, here so that the error is located in the file.
+    if (const std::string problem = inertiaProblem(I_inertial); !problem.empty()) failAt("link", link.name, problem);
     BodySpec b;
     b.name = link.name;
     b.mass = in.mass;
