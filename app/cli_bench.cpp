@@ -88,21 +88,12 @@ int runBench(const std::vector<std::string>& args, std::ostream& out, std::ostre
   const double duration = positiveOption(parsed, "duration", kDefaultDuration);
   const std::string& file = sceneArgument(parsed, "bench");
 
-  Scene scene;
-  try {
-    scene = loadScene(file, parsed.all("set"), parsed.has("floating"));
-  } catch (const SceneError& e) {
-    err << e.what() << "\n";
-    return 2;
-  }
-  const Model& model = scene.model;
-  SimulationOptions options;
-  try {
-    options = simulationOptions(scene.integrator);
-  } catch (const std::invalid_argument& e) {
-    err << "rbsim-cli bench: " << e.what() << "\n";
-    return 2;
-  }
+  const std::optional<Scene> scene = loadSceneArgument(parsed, file, err);
+  if (!scene) return 2;
+  const Model& model = scene->model;
+  const std::optional<SimulationOptions> checked_options = simulationOptionsOrReport(scene->integrator, "bench", err);
+  if (!checked_options) return 2;
+  const SimulationOptions& options = *checked_options;
   const double gain =
       options.integration.drift == DriftPolicy::Stabilize ? options.integration.stabilization_gain : 0.0;
 

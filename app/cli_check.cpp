@@ -5,6 +5,7 @@
 
 #include "app/cli_args.h"
 #include "app/cli_commands.h"
+#include "app/cli_sim_common.h"
 #include "core/scene/scene.h"
 
 namespace rbs::cli {
@@ -42,17 +43,13 @@ int runCheck(const std::vector<std::string>& args, std::ostream& out, std::ostre
     return 0;
   }
   const std::string& file = sceneArgument(parsed, "check");
-  try {
-    const Scene scene = loadScene(file, parsed.all("set"), parsed.has("floating"));
-    const Model& m = scene.model;
-    out << file << ": " << count(m.numBodies(), "body", "bodies") << ", nu = " << m.nx << ", n = " << m.nxi
-        << ", " << count(m.numInputs(), "input", "inputs") << ", "
-        << count(static_cast<long>(m.loop_closures.size()), "loop closure", "loop closures") << "\n";
-    return 0;
-  } catch (const SceneError& e) {
-    err << e.what() << "\n";
-    return 2;
-  }
+  const std::optional<Scene> scene = loadSceneArgument(parsed, file, err);
+  if (!scene) return 2;
+  const Model& m = scene->model;
+  out << file << ": " << count(m.numBodies(), "body", "bodies") << ", nu = " << m.nx << ", n = " << m.nxi
+      << ", " << count(m.numInputs(), "input", "inputs") << ", "
+      << count(static_cast<long>(m.loop_closures.size()), "loop closure", "loop closures") << "\n";
+  return 0;
 }
 
 }  // namespace rbs::cli

@@ -219,13 +219,9 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
     return 2;
   }
 
-  Scene scene;
-  try {
-    scene = loadScene(file, parsed.all("set"), parsed.has("floating"));
-  } catch (const SceneError& e) {
-    err << e.what() << "\n";
-    return 2;
-  }
+  const std::optional<Scene> loaded = loadSceneArgument(parsed, file, err);
+  if (!loaded) return 2;
+  const Scene& scene = *loaded;
 
   IntegratorSettings settings = scene.integrator;
   if (parsed.has("integrator")) settings.stepper = parsed.all("integrator").back();
@@ -244,13 +240,9 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
         << "' has a fixed step (use --dt)\n";
     return 2;
   }
-  SimulationOptions options;
-  try {
-    options = simulationOptions(settings);
-  } catch (const std::invalid_argument& e) {
-    err << "rbsim-cli run: " << e.what() << "\n";
-    return 2;
-  }
+  const std::optional<SimulationOptions> checked_options = simulationOptionsOrReport(settings, "run", err);
+  if (!checked_options) return 2;
+  const SimulationOptions& options = *checked_options;
 
   if (const std::string w = controllerWarning(scene, parsed); !w.empty()) err << "rbsim-cli run: " << w << "\n";
 

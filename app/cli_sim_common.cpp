@@ -3,6 +3,10 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <ostream>
+#include <stdexcept>
+
+#include "sim/settings.h"
 
 namespace rbs::cli {
 
@@ -40,6 +44,25 @@ std::string controllerWarning(const Scene& scene, const ParsedArgs& parsed) {
   return "warning: the scene's controller '" + scene.controller.name +
          "' is not available in this version (no controllers are implemented yet); running with "
          "zero inputs (--controller none silences this warning)";
+}
+
+std::optional<Scene> loadSceneArgument(const ParsedArgs& parsed, const std::string& file, std::ostream& err) {
+  try {
+    return loadScene(file, parsed.all("set"), parsed.has("floating"));
+  } catch (const SceneError& e) {
+    err << e.what() << "\n";
+    return std::nullopt;
+  }
+}
+
+std::optional<SimulationOptions> simulationOptionsOrReport(const IntegratorSettings& settings,
+                                                           const std::string& command, std::ostream& err) {
+  try {
+    return simulationOptions(settings);
+  } catch (const std::invalid_argument& e) {
+    err << "rbsim-cli " << command << ": " << e.what() << "\n";
+    return std::nullopt;
+  }
 }
 
 }  // namespace rbs::cli

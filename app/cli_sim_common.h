@@ -2,10 +2,13 @@
 // integrator settings a command line may override.
 #pragma once
 
+#include <iosfwd>
+#include <optional>
 #include <string>
 
 #include "app/cli_args.h"
 #include "core/scene/scene.h"
+#include "sim/simulator.h"
 
 namespace rbs::cli {
 
@@ -15,6 +18,15 @@ double positiveOption(const ParsedArgs& parsed, const std::string& name, double 
 
 /// The value of `--name` as an integer ≥ 1, or `fallback` when absent. Throws UsageError otherwise.
 long countOption(const ParsedArgs& parsed, const std::string& name, long fallback);
+
+/// Loads `file` with the command line's --set overrides and --floating. A SceneError is printed to
+/// `err` (FILE:LINE:COLUMN: message) and gives nothing: the command then exits 2.
+std::optional<Scene> loadSceneArgument(const ParsedArgs& parsed, const std::string& file, std::ostream& err);
+
+/// simulationOptions(settings); an invalid setting is printed as "rbsim-cli COMMAND: message" and
+/// gives nothing (exit 2).
+std::optional<SimulationOptions> simulationOptionsOrReport(const IntegratorSettings& settings,
+                                                           const std::string& command, std::ostream& err);
 
 /// Checks `--controller NAME`: controllers arrive with a later issue, so only "none" (zero inputs)
 /// exists. Returns an empty string when the name is accepted, else the error message

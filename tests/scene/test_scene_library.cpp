@@ -52,6 +52,7 @@ std::filesystem::path scenePath(const std::string& stem) {
   return scenesDir() / (stem + ".yaml");
 }
 
+
 /// Integration options from the scene's integrator section (unknown stepper names: RK4).
 IntegrationOptions optionsFor(const Scene& scene, bool* known_stepper = nullptr) {
   IntegrationOptions o;
@@ -157,12 +158,7 @@ TEST(SceneLibraryFiles, ThesisScenesArePresent) {
 
 TEST_P(SceneLibrary, LoadsAndIsConsistent) {
   const std::string stem = GetParam();
-  Scene s;
-  try {
-    s = loadScene(scenePath(stem));
-  } catch (const SceneError& e) {
-    FAIL() << e.what();
-  }
+  const Scene s = loadLibraryScene(stem);
   const Model& m = s.model;
   EXPECT_FALSE(s.name.empty());
   ASSERT_GE(m.numBodies(), 1);
@@ -194,12 +190,7 @@ TEST_P(SceneLibrary, LoadsAndIsConsistent) {
 
 TEST_P(SceneLibrary, OneSecondWithoutInputs) {
   const std::string stem = GetParam();
-  Scene s;
-  try {
-    s = loadScene(scenePath(stem));
-  } catch (const SceneError& e) {
-    FAIL() << e.what();
-  }
+  const Scene s = loadLibraryScene(stem);
   const Model& m = s.model;
   constexpr double kDuration = 1.0;   // s
   constexpr double kSampling = 0.01;  // s
