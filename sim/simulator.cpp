@@ -295,10 +295,20 @@ std::string inputUnit(const Actuator& a, const Model& model) {
 
 }  // namespace
 
+/// A plain input function as an input source (no channels, never fails).
+class FunctionSource : public InputSource {
+ public:
+  explicit FunctionSource(InputFunction f) : f_(std::move(f)) {}
+  void compute(double t, const State& state, VecX& u) override { f_(t, state, u); }
+
+ private:
+  InputFunction f_;
+};
+
 struct Simulator::Impl {
   const Model& model;
   SimulationOptions options;
-  InputFunction input;
+  std::shared_ptr<InputSource> input;
   ChannelSet channels;
   Recording recording;
   SimulationStats stats;
@@ -307,6 +317,8 @@ struct Simulator::Impl {
   int ch_energy = 0;       ///< first of kinetic, potential, total, power.input, power.dissipation, drift
   int ch_inputs = -1;      ///< first u.*
   int ch_closure = -1;
+  int ch_source = -1;      ///< first channel of the input source
+  VecX u_sample;           ///< scratch for the source's evaluation at a sample under a hold
 
   bool zoh = false;
   double hold_period = 0.0;
@@ -328,7 +340,7 @@ struct Simulator::Impl {
   std::vector<double> values;
   VecX x_scratch;
 
-  Impl(const Model& m, SimulationOptions o, InputFunction in)
+  Impl(const Model& m, SimulationOptions o, std::shared_ptr<InputSource> in)
       : model(m),
         options(o),
         input(std::move(in)),
@@ -364,7 +376,7 @@ struct Simulator::Impl {
   void evaluateInput(double t, const State& s, VecX& u) const {
     u.setZero();
     if (!input) return;
-    input(t, s, u);
+    input->compute(t, s, u);
     for (int i = 0; i < model.numInputs(); ++i) {
       const Actuator& a = model.actuators[i];
       if (u[i] < a.lower) u[i] = a.lower;
@@ -427,6 +439,13 @@ struct Simulator::Impl {
     }
     if (!model.loop_closures.empty())
       ch_closure = channels.add("constraint.closure", "m", "norm of the loop-closure error psi");
+    u_sample.setZero(model.numInputs());
+    if (input) {
+      for (const ChannelInfo& c : input->channels()) {
+        const int i = channels.add(c.name, c.unit, c.description);
+        if (ch_source < 0) ch_source = i;
+      }
+    }
     recording.channels = channels;
     values.resize(channels.size());
     last_quaternion.assign(model.numBodies(), Vec4::Zero());
@@ -459,7 +478,7 @@ struct Simulator::Impl {
     if (!z.allFinite()) {
       fail(timeMessage(t0, "non-finite state"));
     } else if (status != DynamicsStatus::Ok) {
-      fail(timeMessage(t0, std::string(toString(status))));
+      fail(withSourceFailure(timeMessage(t0, std::string(toString(status)))));
     } else if (const double d = model.coordinateDrift(s.x); !(d <= options.integration.max_drift)) {
       std::ostringstream c;
       c << "coordinate drift " << d << " exceeds the bound " << options.integration.max_drift;
@@ -470,6 +489,12 @@ struct Simulator::Impl {
   void fail(std::string m) {
     failed = true;
     message = std::move(m);
+  }
+
+  /// A stop caused by the input source (NaN inputs) names the source's reason.
+  std::string withSourceFailure(const std::string& m) const {
+    const std::string cause = input ? input->failure() : std::string();
+    return cause.empty() ? m : m + " (" + cause + ")";
   }
 
   /// Records one sample at time t from z (= [x; ξ]); returns the dynamics status there.
@@ -518,6 +543,11 @@ struct Simulator::Impl {
         }
         values[ch_closure] = sample_ws.constraint_error.norm();
       }
+      if (ch_source >= 0) {
+        // Under a hold the source last ran at the hold time: evaluate it at this sample.
+        if (zoh) evaluateInput(t, state_now, u_sample);
+        input->sample(values.data() + ch_source);
+      }
     }
     recording.time.push_back(t);
     recording.values.push_back(values);
@@ -546,7 +576,7 @@ struct Simulator::Impl {
         is_hold = th <= te + merge;
       }
       if (!engine->advance(te, z_event)) {
-        fail(engine->message());
+        fail(withSourceFailure(engine->message()));
         t_now = engine->failTime();
         const VecX& zc = engine->committed();
         state_now.x = zc.head(model.nx);
@@ -584,7 +614,11 @@ struct Simulator::Impl {
 };
 
 Simulator::Simulator(const Model& model, SimulationOptions options, InputFunction input)
-    : impl_(std::make_shared<Impl>(model, std::move(options), std::move(input))) {}
+    : impl_(std::make_shared<Impl>(model, std::move(options),
+                                   input ? std::make_shared<FunctionSource>(std::move(input)) : nullptr)) {}
+
+Simulator::Simulator(const Model& model, SimulationOptions options, std::shared_ptr<InputSource> source)
+    : impl_(std::make_shared<Impl>(model, std::move(options), std::move(source))) {}
 
 void Simulator::reset(const State& state, double t0) {
   impl_->reset(state, t0);

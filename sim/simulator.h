@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/channels.h"
+#include "sim/input_source.h"
 #include "sim/integrator.h"
 
 namespace rbs {
@@ -33,6 +34,9 @@ class Simulator {
   /// `input` computes u(t, state) (size model.numInputs()); empty: u = 0. The model must outlive
   /// the simulator.
   Simulator(const Model& model, SimulationOptions options, InputFunction input = {});
+  /// Inputs from a source that may add channels (e.g. a ClosedLoop: controller + reference).
+  /// A failing source stops the run with its failure() as the cause.
+  Simulator(const Model& model, SimulationOptions options, std::shared_ptr<InputSource> source);
 
   /// Sets the state and time, clears the recording and records the first sample.
   void reset(const State& state, double t0 = 0.0);
@@ -56,7 +60,8 @@ class Simulator {
 
   /// The channels: body poses (body.NAME.px/py/pz/qw/qx/qy/qz), energy.kinetic,
   /// energy.potential, energy.total, power.input, power.dissipation, constraint.drift, then
-  /// u.NAME per actuator and constraint.closure when the model has loop closures.
+  /// u.NAME per actuator, constraint.closure when the model has loop closures, then the input
+  /// source's channels (error.*, control.*, saturation.* of a controller).
   /// Units: m, 1 (quaternion), J, W, 1 (drift), N or N m (inputs), m (closure). The quaternion is
   /// (w, x, y, z) of the body frame's world attitude, sign kept continuous between samples (the
   /// first has w ≥ 0). constraint.drift is model.coordinateDrift before projection; u.NAME is the

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/control/settings.h"
 #include "core/model/model.h"
 
 namespace rbs {
@@ -27,16 +28,6 @@ class SceneError : public std::runtime_error {
   int line_;
   int column_;
   std::string message_;
-};
-
-struct ControllerSettings {
-  std::string name;                          ///< empty: no controller
-  std::map<std::string, double> parameters;  ///< validated later against the controller's metadata
-};
-
-struct ReferenceSettings {
-  std::string generator;                                  ///< empty: no reference
-  std::map<std::string, std::vector<double>> parameters;  ///< scalars are 1-element lists
 };
 
 struct IntegratorSettings {

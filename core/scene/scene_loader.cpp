@@ -167,6 +167,7 @@ class Loader {
   void readActuator(const YAML::Node& n, std::size_t i);
   void readController(const YAML::Node& n, ControllerSettings& c) const;
   void readReference(const YAML::Node& n, ReferenceSettings& r) const;
+  void readOptions(const MapView& m, std::map<std::string, std::string>& options) const;
   void readIntegrator(const YAML::Node& n, IntegratorSettings& s) const;
   void readPlots(const YAML::Node& n, std::vector<PlotGroup>& plots) const;
   void readCamera(const YAML::Node& n, CameraSettings& c);
@@ -680,17 +681,30 @@ void Loader::readActuator(const YAML::Node& n, std::size_t i) {
 // ---- settings ---------------------------------------------------------------------------------
 
 void Loader::readController(const YAML::Node& n, ControllerSettings& c) const {
-  MapView m(src_, n, "controller", {"name", "parameters"});
+  MapView m(src_, n, "controller", {"name", "parameters", "options"});
   c.name = m.name("name");
+  c.line = n.Mark().line + 1;
+  c.column = n.Mark().column + 1;
   if (const YAML::Node* p = m.find("parameters")) {
     MapView pm(src_, *p, m.at("parameters"), {"*"});
     for (const auto& k : pm.keys()) c.parameters[k] = pm.number(k);
   }
+  readOptions(m, c.options);
+}
+
+void Loader::readOptions(const MapView& m, std::map<std::string, std::string>& options) const {
+  if (const YAML::Node* p = m.find("options")) {
+    MapView om(src_, *p, m.at("options"), {"*"});
+    for (const auto& k : om.keys()) options[k] = om.name(k);
+  }
 }
 
 void Loader::readReference(const YAML::Node& n, ReferenceSettings& r) const {
-  MapView m(src_, n, "reference", {"generator", "parameters"});
+  MapView m(src_, n, "reference", {"generator", "parameters", "options"});
+  readOptions(m, r.options);
   r.generator = m.name("generator");
+  r.line = n.Mark().line + 1;
+  r.column = n.Mark().column + 1;
   if (const YAML::Node* p = m.find("parameters")) {
     MapView pm(src_, *p, m.at("parameters"), {"*"});
     for (const auto& k : pm.keys()) {

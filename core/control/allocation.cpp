@@ -1,0 +1,325 @@
+// Input allocation (konz-control §8, thesis 4.5): exact (4.51), M̄-weighted least squares (4.53)
+// and box-constrained (4.63) allocation of the template acceleration, and the primal active-set
+// box QP (Nocedal & Wright 2006, Alg. 16.3) that the constrained mode uses.
+#include "core/control/allocation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace rbs {
+namespace {
+
+/// H = WᵀW with W = L̄ᵀM⁻¹B. A Cholesky pivot L_ii² below kRankTolerance·H_ii means column i of W
+/// lies within ~1e-6 rad of the span of the preceding ones: B is numerically rank deficient and u₀
+/// would carry relative errors of order ε / kRankTolerance ≈ 1e-4.
+constexpr double kRankTolerance = 1e-12;
+/// Exact mode: B counts as singular when an LU pivot is below kSingularPivot times the largest
+/// (cond(B) ≳ 1e12; u would keep only a few significant digits).
+constexpr double kSingularPivot = 1e-12;
+/// Box QP: a working-set multiplier counts as negative only below −kMultiplierTolerance·(gradient
+/// scale). g = H(u − u₀) is computed with a relative error of a few p·ε·cond(H_FF); releasing a
+/// bound on rounding noise would make the active set cycle.
+constexpr double kMultiplierTolerance = 1e-11;
+/// Iteration limit of the box QP inside Allocator::solve: the default of solveBoxQp, raised for
+/// large p (the active-set method typically needs about one iteration per bound it touches).
+int allocatorQpIterations(Eigen::Index p) {
+  return std::max(100, 10 * static_cast<int>(p));
+}
+/// solveBoxQp keeps its workspace on the stack up to this many inputs (p ≤ 12 in practice).
+constexpr int kStackInputs = 12;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+void checkBounds(const VecX& lower, const VecX& upper, const char* who) {
+  for (Eigen::Index i = 0; i < lower.size(); ++i) {
+    // !(l ≤ u) also rejects NaN; l = +inf or u = −inf leaves no finite input.
+    if (!(lower(i) <= upper(i)) || lower(i) == kInf || upper(i) == -kInf)
+      throw std::invalid_argument(std::string(who) + ": invalid bounds for input " +
+                                  std::to_string(i) + " (need lower <= upper, not NaN)");
+  }
+}
+
+/// Ḡ(u) = ½ ‖M⁻¹(B u − b) + M̄⁻¹ b̄‖²_M̄ = ½ ‖L̄ᵀ(M⁻¹B u − ã)‖² with M̄ = L̄L̄ᵀ (4.52); the
+/// factored form is ≥ 0 by construction. `r` is workspace (n).
+double templateDeviation(const Eigen::LLT<MatX>& mbar_llt, const MatX& minv_b, const VecX& a_tilde,
+                         const VecX& u, VecX& r) {
+  r = -a_tilde;
+  r.noalias() += minv_b * u;
+  const MatX& l = mbar_llt.matrixLLT();  // L̄ in the lower triangle
+  double sum = 0.0;
+  for (Eigen::Index i = 0; i < r.size(); ++i) {
+    const Eigen::Index tail = r.size() - i;
+    const double li = l.col(i).tail(tail).dot(r.tail(tail));  // (L̄ᵀ r)_i
+    sum += li * li;
+  }
+  return 0.5 * sum;
+}
+
+/// Primal active-set method for min ½ (u − u₀)ᵀ H (u − u₀) s.t. lower ≤ u ≤ upper
+/// (Nocedal & Wright, Alg. 16.3, with the constraints u_i ≥ l_i and −u_i ≥ −h_i). The working set
+/// lives in `active` (−1 lower, +1 upper, 0 free); a fixed input (l_i = h_i) is an equality that
+/// is never released. Workspace: `factor` ≥ p×p, `gradient`, `step`, `free_index` ≥ p. Arguments
+/// are validated by the callers; `u` must not alias `u0`.
+int boxQpActiveSet(const MatX& H, const VecX& u0, const VecX& lower, const VecX& upper,
+                   int max_iterations, VecX& u, std::vector<signed char>& active,
+                   Eigen::Ref<MatX> factor, Eigen::Ref<VecX> gradient, Eigen::Ref<VecX> step,
+                   Eigen::Ref<Eigen::VectorXi> free_index) {
+  const Eigen::Index p = u0.size();
+  u.resize(p);
+  active.assign(static_cast<std::size_t>(p), 0);
+
+  // Start at the projection of u₀ onto the box: feasible, and optimal when u₀ itself is (4.63).
+  bool feasible = true;
+  for (Eigen::Index i = 0; i < p; ++i) {
+    u(i) = std::clamp(u0(i), lower(i), upper(i));
+    feasible = feasible && u(i) == u0(i);
+  }
+  if (feasible) return 0;
+
+  auto computeGradient = [&] {  // g = H (u − u₀), the objective's gradient
+    for (Eigen::Index i = 0; i < p; ++i) {
+      double g = 0.0;
+      for (Eigen::Index j = 0; j < p; ++j) g += H(i, j) * (u(j) - u0(j));
+      gradient(i) = g;
+    }
+  };
+  auto isFixed = [&](Eigen::Index i) { return lower(i) == upper(i); };
+  // At exit a fixed input reports the bound it presses against (sign of its multiplier).
+  auto markFixed = [&] {
+    for (Eigen::Index i = 0; i < p; ++i)
+      if (isFixed(i)) active[i] = gradient(i) > 0.0 ? -1 : (gradient(i) < 0.0 ? 1 : 0);
+  };
+  const double h_max = H.cwiseAbs().maxCoeff();
+
+  // Initial working set: fixed inputs and the bounds the gradient pushes against.
+  computeGradient();
+  for (Eigen::Index i = 0; i < p; ++i) {
+    if (isFixed(i) || (u(i) == lower(i) && gradient(i) >= 0.0))
+      active[i] = -1;
+    else if (u(i) == upper(i) && gradient(i) <= 0.0)
+      active[i] = 1;
+  }
+
+  bool at_minimizer = false;  // u minimizes the objective on the current working set
+  for (int iteration = 1; iteration <= max_iterations; ++iteration) {
+    if (!at_minimizer) {
+      Eigen::Index nf = 0;
+      for (Eigen::Index i = 0; i < p; ++i)
+        if (active[i] == 0) free_index(nf++) = static_cast<int>(i);
+      if (nf > 0) {
+        // Equality-constrained subproblem on the free inputs: H_FF d_F = −g_F (N&W §16.5).
+        for (Eigen::Index c = 0; c < nf; ++c)
+          for (Eigen::Index a = c; a < nf; ++a) factor(a, c) = H(free_index(a), free_index(c));
+        Eigen::Ref<MatX> h_ff = factor.topLeftCorner(nf, nf);
+        const Eigen::LLT<Eigen::Ref<MatX>> llt(h_ff);  // in place, reads the lower triangle
+        if (llt.info() != Eigen::Success) {
+          markFixed();
+          return -1;
+        }
+        auto d = step.head(nf);
+        for (Eigen::Index a = 0; a < nf; ++a) d(a) = -gradient(free_index(a));
+        llt.solveInPlace(d);
+
+        // Ratio test against the bounds outside the working set (N&W §16.5); ties go to the
+        // lowest index, so the iteration is deterministic.
+        double alpha = 1.0;
+        Eigen::Index blocking = -1;
+        signed char side = 0;
+        for (Eigen::Index a = 0; a < nf; ++a) {
+          const Eigen::Index i = free_index(a);
+          if (d(a) < 0.0 && std::isfinite(lower(i))) {
+            const double t = (lower(i) - u(i)) / d(a);
+            if (t < alpha) {
+              alpha = t;
+              blocking = i;
+              side = -1;
+            }
+          } else if (d(a) > 0.0 && std::isfinite(upper(i))) {
+            const double t = (upper(i) - u(i)) / d(a);
+            if (t < alpha) {
+              alpha = t;
+              blocking = i;
+              side = 1;
+            }
+          }
+        }
+        for (Eigen::Index a = 0; a < nf; ++a) {
+          const Eigen::Index i = free_index(a);
+          u(i) = std::clamp(u(i) + alpha * d(a), lower(i), upper(i));  // rounding stays inside
+        }
+        if (blocking >= 0) {
+          u(blocking) = side < 0 ? lower(blocking) : upper(blocking);
+          active[blocking] = side;
+        }
+        at_minimizer = blocking < 0;
+        computeGradient();
+        continue;
+      }
+      at_minimizer = true;  // nothing free: u is the subproblem's solution
+    }
+
+    // Optimality (N&W §16.5): multiplier g_i on a lower bound, −g_i on an upper bound, both ≥ 0.
+    // Otherwise release the most negative one (first index on ties).
+    const double tolerance = kMultiplierTolerance * static_cast<double>(p) * h_max *
+                             (u.lpNorm<Eigen::Infinity>() + u0.lpNorm<Eigen::Infinity>());
+    Eigen::Index release = -1;
+    double most_negative = -tolerance;
+    for (Eigen::Index i = 0; i < p; ++i) {
+      if (active[i] == 0 || isFixed(i)) continue;
+      const double multiplier = active[i] < 0 ? gradient(i) : -gradient(i);
+      if (multiplier < most_negative) {
+        most_negative = multiplier;
+        release = i;
+      }
+    }
+    if (release < 0) {
+      markFixed();
+      return iteration;
+    }
+    active[release] = 0;
+    at_minimizer = false;
+  }
+  markFixed();
+  return -1;
+}
+
+}  // namespace
+
+Allocator::Allocator(int n, int p)
+    : n_(n),
+      p_(p),
+      m_llt_(n),
+      mbar_llt_(n),
+      h_llt_(p),
+      b_lu_(n == p ? n : 0, n == p ? n : 0),
+      minv_b_(n, p),
+      mbar_minv_b_(n, p),
+      h_(p, p),
+      qp_factor_(p, p),
+      a_tilde_(n),
+      work_n_(n),
+      work_n2_(n),
+      work_p_(p),
+      qp_gradient_(p),
+      qp_step_(p),
+      qp_free_(p) {
+  if (n < 1 || p < 1) throw std::invalid_argument("Allocator: needs n >= 1 and p >= 1");
+  b_lu_.setThreshold(kSingularPivot);
+}
+
+bool Allocator::solve(const MatX& M, const VecX& b, const MatX& B, const MatX& Mbar,
+                      const VecX& bbar, const VecX& lower, const VecX& upper, AllocationMode mode,
+                      AllocationResult& out) {
+  const Eigen::Index n = M.rows(), p = B.cols();
+  if (M.cols() != n || b.size() != n || B.rows() != n || Mbar.rows() != n || Mbar.cols() != n ||
+      bbar.size() != n)
+    throw std::invalid_argument("Allocator::solve: inconsistent sizes of M, b, B, Mbar, bbar");
+  if (n > n_ || p > p_)
+    throw std::invalid_argument(
+        "Allocator::solve: problem larger than the allocator was built for");
+  if (n == 0 || p == 0) throw std::invalid_argument("Allocator::solve: empty problem");
+  const bool constrained = mode == AllocationMode::Constrained;
+  if (constrained) {  // bounds are read in Constrained mode only
+    if (lower.size() != p || upper.size() != p)
+      throw std::invalid_argument("Allocator::solve: bounds must have p entries");
+    checkBounds(lower, upper, "Allocator::solve");
+  }
+  if (mode == AllocationMode::Exact && p != n) return false;
+
+  m_llt_.compute(M);
+  if (m_llt_.info() != Eigen::Success) return false;
+  mbar_llt_.compute(Mbar);
+  if (mbar_llt_.info() != Eigen::Success) return false;
+
+  minv_b_ = B;  // M⁻¹ B
+  m_llt_.solveInPlace(minv_b_);
+  work_n_ = bbar;  // M̄⁻¹ b̄ = −a_des
+  mbar_llt_.solveInPlace(work_n_);
+  a_tilde_ = b;  // ã = M⁻¹ b − M̄⁻¹ b̄
+  m_llt_.solveInPlace(a_tilde_);
+  a_tilde_ -= work_n_;
+
+  VecX& u0 = out.u_unconstrained;
+  if (mode == AllocationMode::Exact) {
+    // u = B⁻¹(b − M M̄⁻¹ b̄) (4.51, (4.67a) corrected). PBQ = LU; solved by hand because
+    // FullPivLU::solve allocates a temporary.
+    work_n2_ = b;
+    work_n2_.noalias() -= M * work_n_;
+    b_lu_.compute(B);
+    if (!b_lu_.isInvertible()) return false;
+    work_p_.noalias() = b_lu_.permutationP() * work_n2_;
+    b_lu_.matrixLU().triangularView<Eigen::UnitLower>().solveInPlace(work_p_);
+    b_lu_.matrixLU().triangularView<Eigen::Upper>().solveInPlace(work_p_);
+    u0.resize(p);
+    u0.noalias() = b_lu_.permutationQ() * work_p_;
+  } else {
+    // H = Bᵀ M⁻¹ M̄ M⁻¹ B, u₀ = H⁻¹ Bᵀ M⁻¹ M̄ ã = H⁻¹ Bᵀ M⁻¹ (M̄ M⁻¹ b − b̄) (4.53).
+    mbar_minv_b_.noalias() = Mbar * minv_b_;
+    h_.noalias() = minv_b_.transpose() * mbar_minv_b_;
+    for (Eigen::Index j = 0; j < p; ++j)  // exactly symmetric for the QP
+      for (Eigen::Index i = j + 1; i < p; ++i) h_(j, i) = h_(i, j);
+    h_llt_.compute(h_);
+    if (h_llt_.info() != Eigen::Success) return false;
+    const MatX& l = h_llt_.matrixLLT();
+    for (Eigen::Index i = 0; i < p; ++i)
+      if (l(i, i) * l(i, i) < kRankTolerance * h_(i, i)) return false;
+    work_p_.noalias() = mbar_minv_b_.transpose() * a_tilde_;
+    u0 = work_p_;
+    h_llt_.solveInPlace(u0);
+  }
+  if (!u0.allFinite()) return false;  // NaN in the data passes the factorizations
+
+  // Ḡ₀ = Ḡ(u₀) = ½ ‖P⊥ ã‖²_M̄ = ½ λᵀ S λ (4.54)/(4.57); ≈ 0 when fully actuated.
+  out.matching_residual = templateDeviation(mbar_llt_, minv_b_, a_tilde_, u0, work_n_);
+  out.template_deviation = out.matching_residual;
+  out.saturated.assign(static_cast<std::size_t>(p), 0);
+  out.qp_iterations = 0;
+  out.u = u0;
+  if (!constrained) return true;
+
+  bool inside = true;
+  for (Eigen::Index i = 0; i < p; ++i) inside = inside && lower(i) <= u0(i) && u0(i) <= upper(i);
+  if (inside) return true;  // (4.63): a feasible u₀ is the constrained optimum
+  // min ½ (u − u₀)ᵀ H (u − u₀) s.t. lower ≤ u ≤ upper (4.63); Ḡ(u) = Ḡ₀ + ½ ‖u − u₀‖²_H (4.54).
+  out.qp_iterations = boxQpActiveSet(h_, u0, lower, upper, allocatorQpIterations(p), out.u,
+                                     out.saturated, qp_factor_, qp_gradient_, qp_step_, qp_free_);
+  out.template_deviation = templateDeviation(mbar_llt_, minv_b_, a_tilde_, out.u, work_n_);
+  return true;
+}
+
+int solveBoxQp(const MatX& H, const VecX& u0, const VecX& lower, const VecX& upper, VecX& u,
+               std::vector<signed char>& active, int max_iterations) {
+  const Eigen::Index p = u0.size();
+  if (H.rows() != p || H.cols() != p || lower.size() != p || upper.size() != p)
+    throw std::invalid_argument("solveBoxQp: inconsistent sizes of H, u0, lower, upper");
+  if (&u == &u0) throw std::invalid_argument("solveBoxQp: u must not alias u0");
+  if (!H.allFinite() || !u0.allFinite())
+    throw std::invalid_argument("solveBoxQp: H and u0 must be finite");
+  checkBounds(lower, upper, "solveBoxQp");
+  if (p == 0) {
+    u.resize(0);
+    active.clear();
+    return 0;
+  }
+  if (p <= kStackInputs) {  // no heap allocation beyond `u` and `active`
+    using StackMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::ColMajor,
+                                   kStackInputs, kStackInputs>;
+    using StackVec = Eigen::Matrix<double, Eigen::Dynamic, 1, Eigen::ColMajor, kStackInputs, 1>;
+    using StackIdx = Eigen::Matrix<int, Eigen::Dynamic, 1, Eigen::ColMajor, kStackInputs, 1>;
+    StackMat factor(p, p);
+    StackVec gradient(p), step(p);
+    StackIdx free_index(p);
+    return boxQpActiveSet(H, u0, lower, upper, max_iterations, u, active, factor, gradient, step,
+                          free_index);
+  }
+  MatX factor(p, p);
+  VecX gradient(p), step(p);
+  Eigen::VectorXi free_index(p);
+  return boxQpActiveSet(H, u0, lower, upper, max_iterations, u, active, factor, gradient, step,
+                        free_index);
+}
+
+}  // namespace rbs

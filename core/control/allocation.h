@@ -1,0 +1,69 @@
+// Input allocation (konz-control §8, thesis 4.5): the input u whose plant acceleration
+// M⁻¹(B u − b) comes closest to the template acceleration a_des = −M̄⁻¹ b̄ in the metric of the
+// desired inertia M̄ (Gauss' principle, (4.52)):
+//   exact          u = B⁻¹(b − M M̄⁻¹ b̄)                                   (4.51)/(4.67a corrected)
+//   least squares  u₀ = H⁻¹ Bᵀ M⁻¹ (M̄ M⁻¹ b − b̄),  H = Bᵀ M⁻¹ M̄ M⁻¹ B       (4.53)/(4.67b)
+//   constrained    min ½ (u − u₀)ᵀ H (u − u₀)  s.t.  lower ≤ u ≤ upper       (4.63), box only
+// Diagnostics: the matching residual Ḡ₀ = ½ λᵀ S λ with λ = (B⊥)ᵀ(M M̄⁻¹ b̄ − b),
+// S = ((M B⊥)ᵀ M̄⁻¹ M B⊥)⁻¹ (4.57; the printed (4.67c) swaps M and M̄), and which inputs sit on a
+// bound.
+#pragma once
+
+#include <vector>
+
+#include <Eigen/Cholesky>
+#include <Eigen/LU>
+
+#include "core/math/se3.h"
+
+namespace rbs {
+
+enum class AllocationMode {
+  Exact,         ///< p = n and B invertible; bounds ignored
+  LeastSquares,  ///< M̄-weighted least squares; bounds ignored
+  Constrained,   ///< least squares, then the box QP when u₀ violates a bound
+};
+
+struct AllocationResult {
+  VecX u;                           ///< the input to apply (size p)
+  VecX u_unconstrained;             ///< u₀ (size p)
+  double matching_residual = 0.0;   ///< Ḡ₀ = ½ λᵀ S λ ≥ 0 (0 when fully actuated)
+  double template_deviation = 0.0;  ///< Ḡ(u) = ½ ‖M⁻¹(B u − b) + M̄⁻¹ b̄‖²_M̄ at the applied u
+  /// Per input: −1 on its lower bound, +1 on its upper bound, 0 free (Constrained mode only).
+  std::vector<signed char> saturated;
+  int qp_iterations = 0;
+};
+
+/// Preallocated solver for one problem size (n velocity coordinates, p inputs).
+class Allocator {
+ public:
+  Allocator(int n, int p);
+
+  /// M (n×n, SPD), b (n): plant M ξ̇ + b = B u; B (n×p); M̄ (n×n, SPD), b̄ (n): template
+  /// M̄ ξ̇ + b̄ = 0; lower/upper (p): input bounds (±inf allowed). Returns false (and leaves `out`
+  /// unspecified) when M or M̄ is not positive definite, H is singular (B rank deficient), or
+  /// Exact is asked for with p ≠ n.
+  bool solve(const MatX& M, const VecX& b, const MatX& B, const MatX& Mbar, const VecX& bbar,
+             const VecX& lower, const VecX& upper, AllocationMode mode, AllocationResult& out);
+
+ private:
+  int n_, p_;
+  Eigen::LLT<MatX> m_llt_, mbar_llt_, h_llt_;  // M, M̄, H
+  Eigen::FullPivLU<MatX> b_lu_;                // B (Exact mode)
+  MatX minv_b_;                                // M⁻¹ B (n×p)
+  MatX mbar_minv_b_;                           // M̄ M⁻¹ B (n×p)
+  MatX h_;                                     // H (p×p)
+  MatX qp_factor_;                             // box QP: Cholesky of the free block of H
+  VecX a_tilde_;                               // ã = M⁻¹ b − M̄⁻¹ b̄ (n)
+  VecX work_n_, work_n2_, work_p_, qp_gradient_, qp_step_;
+  Eigen::VectorXi qp_free_;
+};
+
+/// Strictly convex box QP  min ½ (u − u₀)ᵀ H (u − u₀)  s.t.  lower ≤ u ≤ upper  by a primal
+/// active-set method (Nocedal & Wright, Alg. 16.3). H (p×p) SPD. Returns the number of
+/// iterations, or −1 when it does not converge within `max_iterations` (then u is the last
+/// feasible iterate). `active`: −1/0/+1 per component as in AllocationResult::saturated.
+int solveBoxQp(const MatX& H, const VecX& u0, const VecX& lower, const VecX& upper, VecX& u,
+               std::vector<signed char>& active, int max_iterations = 100);
+
+}  // namespace rbs

@@ -1,0 +1,66 @@
+// Tracking controllers (konz-control; ARCHITECTURE §4): u = u(t, x, ξ, x_R, ξ_R, ξ̇_R).
+// Every controller declares its tunable parameters (ParameterSet: name, unit, default, range,
+// scale) and the signals it reports (tracking errors, template energies, matching residual, …).
+// Made by name through core/control/registry.h.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/control/parameters.h"
+#include "core/control/reference.h"
+#include "core/model/model.h"
+
+namespace rbs {
+
+/// A named scalar signal a controller reports (the simulator turns it into a channel).
+struct SignalInfo {
+  std::string name;         ///< dotted, e.g. "error.position", "control.matching_residual"
+  std::string unit;         ///< SI, "1" for dimensionless
+  std::string description;  ///< one line
+};
+
+class Controller {
+ public:
+  virtual ~Controller() = default;
+
+  /// The registry name ("prototype_body", "computed_torque", …).
+  virtual std::string_view name() const = 0;
+
+  /// Tunable parameters. Changing a value takes effect at the next compute().
+  ParameterSet& parameters() { return parameters_; }
+  const ParameterSet& parameters() const { return parameters_; }
+
+  /// The signals, fixed after construction, and their values at the last compute().
+  const std::vector<SignalInfo>& signals() const { return signals_; }
+  const VecX& signalValues() const { return signal_values_; }
+
+  /// Computes the input u (size model.numInputs()) at time t [s] for the state and the reference
+  /// sample taken at the same t. Returns false on numerical trouble
+  /// (singular desired inertia, non-finite numbers, …): message() says what; u is then undefined.
+  virtual bool compute(double t, const State& state, const ReferenceSample& reference, VecX& u) = 0;
+
+  /// Fills signalValues() for the state of the last successful compute(). Kept apart from
+  /// compute() so that the right-hand side of the integration does not pay for plot signals; the
+  /// simulator calls it at output samples only. The default does nothing (signals computed in
+  /// compute()).
+  virtual void updateSignals() {}
+
+  const std::string& message() const { return message_; }
+
+ protected:
+  /// Declares a signal; call in the constructor only. Returns its index into signalValues().
+  int addSignal(std::string name, std::string unit, std::string description);
+  /// Declares several signals (e.g. TrackingErrors::signals()); returns the index of the first.
+  int addSignals(const std::vector<SignalInfo>& signals);
+  /// Sets message() and returns false (for `return fail("…")`).
+  bool fail(std::string message);
+
+  ParameterSet parameters_;
+  std::vector<SignalInfo> signals_;
+  VecX signal_values_;
+  std::string message_;
+};
+
+}  // namespace rbs

@@ -1,0 +1,66 @@
+#include "core/control/parameters.h"
+
+#include <cmath>
+#include <sstream>
+
+namespace rbs {
+
+int ParameterSet::add(ParameterSpec spec) {
+  if (find(spec.name) >= 0) throw std::logic_error("ParameterSet: duplicate parameter " + spec.name);
+  if (!(spec.min <= spec.default_value && spec.default_value <= spec.max) ||
+      (spec.scale == ParameterScale::Log && !(spec.min > 0.0)))
+    throw std::logic_error("ParameterSet: inconsistent range or default of " + spec.name);
+  values_.push_back(spec.default_value);
+  specs_.push_back(std::move(spec));
+  ++version_;
+  return size() - 1;
+}
+
+int ParameterSet::find(std::string_view name) const {
+  for (int i = 0; i < size(); ++i)
+    if (specs_[i].name == name) return i;
+  return -1;
+}
+
+void ParameterSet::check(int i, double value) const {
+  const ParameterSpec& s = specs_[i];
+  if (!std::isfinite(value) || value < s.min || value > s.max) {
+    std::ostringstream m;
+    m << "controller parameter '" << s.name << "' = " << value << " is outside its range [" << s.min << ", "
+      << s.max << "]" << (s.unit.empty() || s.unit == "1" ? "" : " " + s.unit);
+    throw ControlError(m.str());
+  }
+}
+
+void ParameterSet::set(int i, double value) {
+  check(i, value);
+  if (values_[i] != value) {
+    values_[i] = value;
+    ++version_;
+  }
+}
+
+void ParameterSet::set(std::string_view name, double value) {
+  const int i = find(name);
+  if (i < 0) {
+    std::string known;
+    for (const auto& s : specs_) known += (known.empty() ? "" : ", ") + s.name;
+    throw ControlError("unknown controller parameter '" + std::string(name) + "' (known: " +
+                       (known.empty() ? "none" : known) + ")");
+  }
+  set(i, value);
+}
+
+void ParameterSet::setAll(const std::map<std::string, double>& values) {
+  ParameterSet trial = *this;  // all or nothing
+  for (const auto& [name, value] : values) trial.set(name, value);
+  *this = std::move(trial);
+  ++version_;
+}
+
+void ParameterSet::resetToDefaults() {
+  for (int i = 0; i < size(); ++i) values_[i] = specs_[i].default_value;
+  ++version_;
+}
+
+}  // namespace rbs

@@ -1,0 +1,66 @@
+// Tunable controller parameters with the metadata a GUI needs to make a slider (name, unit,
+// default, range, linear or logarithmic scale) and the CLI needs to check `--set controller.X=V`.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rbs {
+
+/// A user error in a controller or reference setting (unknown name, value out of range, a
+/// template the model cannot realize). The message says which setting and what is expected.
+class ControlError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+enum class ParameterScale { Linear, Log };
+
+struct ParameterSpec {
+  std::string name;         ///< e.g. "omega", "kbar", "kp_joint1"
+  std::string unit;         ///< SI, e.g. "rad/s", "N/m", "1"
+  std::string description;  ///< one line for tooltips and --help
+  double default_value = 0.0;
+  double min = 0.0;         ///< inclusive range; a log-scale parameter has min > 0
+  double max = 1.0;
+  ParameterScale scale = ParameterScale::Linear;
+};
+
+/// The ordered parameters of one controller and their current values.
+class ParameterSet {
+ public:
+  /// Appends a parameter (its value starts at the default) and returns its index. Throws
+  /// std::logic_error for a duplicate name or an inconsistent spec (programming errors).
+  int add(ParameterSpec spec);
+
+  int size() const { return static_cast<int>(specs_.size()); }
+  const ParameterSpec& spec(int i) const { return specs_[i]; }
+  double value(int i) const { return values_[i]; }
+  double operator[](int i) const { return values_[i]; }
+  /// Index of a parameter, −1 if there is none.
+  int find(std::string_view name) const;
+
+  /// Sets a value. Throws ControlError for a non-finite value or one outside [min, max]
+  /// (the message names the parameter, the value and the range).
+  void set(int i, double value);
+  /// Same by name; an unknown name throws ControlError listing the known ones.
+  void set(std::string_view name, double value);
+  /// Applies every entry of a scene's `parameters` map (all checked before any is applied).
+  void setAll(const std::map<std::string, double>& values);
+  void resetToDefaults();
+
+  /// Increases with every change, so a controller can recompute derived gains lazily.
+  std::uint64_t version() const { return version_; }
+
+ private:
+  void check(int i, double value) const;
+  std::vector<ParameterSpec> specs_;
+  std::vector<double> values_;
+  std::uint64_t version_ = 0;
+};
+
+}  // namespace rbs

@@ -1,0 +1,406 @@
+#include "core/control/prototype.h"
+
+#include <cmath>
+
+#include "core/control/registry.h"
+#include "core/dynamics/kinematics.h"
+
+namespace rbs {
+namespace {
+
+constexpr double kBig = 1e6;
+
+/// Tolerance on transportMapResidual(): rounding of a few 6×6 products (≈ 1e-15) times the
+/// condition of the stacked Jacobian; a real mismatch is O(1).
+constexpr double kTransportMapTolerance = 1e-8;
+
+ParameterSpec positive(const char* name, const char* unit, const char* what, double def) {
+  return {name, unit, what, def, 1e-6, kBig, ParameterScale::Log};
+}
+ParameterSpec nonNegative(const char* name, const char* unit, const char* what, double def) {
+  return {name, unit, what, def, 0.0, kBig, ParameterScale::Linear};
+}
+ParameterSpec length(const char* name, const char* what, double def) {
+  return {name, "m", what, def, -10.0, 10.0, ParameterScale::Linear};
+}
+
+/// Coefficients of (λ + p)⁴ = λ⁴ + p3 λ³ + p2 λ² + p1 λ + p0.
+struct Quartic {
+  double p3, p2, p1, p0;
+  explicit Quartic(double p) : p3(4 * p), p2(6 * p * p), p1(4 * p * p * p), p0(p * p * p * p) {}
+};
+
+}  // namespace
+
+PrototypeController::PrototypeController(const Model& model, VelocityError variant,
+                                         const ControllerSettings& settings)
+    : model_(model),
+      template_(model, {}, variant),
+      tracking_(model, settings.options.count("tracked_body") ? settings.options.at("tracked_body") : ""),
+      ws_(model),
+      ws_ref_(model),
+      allocator_(model.nxi, model.numInputs()) {
+  checkControllerOptions(settings, {"template", "gains", "matching", "allocation", "tracked_body", "tool_body"});
+  if (model.numInputs() == 0) throw ControlError(std::string(name()) + ": the model has no actuators");
+  gravity_ = model.gravity.norm();
+
+  const int base = baseJointIndex(model);
+  if (base >= 0) base_body_ = model.joints[base].child;
+  const std::string layout = controllerOption(settings, "template", base >= 0 ? "base" : "joints", {"base", "joints", "tool"});
+  layout_ = layout == "base" ? Layout::Base : layout == "joints" ? Layout::Joints : Layout::Tool;
+  const std::string gains = controllerOption(settings, "gains", "raw", {"raw", "natural", "poles"});
+  gains_ = gains == "raw" ? Gains::Raw : gains == "natural" ? Gains::Natural : Gains::Poles;
+  const std::string matching = controllerOption(settings, "matching", "none", {"none", "multicopter", "pvtol", "two_mass"});
+  matching_ = matching == "none"          ? Matching::None
+              : matching == "multicopter" ? Matching::Multicopter
+              : matching == "pvtol"       ? Matching::Pvtol
+                                          : Matching::TwoMass;
+  const std::string alloc = controllerOption(settings, "allocation", "auto", {"auto", "exact", "least_squares", "constrained"});
+  bool bounded = false;
+  lower_.resize(model.numInputs());
+  upper_.resize(model.numInputs());
+  for (int i = 0; i < model.numInputs(); ++i) {
+    lower_[i] = model.actuators[i].lower;
+    upper_[i] = model.actuators[i].upper;
+    bounded |= lower_[i] > -1e299 || upper_[i] < 1e299;
+  }
+  allocation_mode_ = alloc == "exact"           ? AllocationMode::Exact
+                     : alloc == "least_squares" ? AllocationMode::LeastSquares
+                     : alloc == "constrained"   ? AllocationMode::Constrained
+                     : bounded                  ? AllocationMode::Constrained
+                                                : AllocationMode::LeastSquares;
+  if (allocation_mode_ == AllocationMode::Exact && model.numInputs() != model.nxi)
+    throw ControlError(std::string(name()) + ": allocation exact needs one input per velocity coordinate (n = " +
+                       std::to_string(model.nxi) + ", inputs = " + std::to_string(model.numInputs()) + ")");
+
+  // ---- the pairs ----
+  std::vector<TemplatePair> pairs;
+  if (matching_ == Matching::TwoMass) {
+    std::vector<int> prismatic;
+    for (int j = 0; j < static_cast<int>(model.joints.size()); ++j)
+      if (model.joints[j].type == JointType::Prismatic) prismatic.push_back(j);
+    if (prismatic.size() < 2 || model.springs.empty())
+      throw ControlError("matching two_mass needs two prismatic joints and a spring between their bodies");
+    const int b1 = model.joints[prismatic[0]].child, b2 = model.joints[prismatic[1]].child;
+    // ϖ = k / M₂ (§4.8.1): the only model parameter the matching depends on.
+    two_mass_varpi_ = model.springs.front().stiffness(0, 0) / model.bodies[b2].mass;
+    pairs.push_back({"mass1", Frame{}, Frame{b1, Pose{}}});
+    pairs.push_back({"mass2", Frame{}, Frame{b2, Pose{}}});
+    pairs.push_back({"coupling", Frame{b1, Pose{}}, Frame{b2, Pose{}}});
+  } else if (layout_ == Layout::Base) {
+    if (base_body_ < 0) throw ControlError(std::string(name()) + ": template base needs a free, planar or spherical root joint");
+    pairs.push_back({"base", Frame{}, Frame{base_body_, Pose{}}});
+  } else if (layout_ == Layout::Joints) {
+    for (int j = 0; j < static_cast<int>(model.joints.size()); ++j) {
+      const Joint& joint = model.joints[j];
+      if (joint.nxi == 0) continue;
+      joint_pairs_.push_back(j);
+      pairs.push_back({joint.name, Frame{joint.parent, joint.parent_placement},
+                       Frame{joint.child, joint.child_placement.inverse()}});
+    }
+  } else {
+    const auto it = settings.options.find("tool_body");
+    const std::string tool = it != settings.options.end() ? it->second : model.bodies.back().name;
+    tool_body_ = model.bodyIndex(tool);
+    if (tool_body_ < 0) throw ControlError(std::string(name()) + ": option tool_body: no body named '" + tool + "'");
+    pairs.push_back({"tool", Frame{}, Frame{tool_body_, Pose{}}});
+  }
+  if ((matching_ == Matching::Multicopter || matching_ == Matching::Pvtol) && layout_ != Layout::Base)
+    throw ControlError(std::string(name()) + ": matching " + matching + " needs template base");
+  if (gains_ == Gains::Poles && matching_ == Matching::None)
+    throw ControlError(std::string(name()) + ": gains poles needs matching multicopter, pvtol or two_mass");
+  template_.pairs() = std::move(pairs);
+  template_.setVariant(variant);
+
+  declareParameters();
+
+  // ---- signals ----
+  first_signal_ = addSignals(tracking_.signals());
+  addSignal("control.energy", "J", "template error energy W = T + V (prototype energy)");
+  addSignal("control.energy_kinetic", "J", "template error kinetic energy T");
+  addSignal("control.energy_potential", "J", "template error potential energy V");
+  addSignal("control.energy_rate", "W", "dW/dt along the actual motion");
+  addSignal("control.template_power", "W", "template power -2R (what dW/dt is when the template is realized)");
+  addSignal("control.matching_residual", "m^2/s^4 kg", "matching residual G0 = 1/2 lambda^T S lambda (4.57)");
+  addSignal("control.template_deviation", "m^2/s^4 kg", "1/2 |a - a_des|^2 in the metric of the desired inertia, at the applied u");
+  addSignal("control.saturated", "1", "number of inputs on a bound");
+  for (const Actuator& a : model.actuators)
+    addSignal("saturation." + a.name, "1", "input " + a.name + ": -1 on its lower bound, +1 on its upper, 0 free");
+  if (settings.parameters.size()) parameters_.setAll(settings.parameters);
+  updatePairs();
+}
+
+std::string_view PrototypeController::name() const {
+  switch (template_.variant()) {
+    case VelocityError::Particle: return "prototype_particle";
+    case VelocityError::Body: return "prototype_body";
+    case VelocityError::Energy: return "prototype_energy";
+  }
+  return "prototype";
+}
+
+double PrototypeController::param(const char* name) const { return parameters_[parameters_.find(name)]; }
+
+void PrototypeController::declareParameters() {
+  ParameterSet& p = parameters_;
+  // Defaults: the plant's own inertia where there is a body, ω = 4 rad/s, ζ = 1.
+  const Body* body = base_body_ >= 0 ? &model_.bodies[base_body_] : nullptr;
+  const double m0 = body ? body->mass : 1.0;
+  const Vec3 th0 = body ? Vec3(body->inertia_com.diagonal()) : Vec3::Ones();
+  const double w0 = 4.0, z0 = 1.0;
+  auto natural = [&](bool rotation) {
+    p.add({"omega", "rad/s", "natural frequency of the translation (k = m w^2, d = 2 zeta w m)", w0, 1e-3, 1e3, ParameterScale::Log});
+    p.add({"zeta", "1", "damping ratio of the translation", z0, 0.0, 10.0});
+    if (rotation) {
+      p.add({"omega_rot", "rad/s", "natural frequency of the rotation (Pi = Theta w^2)", w0, 1e-3, 1e3, ParameterScale::Log});
+      p.add({"zeta_rot", "1", "damping ratio of the rotation (Upsilon = 2 zeta w Theta)", z0, 0.0, 10.0});
+    }
+  };
+  switch (matching_) {
+    case Matching::Multicopter:
+    case Matching::Pvtol: {
+      const bool pvtol = matching_ == Matching::Pvtol;
+      p.add(positive("mbar", "kg", "desired mass (scales the template; priority in the allocation)", m0));
+      if (gains_ == Gains::Poles) {
+        p.add({"pole", "rad/s", "quadruple pole -p of the tilt/translation quartic (4.140)", 5.0, 1e-2, 1e3, ParameterScale::Log});
+      } else {
+        p.add(nonNegative("dbar", "N s/m", "desired damping", 4.0 * m0));
+        p.add(nonNegative("kbar", "N/m", "desired stiffness", 5.0 * m0));
+        p.add(length(pvtol ? "hbar_y" : "hbar_z", "centre of stiffness (above the desired centre of mass)", 0.39));
+        p.add(length(pvtol ? "sbar_y" : "sbar_z", "desired centre of mass", 0.08));
+      }
+      if (pvtol) {
+        p.add({"epsilon", "m", "flat-output offset eps = Theta_z sin(beta) / (m l_A cos(beta)) (4.130)", 0.0, -1.0, 1.0});
+      } else {
+        p.add(positive("thetabar_z", "kg m^2", "desired heading inertia (priority of heading vs tilt)", 0.1 * th0.x()));
+        p.add(nonNegative("upsilonbar_z", "N m s", "desired heading damping", 0.8 * th0.x()));
+        p.add(nonNegative("pibar_z", "N m", "desired heading stiffness", 1.6 * th0.x()));
+      }
+      break;
+    }
+    case Matching::TwoMass:
+      if (gains_ == Gains::Poles) {
+        p.add({"pole", "rad/s", "quadruple pole -p of the closed loop (4.128a)", 2.0, 1e-2, 1e3, ParameterScale::Log});
+        p.add({"mbar_12", "kg", "desired coupling inertia (its sign must equal sign(varpi p3 - p1))", -1.0, -kBig, kBig});
+      } else {
+        p.add({"mbar_1", "kg", "desired inertia of mass 1", 4.0 / 3.0, -kBig, kBig});
+        p.add({"mbar_2", "kg", "desired inertia of mass 2", 76.0 / 3.0, -kBig, kBig});
+        p.add({"mbar_12", "kg", "desired coupling inertia", -1.0, -kBig, kBig});
+        p.add({"dbar_1", "N s/m", "desired damping of mass 1", 32.0 / 3.0, -kBig, kBig});
+        p.add({"kbar_1", "N/m", "desired stiffness of mass 1", 16.0 / 3.0, -kBig, kBig});
+      }
+      break;
+    case Matching::None:
+      if (layout_ == Layout::Base) {
+        const char* axes[3] = {"x", "y", "z"};
+        p.add(positive("mbar", "kg", "desired mass", m0));
+        for (int i = 0; i < 3; ++i)
+          p.add(positive(("thetabar_" + std::string(axes[i])).c_str(), "kg m^2", "desired moment of inertia about the desired centre of mass", th0[i]));
+        if (gains_ == Gains::Natural) {
+          natural(true);
+        } else {
+          p.add(nonNegative("dbar", "N s/m", "desired damping", 2.0 * z0 * w0 * m0));
+          p.add(nonNegative("kbar", "N/m", "desired stiffness", w0 * w0 * m0));
+          for (int i = 0; i < 3; ++i)
+            p.add(nonNegative(("upsilonbar_" + std::string(axes[i])).c_str(), "N m s", "desired moment of damping about its centre", 2.0 * z0 * w0 * th0[i]));
+          for (int i = 0; i < 3; ++i)
+            p.add(nonNegative(("pibar_" + std::string(axes[i])).c_str(), "N m", "desired moment of stiffness about its centre", w0 * w0 * th0[i]));
+          for (const char* c : {"sbar", "lbar", "hbar"})
+            for (int i = 0; i < 3; ++i)
+              p.add(length((std::string(c) + "_" + axes[i]).c_str(),
+                           c[0] == 's' ? "desired centre of mass" : c[0] == 'l' ? "centre of damping" : "centre of stiffness", 0.0));
+        }
+      } else {
+        // joints and tool: isotropic translation and rotation per pair.
+        const bool tool = layout_ == Layout::Tool;
+        p.add({"mbar", "kg", "desired mass", 1.0, tool ? 1e-6 : 0.0, kBig, tool ? ParameterScale::Log : ParameterScale::Linear});
+        p.add({"thetabar", "kg m^2", "desired moment of inertia (about each axis)", tool ? 0.0 : 1.0, 0.0, kBig});
+        if (gains_ == Gains::Natural) {
+          natural(false);
+        } else {
+          p.add(nonNegative("dbar", "N s/m", "desired damping", 2.0 * z0 * w0));
+          p.add(nonNegative("kbar", "N/m", "desired stiffness", w0 * w0));
+          p.add(nonNegative("upsilonbar", "N m s", "desired rotational damping", tool ? 0.0 : 2.0 * z0 * w0));
+          p.add(nonNegative("pibar", "N m", "desired rotational stiffness", tool ? 0.0 : w0 * w0));
+        }
+        if (tool)
+          for (const char* c : {"tool_x", "tool_y", "tool_z"}) p.add(length(c, "tool point in the tool body frame", 0.0));
+      }
+      break;
+  }
+}
+
+void PrototypeController::updatePairs() {
+  if (parameters_.version() == parameters_version_) return;
+  parameters_version_ = parameters_.version();
+  std::vector<TemplatePair>& pairs = template_.pairs();
+  const Mat3 I = Mat3::Identity();
+  auto setPair = [](TemplatePair& pr, double m, const Vec3& s, const Mat3& th, double d, const Vec3& l,
+                    const Mat3& up, double k, const Vec3& h, const Mat3& pi) {
+    pr.inertia = momentMatrix(m, s, th);
+    pr.damping = momentMatrix(d, l, up);
+    pr.stiffness = momentMatrix(k, h, pi);
+  };
+  switch (matching_) {
+    case Matching::Multicopter:
+    case Matching::Pvtol: {
+      const bool pvtol = matching_ == Matching::Pvtol;
+      const double m = param("mbar");
+      const double eps = pvtol ? param("epsilon") : 0.0;
+      const double g = gravity_;
+      double d, k, h, s, theta, pi;
+      if (gains_ == Gains::Poles) {
+        // (4.141)/(4.142) with the p0 p3² correction of konz-control §13.
+        const Quartic q(param("pole"));
+        const double delta = q.p1 * q.p2 - q.p0 * q.p3;
+        const double h3 = q.p1 * q.p2 * q.p3 - q.p1 * q.p1 - q.p0 * q.p3 * q.p3;
+        k = m * q.p0 * q.p1 / delta;
+        d = m * q.p1 * q.p1 / delta;
+        h = eps + g * q.p3 / q.p1;
+        s = eps + g * q.p1 / delta;
+        theta = m * g * g * h3 / (delta * delta);
+        pi = m * g * g * h3 / (q.p1 * delta);
+      } else {
+        d = param("dbar");
+        k = param("kbar");
+        h = param(pvtol ? "hbar_y" : "hbar_z");
+        s = param(pvtol ? "sbar_y" : "sbar_z");
+        // (4.136) / (4.148): Θ̄ = m̄ (h̄ − s̄)(s̄ − ε), Π̄ = m̄ g (h̄ − s̄), l̄ = h̄, Ῡ = 0.
+        theta = m * (h - s) * (s - eps);
+        pi = m * g * (h - s);
+      }
+      const int axis = pvtol ? 1 : 2;  // the thrust axis: body y (PVTOL), body z (multicopter)
+      const Vec3 s_vec = s * Vec3::Unit(axis), h_vec = h * Vec3::Unit(axis);
+      Mat3 th = theta * I, up = Mat3::Zero(), pm = pi * I;
+      if (!pvtol) {  // heading channel: free parameters
+        th(2, 2) = param("thetabar_z");
+        up(2, 2) = param("upsilonbar_z");
+        pm(2, 2) = param("pibar_z");
+      }
+      setPair(pairs[0], m, s_vec, th, d, h_vec, up, k, h_vec, pm);
+      break;
+    }
+    case Matching::TwoMass: {
+      // (4.125) and, for gains poles, the pole placement (4.128a).
+      const double w = two_mass_varpi_;
+      double m1, m2, m12, d1, k1;
+      m12 = param("mbar_12");
+      if (gains_ == Gains::Poles) {
+        const Quartic q(param("pole"));
+        const double delta = w * q.p3 - q.p1;
+        k1 = m12 * q.p0 * q.p3 / delta;
+        d1 = m12 * q.p1 * q.p3 / delta;
+        m1 = m12 * q.p1 / delta;
+        m2 = m12 * (q.p1 * q.p2 - q.p0 * q.p3 - w * q.p1) / (w * delta);
+      } else {
+        m1 = param("mbar_1");
+        m2 = param("mbar_2");
+        d1 = param("dbar_1");
+        k1 = param("kbar_1");
+      }
+      const double d12 = m12 / m1 * d1, d2 = -m12 / (m1 + m12) * d1;
+      const double k12 = m12 / m1 * k1 + (m1 * m2 + m1 * m12 + m2 * m12) / m1 * w;
+      const double k2 = -m12 / (m1 + m12) * k1;
+      const Vec3 o = Vec3::Zero();
+      const Mat3 z = Mat3::Zero();
+      setPair(pairs[0], m1, o, z, d1, o, z, k1, o, z);
+      setPair(pairs[1], m2, o, z, d2, o, z, k2, o, z);
+      setPair(pairs[2], m12, o, z, d12, o, z, k12, o, z);
+      break;
+    }
+    case Matching::None:
+      if (layout_ == Layout::Base) {
+        const double m = param("mbar");
+        const Vec3 th(param("thetabar_x"), param("thetabar_y"), param("thetabar_z"));
+        if (gains_ == Gains::Natural) {
+          const double w = param("omega"), z = param("zeta"), wr = param("omega_rot"), zr = param("zeta_rot");
+          const Vec3 o = Vec3::Zero();
+          setPair(pairs[0], m, o, th.asDiagonal(), 2 * z * w * m, o, (2 * zr * wr * th).asDiagonal(), w * w * m, o,
+                  (wr * wr * th).asDiagonal());
+        } else {
+          const Vec3 s(param("sbar_x"), param("sbar_y"), param("sbar_z"));
+          const Vec3 l(param("lbar_x"), param("lbar_y"), param("lbar_z"));
+          const Vec3 h(param("hbar_x"), param("hbar_y"), param("hbar_z"));
+          const Vec3 up(param("upsilonbar_x"), param("upsilonbar_y"), param("upsilonbar_z"));
+          const Vec3 pi(param("pibar_x"), param("pibar_y"), param("pibar_z"));
+          setPair(pairs[0], m, s, th.asDiagonal(), param("dbar"), l, up.asDiagonal(), param("kbar"), h,
+                  pi.asDiagonal());
+        }
+      } else {
+        const double m = param("mbar"), th = param("thetabar");
+        double d, k, up, pi;
+        if (gains_ == Gains::Natural) {
+          const double w = param("omega"), z = param("zeta");
+          d = 2 * z * w * m;
+          k = w * w * m;
+          up = 2 * z * w * th;
+          pi = w * w * th;
+        } else {
+          d = param("dbar");
+          k = param("kbar");
+          up = param("upsilonbar");
+          pi = param("pibar");
+        }
+        const Vec3 o = Vec3::Zero();
+        for (TemplatePair& pr : pairs) setPair(pr, m, o, th * I, d, o, up * I, k, o, pi * I);
+        if (layout_ == Layout::Tool)
+          pairs[0].b.offset = Pose::translation(Vec3(param("tool_x"), param("tool_y"), param("tool_z")));
+      }
+      break;
+  }
+}
+
+bool PrototypeController::compute(double /*t*/, const State& state, const ReferenceSample& reference, VecX& u) {
+  updatePairs();
+  evaluatePlant(model_, state, ws_, plant_);
+  computeKinematics(model_, reference.x, reference.xi, ws_ref_);
+  computeBodyJacobians(model_, ws_ref_);
+  template_.evaluate(ws_, ws_ref_, state.xi, reference.xidot, evaluation_);
+  if (template_.variant() == VelocityError::Energy && !transport_map_checked_) {
+    const double r = template_.transportMapResidual();
+    if (!(r <= kTransportMapTolerance))
+      return fail("prototype_energy: this template has no transport map Q with J Q = Ad(G_E)^-1 J_R for every pair "
+                  "(residual " + std::to_string(r) + "); use prototype_body or prototype_particle, or a joint-space template");
+    transport_map_checked_ = true;
+  }
+  if (!allocator_.solve(plant_.M, plant_.b, plant_.B, evaluation_.Mbar, evaluation_.bbar, lower_, upper_,
+                        allocation_mode_, allocation_))
+    return fail(std::string(name()) + ": allocation failed: the desired inertia M̄ or the plant inertia is not positive "
+                "definite, or B is rank deficient (check the template parameters)");
+  u = allocation_.u;
+  if (!u.allFinite()) return fail(std::string(name()) + ": non-finite input");
+  x_ = state.x;
+  x_ref_ = reference.x;
+  xi_ref_ = reference.xi;
+  return true;
+}
+
+void PrototypeController::updateSignals() {
+  double* out = signal_values_.data() + first_signal_;
+  tracking_.evaluate(ws_, ws_ref_, x_, x_ref_, out);
+  out += tracking_.signals().size();
+  // Actual acceleration with the input the simulator applies (clamped to the bounds).
+  VecX u = allocation_.u.cwiseMax(lower_).cwiseMin(upper_);
+  VecX xidot = plant_.M.llt().solve(plant_.B * u - plant_.b);
+  out[0] = evaluation_.kinetic + evaluation_.potential;
+  out[1] = evaluation_.kinetic;
+  out[2] = evaluation_.potential;
+  out[3] = template_.energyRate(xidot);
+  out[4] = -2.0 * evaluation_.rayleigh;
+  out[5] = allocation_.matching_residual;
+  out[6] = allocation_.template_deviation;
+  int saturated = 0;
+  for (int i = 0; i < model_.numInputs(); ++i) {
+    const int s = allocation_.saturated.empty() ? 0 : allocation_.saturated[i];
+    out[8 + i] = s;
+    saturated += s != 0;
+  }
+  out[7] = saturated;
+}
+
+std::unique_ptr<Controller> makePrototypeController(const Model& model, VelocityError variant,
+                                                    const ControllerSettings& settings) {
+  return std::make_unique<PrototypeController>(model, variant, settings);
+}
+
+}  // namespace rbs

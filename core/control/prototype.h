@@ -1,0 +1,92 @@
+// The prototype-template controllers "prototype_particle", "prototype_body" and
+// "prototype_energy" (thesis chapter 4, konz-control §9 "THE recipe"): a template of springs,
+// dampers and inertias between frame pairs (PrototypeTemplate) realized by input allocation
+// (Allocator): exactly when fully actuated, in the M̄-weighted least-squares sense when
+// underactuated, and by the box QP when inputs saturate.
+//
+// Options (scene `controller.options`):
+//   template    base | joints | tool  — where the template's pairs sit:
+//               base:   one pair world → the base body (free, planar or spherical root joint);
+//               joints: one pair across every joint (joint frame before → after the motion), i.e.
+//                       joint-space gains about each joint axis;
+//               tool:   one pair world → a point/frame on `tool_body` (tool_x/y/z parameters).
+//               Default: base when the model has a base joint, else joints.
+//   gains       raw | natural | poles — raw: total and moments of M̄', D̄', K̄' (moments about
+//               their centres, thesis §4.8.2 convention); natural: m̄ and Θ̄ with natural
+//               frequency ω and damping ratio ζ (k̄ = m̄ω², d̄ = 2ζωm̄, Π̄ = Θ̄ω_r², Ῡ = 2ζ_rω_rΘ̄);
+//               poles: only with matching pvtol or multicopter — quadruple pole −p of the
+//               matched tilt/translation quartic ((4.140)–(4.142), with the p0 p3² fix).
+//               Default: raw.
+//   matching    none | multicopter | pvtol | two_mass — the linear matching solutions
+//               (4.148), (4.136), (4.125) fill the dependent parameters (Λ_K = Λ_D = 0).
+//   allocation  auto | exact | least_squares | constrained (auto: constrained when an input has
+//               a finite bound, else least squares, which is exact for p = n).
+//   tracked_body  the body whose errors are reported (TrackingErrors).
+//   tool_body   for template: tool.
+#pragma once
+
+#include <memory>
+
+#include "core/control/allocation.h"
+#include "core/control/controller.h"
+#include "core/control/plant.h"
+#include "core/control/prototype_template.h"
+#include "core/control/settings.h"
+#include "core/control/tracking.h"
+#include "core/dynamics/workspace.h"
+
+namespace rbs {
+
+class PrototypeController : public Controller {
+ public:
+  PrototypeController(const Model& model, VelocityError variant, const ControllerSettings& settings);
+
+  std::string_view name() const override;
+  bool compute(double t, const State& state, const ReferenceSample& reference, VecX& u) override;
+  void updateSignals() override;
+
+  /// The template as last built from the parameters (for tests and the GUI's pole display).
+  const PrototypeTemplate& prototype() const { return template_; }
+  const TemplateEvaluation& lastTemplate() const { return evaluation_; }
+  const AllocationResult& lastAllocation() const { return allocation_; }
+
+ private:
+  enum class Layout { Base, Joints, Tool };
+  enum class Gains { Raw, Natural, Poles };
+  enum class Matching { None, Multicopter, Pvtol, TwoMass };
+
+  void declareParameters();
+  /// Recomputes the pairs' moment matrices from the parameter values (when they changed).
+  void updatePairs();
+  double param(const char* name) const;
+
+  const Model& model_;
+  Layout layout_ = Layout::Base;
+  Gains gains_ = Gains::Raw;
+  Matching matching_ = Matching::None;
+  AllocationMode allocation_mode_ = AllocationMode::LeastSquares;
+  int base_body_ = -1;
+  int tool_body_ = -1;
+  double gravity_ = 9.81;
+  double two_mass_varpi_ = 0.0;
+  std::vector<int> joint_pairs_;  ///< joints with a pair (layout joints)
+
+  PrototypeTemplate template_;
+  TrackingErrors tracking_;
+  Workspace ws_, ws_ref_;
+  PlantTerms plant_;
+  Allocator allocator_;
+  TemplateEvaluation evaluation_;
+  AllocationResult allocation_;
+  VecX lower_, upper_;
+  VecX xi_ref_;  ///< ξ_R of the last compute (for the signals)
+  VecX x_, x_ref_;
+  std::uint64_t parameters_version_ = ~std::uint64_t{0};
+  bool transport_map_checked_ = false;
+  int first_signal_ = 0;
+};
+
+std::unique_ptr<Controller> makePrototypeController(const Model& model, VelocityError variant,
+                                                    const ControllerSettings& settings);
+
+}  // namespace rbs

@@ -1,0 +1,169 @@
+#include "core/control/prototype_template.h"
+
+#include <Eigen/Cholesky>
+
+#include "core/dynamics/kinematics.h"
+
+namespace rbs {
+namespace {
+
+/// Ŵ(w) of the compact Levi-Civita form (konz-control §5.3): [0, wed w_v; wed w_v, wed w_ω].
+Vec6 hatWTimes(const Vec6& w, const Vec6& e) {
+  Vec6 out;
+  out.head<3>() = w.head<3>().cross(e.tail<3>());
+  out.tail<3>() = w.head<3>().cross(e.head<3>()) + w.tail<3>().cross(e.tail<3>());
+  return out;
+}
+
+/// C̄(η) ξ_E with C̄(η) = ½ (−Ŵ(M̄η) − ad_ηᵀ M̄ + M̄ ad_η) (4.44, compact form [verified] in the
+/// notes); C̄(ξ_E) ξ_E = −ad_{ξ_E}ᵀ M̄ ξ_E.
+Vec6 leviCivitaTimes(const Mat6& Mb, const Vec6& eta, const Vec6& xi_e) {
+  return 0.5 * (-hatWTimes(Mb * eta, xi_e) - adTransposeTimes(eta, Mb * xi_e) + Mb * adTimes(eta, xi_e));
+}
+
+double traceWeighted(const Mat4& X, const Mat4& K) { return (X * K * X.transpose()).trace(); }
+
+}  // namespace
+
+Mat4 momentMatrix(double total, const Vec3& centre, const Mat3& moment_about_centre) {
+  Mat4 out;
+  out.topLeftCorner<3, 3>() = Wed(moment_about_centre) + total * centre * centre.transpose();
+  out.topRightCorner<3, 1>() = total * centre;
+  out.bottomLeftCorner<1, 3>() = total * centre.transpose();
+  out(3, 3) = total;
+  return out;
+}
+
+PrototypeTemplate::PrototypeTemplate(const Model& model, std::vector<TemplatePair> pairs,
+                                     VelocityError variant)
+    : model_(model), pairs_(std::move(pairs)), variant_(variant) {
+  scratch_.setZero(6, model.nxi);
+}
+
+// ^a_bG = G_a⁻¹ G_b, ^a_bJ = J_b − Ad_{^a_bG}⁻¹ J_a (3.121), ^a_bξ = J ξ and
+// ^a_bJ̇ ξ = κ_b − Ad⁻¹ κ_a + ad_{^a_bξ} Ad⁻¹ η_a (from d/dt Ad_G⁻¹ = −ad_ξ Ad_G⁻¹). Frames with an
+// offset T: J_f = Ad_T⁻¹ J_body, and likewise for η and κ.
+void PrototypeTemplate::pairJacobian(const Workspace& ws, const TemplatePair& p, Pose& G, Mat6X& J,
+                                     Vec6& twist, Vec6& bias) const {
+  const Pose G_b = framePose(model_, ws, p.b);
+  const Pose G_a = framePose(model_, ws, p.a);
+  G = G_a.inverse() * G_b;
+  const Mat6 adinv_b = AdInv(p.b.offset);
+  J.noalias() = adinv_b * ws.jacobian(p.b.body);
+  twist = adjointInvTimes(p.b.offset, ws.twist[p.b.body]);
+  bias = adjointInvTimes(p.b.offset, ws.bias[p.b.body]);
+  if (p.a.body >= 0) {
+    const Vec6 eta_a = adjointInvTimes(p.a.offset, ws.twist[p.a.body]);
+    const Vec6 kappa_a = adjointInvTimes(p.a.offset, ws.bias[p.a.body]);
+    const Mat6 map = AdInv(G) * AdInv(p.a.offset);
+    J.noalias() -= map * ws.jacobian(p.a.body);
+    const Vec6 eta_a_in_b = adjointInvTimes(G, eta_a);
+    twist -= eta_a_in_b;
+    bias += -adjointInvTimes(G, kappa_a) + adTimes(twist, eta_a_in_b);
+  }
+}
+
+void PrototypeTemplate::evaluate(const Workspace& ws, const Workspace& ws_ref, const VecX& xi,
+                                 const VecX& xidot_ref, TemplateEvaluation& out) {
+  const int n = model_.nxi;
+  (void)xi;  // enters through ws (the twists J ξ)
+  if (state_.size() != pairs_.size()) {  // pairs() was edited: size the per-pair buffers
+    state_.resize(pairs_.size());
+    J_.assign(pairs_.size(), Mat6X::Zero(6, n));
+    J_ref_.assign(pairs_.size(), Mat6X::Zero(6, n));
+  }
+  out.Mbar.setZero(n, n);
+  out.bbar.setZero(n);
+  out.kinetic = out.potential = out.rayleigh = 0.0;
+  for (std::size_t k = 0; k < pairs_.size(); ++k) {
+    const TemplatePair& p = pairs_[k];
+    PairState& s = state_[k];
+    Mat6X& J = J_[k];
+    Mat6X& J_R = J_ref_[k];
+    Pose G, G_R;
+    pairJacobian(ws, p, G, J, s.twist, s.bias);
+    Vec6 ref_bias;
+    pairJacobian(ws_ref, p, G_R, J_R, s.ref_twist, ref_bias);
+    s.ref_acceleration = J_R * xidot_ref + ref_bias;
+    s.G_E = G_R.inverse() * G;
+
+    const Pose G_E_inv = s.G_E.inverse();
+    const Mat4 G_E_inv4 = G_E_inv.matrix();
+    const Mat6 Mb = Vee(p.inertia);
+    const Mat6 Db = Vee(p.damping);
+    // (4.66b) f̄_K = vee2((I − G_E⁻¹) K̄'); V̄ = ½ ‖(G_E − I)ᵀ‖²_K̄' (4.20a).
+    s.stiffness_force = vee2(Mat4((Mat4::Identity() - G_E_inv4) * p.stiffness));
+    out.potential += 0.5 * traceWeighted(s.G_E.matrix() - Mat4::Identity(), p.stiffness);
+    // Body error twist ξ_E = Jξ − Ad_{G_E}⁻¹ J_R ξ_R (4.66e), used by all variants' energy rate.
+    const Vec6 ref_in_body = adjointInvTimes(s.G_E, s.ref_twist);
+    s.error_twist = s.twist - ref_in_body;
+    s.error_acceleration =
+        s.bias - adjointInvTimes(s.G_E, s.ref_acceleration) + adTimes(s.error_twist, ref_in_body);
+
+    Vec6 force;  // c̄ + f̄_D + f̄_K of the pair, in pair coordinates
+    if (variant_ == VelocityError::Particle) {
+      // (4.66c,d): point velocities and accelerations of the actual and the reference body,
+      // compared in the actual body frame (left multiplication by G_E⁻¹).
+      const Mat4 wed_eta = wed(s.twist), wed_ref = wed(s.ref_twist);
+      s.point_velocity_error = wed_eta - G_E_inv4 * wed_ref;
+      const Mat4 accel = wed(s.bias) + wed_eta * wed_eta -
+                         G_E_inv4 * (wed(s.ref_acceleration) + wed_ref * wed_ref);
+      force = vee2(Mat4(accel * p.inertia)) + vee2(Mat4(s.point_velocity_error * p.damping)) +
+              s.stiffness_force;
+      out.kinetic += 0.5 * traceWeighted(s.point_velocity_error, p.inertia);
+      out.rayleigh += 0.5 * traceWeighted(s.point_velocity_error, p.damping);
+    } else {
+      // (4.66f) body: M̄_ab (J̇ξ − Ad⁻¹ a_R + ad_{ξ_E} Ad⁻¹ η_R) − ad_{ξ_E}ᵀ M̄_ab ξ_E;
+      // (4.66h) energy: the Levi-Civita term C̄(Jξ) ξ_E instead of −ad_{ξ_E}ᵀ M̄_ab ξ_E.
+      const Vec6 gyroscopic = variant_ == VelocityError::Body
+                                  ? Vec6(-adTransposeTimes(s.error_twist, Mb * s.error_twist))
+                                  : leviCivitaTimes(Mb, s.twist, s.error_twist);
+      force = Mb * s.error_acceleration + gyroscopic + Db * s.error_twist + s.stiffness_force;
+      out.kinetic += 0.5 * s.error_twist.dot(Mb * s.error_twist);
+      out.rayleigh += 0.5 * s.error_twist.dot(Db * s.error_twist);
+    }
+    // (4.66a) M̄ = Σ Jᵀ Vee(M̄') J; (4.66j) b̄ = Σ Jᵀ (c̄ + f̄_D + f̄_K).
+    scratch_.noalias() = Mb * J;
+    out.Mbar.noalias() += J.transpose() * scratch_;
+    out.bbar.noalias() += J.transpose() * force;
+  }
+}
+
+double PrototypeTemplate::energyRate(const VecX& xidot) const {
+  double rate = 0.0;
+  for (std::size_t k = 0; k < pairs_.size(); ++k) {
+    const TemplatePair& p = pairs_[k];
+    const PairState& s = state_[k];
+    const Vec6 pair_accel = J_[k] * xidot;
+    // dV̄/dt = ξ_Eᵀ vee2((I − G_E⁻¹) K̄') since Ġ_E = G_E wed ξ_E.
+    rate += s.error_twist.dot(s.stiffness_force);
+    if (variant_ == VelocityError::Particle) {
+      // T̄ = ½ tr(V M̄' Vᵀ), V̇ = wed(Jξ̇ + J̇ξ) + wed(ξ_E) G_E⁻¹ wed(η_R) − G_E⁻¹ wed(a_R).
+      const Mat4 G_E_inv4 = s.G_E.inverse().matrix();
+      const Mat4 v_dot = wed(Vec6(pair_accel + s.bias)) +
+                         wed(s.error_twist) * G_E_inv4 * wed(s.ref_twist) -
+                         G_E_inv4 * wed(s.ref_acceleration);
+      rate += (v_dot * p.inertia * s.point_velocity_error.transpose()).trace();
+    } else {
+      rate += s.error_twist.dot(Vee(p.inertia) * (pair_accel + s.error_acceleration));
+    }
+  }
+  return rate;
+}
+
+double PrototypeTemplate::transportMapResidual() const {
+  const int rows = 6 * static_cast<int>(pairs_.size());
+  MatX stacked(rows, model_.nxi), target(rows, model_.nxi);
+  double scale = 1.0;
+  for (std::size_t k = 0; k < pairs_.size(); ++k) {
+    stacked.middleRows<6>(6 * k) = J_[k];
+    target.middleRows<6>(6 * k) = AdInv(state_[k].G_E) * J_ref_[k];
+    scale = std::max(scale, J_ref_[k].norm());
+  }
+  // Least squares through the normal equations (n ≤ a few dozen; J_s has full column rank for a
+  // template that determines every coordinate).
+  const MatX Q = (stacked.transpose() * stacked).ldlt().solve(stacked.transpose() * target);
+  return (stacked * Q - target).norm() / scale;
+}
+
+}  // namespace rbs

@@ -1,0 +1,70 @@
+#include "core/control/registry.h"
+
+#include <algorithm>
+#include <functional>
+
+#include "core/control/prototype.h"
+
+namespace rbs {
+namespace {
+
+using Factory = std::function<std::unique_ptr<Controller>(const Model&, const ControllerSettings&)>;
+
+struct Entry {
+  ControllerInfo info;
+  Factory make;
+};
+
+const std::vector<Entry>& entries() {
+  static const std::vector<Entry> list = {
+      {{"prototype_particle", "prototype template, particle-based velocity error (thesis 4.1): straight-line correction in the inertial frame"},
+       [](const Model& m, const ControllerSettings& s) { return makePrototypeController(m, VelocityError::Particle, s); }},
+      {{"prototype_body", "prototype template, body-based velocity error (thesis 4.2): autonomous error dynamics of a single body"},
+       [](const Model& m, const ControllerSettings& s) { return makePrototypeController(m, VelocityError::Body, s); }},
+      {{"prototype_energy", "prototype template, energy-based velocity error (thesis 4.3): the error energy is a Lyapunov function"},
+       [](const Model& m, const ControllerSettings& s) { return makePrototypeController(m, VelocityError::Energy, s); }},
+  };
+  return list;
+}
+
+}  // namespace
+
+const std::vector<ControllerInfo>& controllerCatalog() {
+  static const std::vector<ControllerInfo> catalog = [] {
+    std::vector<ControllerInfo> c;
+    for (const Entry& e : entries()) c.push_back(e.info);
+    return c;
+  }();
+  return catalog;
+}
+
+std::unique_ptr<Controller> makeController(const Model& model, const ControllerSettings& settings) {
+  for (const Entry& e : entries())
+    if (e.info.name == settings.name) return e.make(model, settings);
+  std::string known;
+  for (const Entry& e : entries()) known += (known.empty() ? "" : ", ") + e.info.name;
+  throw ControlError("unknown controller '" + settings.name + "' (known: " + known + ")");
+}
+
+std::string controllerOption(const ControllerSettings& settings, const std::string& key,
+                             const std::string& fallback, const std::vector<std::string>& choices) {
+  const auto it = settings.options.find(key);
+  if (it == settings.options.end()) return fallback;
+  if (!choices.empty() && std::find(choices.begin(), choices.end(), it->second) == choices.end()) {
+    std::string list;
+    for (const auto& c : choices) list += (list.empty() ? "" : ", ") + c;
+    throw ControlError(settings.name + ": option " + key + " = '" + it->second + "' is not one of: " + list);
+  }
+  return it->second;
+}
+
+void checkControllerOptions(const ControllerSettings& settings, const std::vector<std::string>& known) {
+  for (const auto& [key, value] : settings.options)
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      throw ControlError(settings.name + ": unknown option '" + key + "' (known: " + (list.empty() ? "none" : list) + ")");
+    }
+}
+
+}  // namespace rbs

@@ -1,0 +1,83 @@
+#include "core/control/tracking.h"
+
+#include <cmath>
+#include <numbers>
+
+namespace rbs {
+
+bool isScalarJoint(const Joint& joint) {
+  return joint.type == JointType::Revolute || joint.type == JointType::Prismatic ||
+         joint.type == JointType::RevoluteUnitCircle;
+}
+
+double scalarJointPosition(const Joint& joint, const VecX& x) {
+  if (joint.type == JointType::RevoluteUnitCircle) return std::atan2(x[joint.x_offset + 1], x[joint.x_offset]);
+  return x[joint.x_offset];
+}
+
+int baseJointIndex(const Model& model) {
+  for (int j = 0; j < static_cast<int>(model.joints.size()); ++j) {
+    const Joint& joint = model.joints[j];
+    if (joint.parent != -1) continue;
+    switch (joint.type) {
+      case JointType::Free:
+      case JointType::FreeQuaternion:
+      case JointType::Planar:
+      case JointType::Spherical:
+      case JointType::SphericalQuaternion:
+      case JointType::SphericalEulerZYX:
+      case JointType::SphericalAbsolute:
+        return j;
+      default:
+        break;
+    }
+  }
+  return -1;
+}
+
+TrackingErrors::TrackingErrors(const Model& model, const std::string& tracked_body) : model_(model) {
+  if (!tracked_body.empty()) {
+    body_ = model.bodyIndex(tracked_body);
+    if (body_ < 0) throw ControlError("controller option tracked_body: no body named '" + tracked_body + "'");
+  } else if (const int base = baseJointIndex(model); base >= 0) {
+    body_ = model.joints[base].child;
+  } else {
+    body_ = model.numBodies() - 1;
+  }
+  for (int j = 0; j < static_cast<int>(model.joints.size()); ++j)
+    if (isScalarJoint(model.joints[j])) scalar_joints_.push_back(j);
+  const std::string& name = model.bodies[body_].name;
+  signals_ = {
+      {"error.position", "m", "position error |r - r_R| of body " + name},
+      {"error.attitude", "rad", "attitude error angle of R_R^T R of body " + name},
+      {"error.heading", "rad", "heading error of body " + name + " (5.73c)"},
+      {"error.velocity", "m/s", "velocity error |v - v_R| of body " + name + " (world)"},
+  };
+  if (!scalar_joints_.empty())
+    signals_.push_back({"error.joints", "rad", "norm of the scalar-joint errors, angles wrapped to (-pi, pi]"});
+}
+
+void TrackingErrors::evaluate(const Workspace& ws, const Workspace& ws_ref, const VecX& x,
+                              const VecX& x_ref, double* out) const {
+  const Pose& G = ws.pose[body_];
+  const Pose& G_ref = ws_ref.pose[body_];
+  out[0] = (G.r - G_ref.r).norm();
+  const Mat3 R_E = G_ref.R.transpose() * G.R;
+  out[1] = rotationAngle(R_E);
+  out[2] = std::abs(std::atan2(R_E(1, 0) - R_E(0, 1), R_E(0, 0) + R_E(1, 1)));
+  const Vec3 v = G.R * ws.twist[body_].head<3>();
+  const Vec3 v_ref = G_ref.R * ws_ref.twist[body_].head<3>();
+  out[3] = (v - v_ref).norm();
+  if (!scalar_joints_.empty()) {
+    double sum = 0.0;
+    for (int j : scalar_joints_) {
+      const Joint& joint = model_.joints[j];
+      double e = scalarJointPosition(joint, x) - scalarJointPosition(joint, x_ref);
+      if (joint.type != JointType::Prismatic) e = std::remainder(e, 2.0 * std::numbers::pi);
+      sum += e * e;
+    }
+    out[4] = std::sqrt(sum);
+  }
+}
+
+}  // namespace rbs

@@ -1,0 +1,50 @@
+// The tracking-error signals every controller reports (konz-control §12.4), so plots and CSV
+// compare controllers on the same measures:
+//   error.position  ‖r − r_R‖ of the tracked body's frame origin (world) [m]          (5.73a)
+//   error.attitude  rotation angle of R_E = R_Rᵀ R, in [0, π] (robust atan2 form) [rad]
+//   error.heading   |atan2(R_E,yx − R_E,xy, R_E,xx + R_E,yy)| ≤ error.attitude [rad]    (5.73c)
+//   error.velocity  ‖ṙ − ṙ_R‖ of the tracked body's frame origin (world) [m/s]
+//   error.joints    ‖q − q_R‖ over the scalar joints, angles wrapped to (−π, π] [rad or m]
+//                   (only when the model has scalar joints)
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/control/controller.h"
+#include "core/dynamics/workspace.h"
+
+namespace rbs {
+
+class TrackingErrors {
+ public:
+  /// `tracked_body`: a body name, or empty for the default — the child of the base joint (the
+  /// first root joint with a free, planar or spherical type), else the last body (the tool of a
+  /// chain). Throws ControlError for an unknown name.
+  TrackingErrors(const Model& model, const std::string& tracked_body = {});
+
+  const std::vector<SignalInfo>& signals() const { return signals_; }
+  int trackedBody() const { return body_; }
+
+  /// Writes signals().size() values. `ws` and `ws_ref` hold the kinematics (computeKinematics) of
+  /// the actual and the reference state; x, x_R the configurations.
+  void evaluate(const Workspace& ws, const Workspace& ws_ref, const VecX& x, const VecX& x_ref,
+                double* out) const;
+
+ private:
+  const Model& model_;
+  int body_ = -1;
+  std::vector<int> scalar_joints_;
+  std::vector<SignalInfo> signals_;
+};
+
+/// Index of the base joint (the first joint with parent = world and a free, planar or spherical
+/// type), −1 if there is none.
+int baseJointIndex(const Model& model);
+
+/// The scalar coordinate q of a one-degree-of-freedom joint (revolute: angle, prismatic:
+/// displacement, unit circle: atan2(s, c)). Only for revolute, prismatic, revolute_unit_circle.
+double scalarJointPosition(const Joint& joint, const VecX& x);
+bool isScalarJoint(const Joint& joint);
+
+}  // namespace rbs

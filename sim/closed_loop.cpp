@@ -1,0 +1,30 @@
+#include "sim/closed_loop.h"
+
+#include <limits>
+
+namespace rbs {
+
+ClosedLoop::ClosedLoop(std::unique_ptr<Controller> controller, std::unique_ptr<Reference> reference)
+    : controller_(std::move(controller)), reference_(std::move(reference)) {}
+
+void ClosedLoop::compute(double t, const State& state, VecX& u) {
+  reference_->sample(t, sample_);
+  if (!controller_->compute(t, state, sample_, u)) {
+    if (failure_.empty()) failure_ = controller_->message();
+    u.setConstant(std::numeric_limits<double>::quiet_NaN());
+  }
+}
+
+std::vector<ChannelInfo> ClosedLoop::channels() const {
+  std::vector<ChannelInfo> out;
+  for (const SignalInfo& s : controller_->signals()) out.push_back({s.name, s.unit, s.description});
+  return out;
+}
+
+void ClosedLoop::sample(double* out) {
+  controller_->updateSignals();
+  const VecX& v = controller_->signalValues();
+  for (int i = 0; i < v.size(); ++i) out[i] = v[i];
+}
+
+}  // namespace rbs

@@ -1,0 +1,35 @@
+// A controller tracking a reference, as the simulator's input source: u = controller(t, x, ξ,
+// reference(t)), with the controller's signals (tracking errors, template energies, matching
+// residual, saturation) as channels.
+#pragma once
+
+#include <memory>
+
+#include "core/control/controller.h"
+#include "core/control/reference.h"
+#include "sim/input_source.h"
+
+namespace rbs {
+
+class ClosedLoop : public InputSource {
+ public:
+  ClosedLoop(std::unique_ptr<Controller> controller, std::unique_ptr<Reference> reference);
+
+  void compute(double t, const State& state, VecX& u) override;
+  std::vector<ChannelInfo> channels() const override;
+  void sample(double* out) override;
+  std::string failure() const override { return failure_; }
+
+  Controller& controller() { return *controller_; }
+  const Reference& reference() const { return *reference_; }
+  /// The reference sample of the last compute().
+  const ReferenceSample& lastReference() const { return sample_; }
+
+ private:
+  std::unique_ptr<Controller> controller_;
+  std::unique_ptr<Reference> reference_;
+  ReferenceSample sample_;
+  std::string failure_;
+};
+
+}  // namespace rbs

@@ -1,0 +1,27 @@
+// Where the simulator's inputs u come from: a plain function of (t, state), or a closed loop of
+// a reference and a controller (sim/closed_loop.h) that also reports its own channels.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/model/model.h"
+#include "sim/channels.h"
+
+namespace rbs {
+
+class InputSource {
+ public:
+  virtual ~InputSource() = default;
+  /// u (size model.numInputs()) at (t, state); called inside the right-hand side. On numerical
+  /// trouble: fill u with NaN (the run stops there) and make failure() say why.
+  virtual void compute(double t, const State& state, VecX& u) = 0;
+  /// Channels this source adds after the model's (fixed after construction).
+  virtual std::vector<ChannelInfo> channels() const { return {}; }
+  /// Writes the values of channels() for the state of the last compute() (output samples only).
+  virtual void sample(double* /*out*/) {}
+  /// Non-empty after a failed compute(): the cause, for the simulator's stop message.
+  virtual std::string failure() const { return {}; }
+};
+
+}  // namespace rbs

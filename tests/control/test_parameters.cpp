@@ -1,0 +1,64 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/control/parameters.h"
+
+namespace rbs {
+namespace {
+
+ParameterSet twoParameters() {
+  ParameterSet p;
+  p.add({"omega", "rad/s", "bandwidth", 4.0, 0.1, 100.0, ParameterScale::Log});
+  p.add({"zeta", "1", "damping ratio", 1.0, 0.0, 5.0});
+  return p;
+}
+
+TEST(ParameterSet, StartsAtDefaultsAndSetsByName) {
+  ParameterSet p = twoParameters();
+  EXPECT_EQ(p.value(0), 4.0);
+  const auto v0 = p.version();
+  p.set("zeta", 0.7);
+  EXPECT_EQ(p.value(p.find("zeta")), 0.7);
+  EXPECT_GT(p.version(), v0);
+  p.resetToDefaults();
+  EXPECT_EQ(p.value(1), 1.0);
+}
+
+TEST(ParameterSet, RejectsOutOfRangeNonFiniteAndUnknownWithNames) {
+  ParameterSet p = twoParameters();
+  try {
+    p.set("omega", 1000.0);
+    FAIL();
+  } catch (const ControlError& e) {
+    EXPECT_NE(std::string(e.what()).find("omega"), std::string::npos);
+    EXPECT_NE(std::string(e.what()).find("[0.1, 100]"), std::string::npos);
+  }
+  EXPECT_THROW(p.set("zeta", std::nan("")), ControlError);
+  try {
+    p.set("kp", 1.0);
+    FAIL();
+  } catch (const ControlError& e) {
+    EXPECT_NE(std::string(e.what()).find("known: omega, zeta"), std::string::npos);
+  }
+}
+
+TEST(ParameterSet, SetAllIsAllOrNothing) {
+  ParameterSet p = twoParameters();
+  EXPECT_THROW(p.setAll({{"omega", 2.0}, {"zeta", -1.0}}), ControlError);
+  EXPECT_EQ(p.value(0), 4.0);  // nothing applied
+  p.setAll({{"omega", 2.0}, {"zeta", 0.5}});
+  EXPECT_EQ(p.value(0), 2.0);
+  EXPECT_EQ(p.value(1), 0.5);
+}
+
+TEST(ParameterSet, InconsistentSpecIsAProgrammingError) {
+  ParameterSet p;
+  EXPECT_THROW(p.add({"a", "1", "", 5.0, 0.0, 1.0}), std::logic_error);
+  EXPECT_THROW(p.add({"b", "1", "", 1.0, 0.0, 2.0, ParameterScale::Log}), std::logic_error);
+  p.add({"c", "1", "", 0.5, 0.0, 1.0});
+  EXPECT_THROW(p.add({"c", "1", "", 0.5, 0.0, 1.0}), std::logic_error);
+}
+
+}  // namespace
+}  // namespace rbs
