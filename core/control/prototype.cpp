@@ -46,8 +46,12 @@ PrototypeController::PrototypeController(const Model& model, VelocityError varia
 
   const int base = baseJointIndex(model);
   if (base >= 0) base_body_ = model.joints[base].child;
-  const std::string layout = controllerOption(settings, "template", base >= 0 ? "base" : "joints", {"base", "joints", "tool"});
-  layout_ = layout == "base" ? Layout::Base : layout == "joints" ? Layout::Joints : Layout::Tool;
+  const std::string layout =
+      controllerOption(settings, "template", base >= 0 ? "base" : "joints", {"base", "joints", "base_joints", "tool"});
+  layout_ = layout == "base"          ? Layout::Base
+            : layout == "joints"      ? Layout::Joints
+            : layout == "base_joints" ? Layout::BaseJoints
+                                      : Layout::Tool;
   const std::string gains = controllerOption(settings, "gains", "raw", {"raw", "natural", "poles"});
   gains_ = gains == "raw" ? Gains::Raw : gains == "natural" ? Gains::Natural : Gains::Poles;
   const std::string matching = controllerOption(settings, "matching", "none", {"none", "multicopter", "pvtol", "two_mass"});
@@ -87,16 +91,20 @@ PrototypeController::PrototypeController(const Model& model, VelocityError varia
     pairs.push_back({"mass1", Frame{}, Frame{b1, Pose{}}});
     pairs.push_back({"mass2", Frame{}, Frame{b2, Pose{}}});
     pairs.push_back({"coupling", Frame{b1, Pose{}}, Frame{b2, Pose{}}});
-  } else if (layout_ == Layout::Base) {
-    if (base_body_ < 0) throw ControlError(std::string(name()) + ": template base needs a free, planar or spherical root joint");
-    pairs.push_back({"base", Frame{}, Frame{base_body_, Pose{}}});
-  } else if (layout_ == Layout::Joints) {
-    for (int j = 0; j < static_cast<int>(model.joints.size()); ++j) {
-      const Joint& joint = model.joints[j];
-      if (joint.nxi == 0) continue;
-      joint_pairs_.push_back(j);
-      pairs.push_back({joint.name, Frame{joint.parent, joint.parent_placement},
-                       Frame{joint.child, joint.child_placement.inverse()}});
+  } else if (layout_ != Layout::Tool) {
+    if (layout_ != Layout::Joints) {
+      if (base_body_ < 0)
+        throw ControlError(std::string(name()) + ": template " + layout + " needs a free, planar or spherical root joint");
+      pairs.push_back({"base", Frame{}, Frame{base_body_, Pose{}}});
+    }
+    first_joint_pair_ = pairs.size();
+    if (layout_ != Layout::Base) {
+      for (int j = 0; j < static_cast<int>(model.joints.size()); ++j) {
+        const Joint& joint = model.joints[j];
+        if (joint.nxi == 0 || (layout_ == Layout::BaseJoints && j == base)) continue;
+        pairs.push_back({joint.name, Frame{joint.parent, joint.parent_placement},
+                         Frame{joint.child, joint.child_placement.inverse()}});
+      }
     }
   } else {
     const auto it = settings.options.find("tool_body");
@@ -105,8 +113,9 @@ PrototypeController::PrototypeController(const Model& model, VelocityError varia
     if (tool_body_ < 0) throw ControlError(std::string(name()) + ": option tool_body: no body named '" + tool + "'");
     pairs.push_back({"tool", Frame{}, Frame{tool_body_, Pose{}}});
   }
-  if ((matching_ == Matching::Multicopter || matching_ == Matching::Pvtol) && layout_ != Layout::Base)
-    throw ControlError(std::string(name()) + ": matching " + matching + " needs template base");
+  if ((matching_ == Matching::Multicopter || matching_ == Matching::Pvtol) && layout_ != Layout::Base &&
+      layout_ != Layout::BaseJoints)
+    throw ControlError(std::string(name()) + ": matching " + matching + " needs template base or base_joints");
   if (gains_ == Gains::Poles && matching_ == Matching::None)
     throw ControlError(std::string(name()) + ": gains poles needs matching multicopter, pvtol or two_mass");
   template_.pairs() = std::move(pairs);
@@ -191,7 +200,7 @@ void PrototypeController::declareParameters() {
       }
       break;
     case Matching::None:
-      if (layout_ == Layout::Base) {
+      if (layout_ == Layout::Base || layout_ == Layout::BaseJoints) {
         const char* axes[3] = {"x", "y", "z"};
         p.add(positive("mbar", "kg", "desired mass", m0));
         for (int i = 0; i < 3; ++i)
@@ -228,6 +237,12 @@ void PrototypeController::declareParameters() {
       }
       break;
   }
+  if (layout_ == Layout::BaseJoints) {
+    p.add({"joint_mbar", "kg", "desired mass of each joint pair (prismatic joints)", 0.01, 0.0, kBig});
+    p.add({"joint_thetabar", "kg m^2", "desired moment of inertia of each joint pair (about its axes)", 1e-3, 0.0, kBig});
+    p.add({"joint_omega", "rad/s", "natural frequency of the joint pairs", 10.0, 1e-3, 1e3, ParameterScale::Log});
+    p.add({"joint_zeta", "1", "damping ratio of the joint pairs", 1.0, 0.0, 10.0});
+  }
 }
 
 void PrototypeController::updatePairs() {
@@ -241,6 +256,7 @@ void PrototypeController::updatePairs() {
     pr.damping = momentMatrix(d, l, up);
     pr.stiffness = momentMatrix(k, h, pi);
   };
+  updateJointPairs();
   switch (matching_) {
     case Matching::Multicopter:
     case Matching::Pvtol: {
@@ -309,7 +325,7 @@ void PrototypeController::updatePairs() {
       break;
     }
     case Matching::None:
-      if (layout_ == Layout::Base) {
+      if (layout_ == Layout::Base || layout_ == Layout::BaseJoints) {
         const double m = param("mbar");
         const Vec3 th(param("thetabar_x"), param("thetabar_y"), param("thetabar_z"));
         if (gains_ == Gains::Natural) {
@@ -342,11 +358,25 @@ void PrototypeController::updatePairs() {
           pi = param("pibar");
         }
         const Vec3 o = Vec3::Zero();
-        for (TemplatePair& pr : pairs) setPair(pr, m, o, th * I, d, o, up * I, k, o, pi * I);
+        for (std::size_t i = first_joint_pair_; i < pairs.size(); ++i) setPair(pairs[i], m, o, th * I, d, o, up * I, k, o, pi * I);
         if (layout_ == Layout::Tool)
           pairs[0].b.offset = Pose::translation(Vec3(param("tool_x"), param("tool_y"), param("tool_z")));
       }
       break;
+  }
+}
+
+void PrototypeController::updateJointPairs() {
+  if (layout_ != Layout::BaseJoints) return;
+  const double m = param("joint_mbar"), th = param("joint_thetabar");
+  const double w = param("joint_omega"), z = param("joint_zeta");
+  const Vec3 o = Vec3::Zero();
+  const Mat3 I = Mat3::Identity();
+  std::vector<TemplatePair>& pairs = template_.pairs();
+  for (std::size_t i = first_joint_pair_; i < pairs.size(); ++i) {
+    pairs[i].inertia = momentMatrix(m, o, th * I);
+    pairs[i].damping = momentMatrix(2 * z * w * m, o, 2 * z * w * th * I);
+    pairs[i].stiffness = momentMatrix(w * w * m, o, w * w * th * I);
   }
 }
 

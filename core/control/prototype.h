@@ -5,8 +5,12 @@
 // underactuated, and by the box QP when inputs saturate.
 //
 // Options (scene `controller.options`):
-//   template    base | joints | tool  — where the template's pairs sit:
+//   template    base | joints | base_joints | tool  — where the template's pairs sit:
 //               base:   one pair world → the base body (free, planar or spherical root joint);
+//               base_joints: the base pair plus a pair across every other joint (vehicles with
+//                       an arm, tilt servos or propellers: M̄ must be positive definite, so every
+//                       coordinate needs a pair); the joint pairs take joint_mbar, joint_thetabar,
+//                       joint_omega, joint_zeta;
 //               joints: one pair across every joint (joint frame before → after the motion), i.e.
 //                       joint-space gains about each joint axis;
 //               tool:   one pair world → a point/frame on `tool_body` (tool_x/y/z parameters).
@@ -51,13 +55,15 @@ class PrototypeController : public Controller {
   const AllocationResult& lastAllocation() const { return allocation_; }
 
  private:
-  enum class Layout { Base, Joints, Tool };
+  enum class Layout { Base, Joints, BaseJoints, Tool };
   enum class Gains { Raw, Natural, Poles };
   enum class Matching { None, Multicopter, Pvtol, TwoMass };
 
   void declareParameters();
   /// Recomputes the pairs' moment matrices from the parameter values (when they changed).
   void updatePairs();
+  /// base_joints: the joint pairs from joint_mbar, joint_thetabar, joint_omega, joint_zeta.
+  void updateJointPairs();
   double param(const char* name) const;
 
   const Model& model_;
@@ -69,7 +75,7 @@ class PrototypeController : public Controller {
   int tool_body_ = -1;
   double gravity_ = 9.81;
   double two_mass_varpi_ = 0.0;
-  std::vector<int> joint_pairs_;  ///< joints with a pair (layout joints)
+  std::size_t first_joint_pair_ = 0;  ///< layouts joints and base_joints: the first joint pair
 
   PrototypeTemplate template_;
   TrackingErrors tracking_;

@@ -3,7 +3,11 @@
 #include <algorithm>
 #include <functional>
 
+#include "core/control/computed_torque.h"
+#include "core/control/geometric_se3.h"
+#include "core/control/joint_pd.h"
 #include "core/control/prototype.h"
+#include "core/control/servo_constraint.h"
 
 namespace rbs {
 namespace {
@@ -23,6 +27,12 @@ const std::vector<Entry>& entries() {
        [](const Model& m, const ControllerSettings& s) { return makePrototypeController(m, VelocityError::Body, s); }},
       {{"prototype_energy", "prototype template, energy-based velocity error (thesis 4.3): the error energy is a Lyapunov function"},
        [](const Model& m, const ControllerSettings& s) { return makePrototypeController(m, VelocityError::Energy, s); }},
+      {{"computed_torque", "computed torque on minimal coordinates (thesis 1.5; Kremer): linear error dynamics per coordinate, Euler angles for rotations"},
+       makeComputedTorque},
+      {{"joint_pd", "PD on the scalar joints with optional gravity compensation"}, makeJointPd},
+      {{"geometric_se3", "Lee-Leok-McClamroch geometric tracking on SE(3) for multicopters"}, makeGeometricSe3},
+      {{"servo_constraint_pd", "Seifried: feedforward by servo constraints / stable inversion of an end-effector path, PD on the actuated joints"},
+       makeServoConstraintPd},
   };
   return list;
 }
