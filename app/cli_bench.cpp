@@ -27,6 +27,7 @@ const std::vector<OptionSpec>& benchOptions() {
   static const std::vector<OptionSpec> options = {
       {"evals", true, "N", "right-hand-side calls per measurement, in 5 batches of N/5 (default 10000)"},
       {"duration", true, "S", "simulated time [s] of the real-time-factor run (default 10)"},
+      {"controller", true, "NAME", "controller instead of the scene's (none: zero inputs)"},
       {"set", true, "PATH=VALUE", "override a value of the scene (repeatable), e.g. integrator.dt=1e-4"},
       {"floating", false, "", "put the root of a URDF robot on a free joint"},
       {"help", false, "", "show this help"},
@@ -61,10 +62,9 @@ std::string benchUsage() {
          "                             forces, mass matrix, its factorization, xi-dot and x-dot) at the\n"
          "                             scene's initial state with zero inputs; median over 5 batches of\n"
          "                             N/5 calls\n"
-         "  rhs_with_controller_us X   the same including the evaluation of the inputs. Controllers are\n"
-         "                             not available yet, so this is the same call plus a zero input\n"
-         "                             function (the std::function call and u = 0), as in a run without\n"
-         "                             controller\n"
+         "  rhs_with_controller_us X   the same including the inputs: the reference sample and the\n"
+         "                             scene's controller (or --controller), as inside a run; without a\n"
+         "                             controller the zero-input call\n"
          "  realtime_factor X          simulated time / wall time of a simulation of --duration seconds\n"
          "                             (default 10) from the initial state with the scene's integrator\n"
          "                             settings (stepper, dt or tolerances, drift policy, dt_out)\n"
@@ -87,6 +87,10 @@ int runBench(const std::vector<std::string>& args, std::ostream& out, std::ostre
   const long evals = countOption(parsed, "evals", kDefaultEvals);
   const double duration = positiveOption(parsed, "duration", kDefaultDuration);
   const std::string& file = sceneArgument(parsed, "bench");
+  if (const std::string e = checkControllerName(parsed); !e.empty()) {
+    err << "rbsim-cli bench: " << e << "\n";
+    return 2;
+  }
 
   const std::optional<Scene> scene = loadSceneArgument(parsed, file, err);
   if (!scene) return 2;
@@ -107,13 +111,25 @@ int runBench(const std::vector<std::string>& args, std::ostream& out, std::ostre
     err << "rbsim-cli bench: the dynamics at the initial state fail: " << toString(status) << "\n";
     return 1;
   }
-  const InputFunction zero_input = [](double, const State&, VecX& uu) { uu.setZero(); };
+  const std::optional<std::shared_ptr<InputSource>> source = inputSourceOrReport(*scene, parsed, err);
+  if (!source) return 2;
+  InputSource* input = source->get();
+  bool input_ok = true;
   const double rhs_input_us = medianMicroseconds(per_batch, [&] {
-    zero_input(0.0, s0, u);
+    if (input) {
+      input->compute(0.0, s0, u);
+      input_ok = input_ok && u.allFinite();
+    } else {
+      u.setZero();
+    }
     status = computeForwardDynamics(model, s0.x, s0.xi, u, ws, gain);
   });
+  if (!input_ok) {
+    err << "rbsim-cli bench: the controller fails at the initial state: " << input->failure() << "\n";
+    return 1;
+  }
 
-  Simulator sim(model, options);
+  Simulator sim(model, options, *source);
   sim.reset(model.initial_state, 0.0);
   const auto start = std::chrono::steady_clock::now();
   const bool ok = sim.advanceTo(duration);

@@ -7,6 +7,7 @@
 #include "app/cli_commands.h"
 #include "app/cli_sim_common.h"
 #include "core/scene/scene.h"
+#include "sim/closed_loop.h"
 
 namespace rbs::cli {
 namespace {
@@ -15,6 +16,7 @@ const std::vector<OptionSpec>& checkOptions() {
   static const std::vector<OptionSpec> options = {
       {"floating", false, "", "put the root of a URDF robot on a free joint"},
       {"set", true, "PATH=VALUE", "override a value of the scene (repeatable), e.g. integrator.dt=1e-4"},
+      {"parameters", false, "", "list the controller's parameters (name, value, unit, range, scale) and signals"},
       {"help", false, "", "show this help"},
   };
   return options;
@@ -27,7 +29,7 @@ std::string count(long n, const char* singular, const char* plural) {
 }  // namespace
 
 std::string checkUsage() {
-  return "usage: rbsim-cli check SCENE [--floating] [--set PATH=VALUE]...\n"
+  return "usage: rbsim-cli check SCENE [--floating] [--set PATH=VALUE]... [--parameters]\n"
          "\n"
          "Loads SCENE (.yaml scene file or .urdf robot), builds the model and prints a one-line\n"
          "summary. Errors are printed as FILE:LINE:COLUMN: message; the exit code is then 2.\n"
@@ -46,9 +48,29 @@ int runCheck(const std::vector<std::string>& args, std::ostream& out, std::ostre
   const std::optional<Scene> scene = loadSceneArgument(parsed, file, err);
   if (!scene) return 2;
   const Model& m = scene->model;
+  // The controller and reference are checked too: a scene whose gains are out of range or whose
+  // reference the model cannot follow is a broken scene.
+  const std::optional<std::shared_ptr<InputSource>> source = inputSourceOrReport(*scene, parsed, err);
+  if (!source) return 2;
   out << file << ": " << count(m.numBodies(), "body", "bodies") << ", nu = " << m.nx << ", n = " << m.nxi
       << ", " << count(m.numInputs(), "input", "inputs") << ", "
-      << count(static_cast<long>(m.loop_closures.size()), "loop closure", "loop closures") << "\n";
+      << count(static_cast<long>(m.loop_closures.size()), "loop closure", "loop closures");
+  if (*source)
+    out << ", controller " << scene->controller.name << " (" << scene->controller.parameters.size()
+        << " parameters set)" << (scene->reference.generator.empty() ? "" : ", reference " + scene->reference.generator);
+  out << "\n";
+  if (parsed.has("parameters") && *source) {
+    const Controller& c = static_cast<ClosedLoop&>(**source).controller();
+    const ParameterSet& p = c.parameters();
+    out << "parameters of " << c.name() << " (set with --set controller.NAME=VALUE):\n";
+    for (int i = 0; i < p.size(); ++i) {
+      const ParameterSpec& spec = p.spec(i);
+      out << "  " << spec.name << " = " << p.value(i) << " " << spec.unit << "  [" << spec.min << ", " << spec.max
+          << "]" << (spec.scale == ParameterScale::Log ? " log" : "") << "  " << spec.description << "\n";
+    }
+    out << "signals:\n";
+    for (const SignalInfo& sig : c.signals()) out << "  " << sig.name << " [" << sig.unit << "]  " << sig.description << "\n";
+  }
   return 0;
 }
 

@@ -66,7 +66,7 @@ const std::vector<OptionSpec>& runOptions() {
       {"dt", true, "S", "step [s] of a fixed-step stepper, initial step of an adaptive one"},
       {"rtol", true, "R", "relative tolerance (adaptive steppers only)"},
       {"atol", true, "A", "absolute tolerance (adaptive steppers only)"},
-      {"controller", true, "NAME", "controller computing the inputs; available: none (zero inputs)"},
+      {"controller", true, "NAME", "controller computing the inputs (see below; none: zero inputs)"},
       {"set", true, "PATH=VALUE", "override a value of the scene (repeatable), e.g. joint.elbow.position=0.3"},
       {"floating", false, "", "put the root of a URDF robot on a free joint"},
       {"quiet", false, "", "no progress bar and no summary on stderr (errors are still printed)"},
@@ -187,8 +187,8 @@ std::string runUsage() {
          "\n"
          "Integrators: " + stepperList(false) + " (fixed step, --dt);\n" + "             " +
          stepperList(true) + "\n             (adaptive: --rtol/--atol, --dt = initial step).\n" +
-         "Controllers: none (all inputs zero). Controllers named by a scene are not available yet; the\n"
-         "scene then runs with zero inputs and a warning.\n"
+         "Controllers (default: the scene's controller tracking the scene's reference; its gains are\n"
+         "set with --set controller.NAME=VALUE):\n" + controllerList() +
          "\n"
          "exit codes: 0 success; 1 the simulation stopped early (the CSV holds what was simulated) or\n"
          "the output could not be written; 2 bad command line or scene (FILE:LINE:COLUMN: message);\n"
@@ -244,7 +244,8 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
   if (!checked_options) return 2;
   const SimulationOptions& options = *checked_options;
 
-  if (const std::string w = controllerWarning(scene, parsed); !w.empty()) err << "rbsim-cli run: " << w << "\n";
+  const std::optional<std::shared_ptr<InputSource>> source = inputSourceOrReport(scene, parsed, err);
+  if (!source) return 2;
 
   // From here on Ctrl-C / SIGTERM only set a flag, so the temporary file below is always removed
   // or renamed.
@@ -263,7 +264,7 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
     }
   }
 
-  Simulator sim(scene.model, options);  // no controller: u = 0
+  Simulator sim(scene.model, options, *source);  // no source: u = 0
   ProgressBar progress(err, !quiet && ::isatty(STDERR_FILENO) != 0, 0.0, settings.t_end);
   sim.on_sample = [&progress](double t, const std::vector<double>&) { progress.update(t); };
   sim.reset(scene.model.initial_state, 0.0);

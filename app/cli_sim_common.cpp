@@ -2,10 +2,13 @@
 
 #include <cerrno>
 #include <cmath>
+#include <algorithm>
 #include <cstdlib>
 #include <ostream>
 #include <stdexcept>
 
+#include "core/control/registry.h"
+#include "sim/closed_loop.h"
 #include "sim/settings.h"
 
 namespace rbs::cli {
@@ -36,14 +39,51 @@ std::string checkControllerName(const ParsedArgs& parsed) {
   if (!parsed.has("controller")) return "";
   const std::string& name = parsed.all("controller").back();
   if (name == "none") return "";
-  return "unknown controller '" + name + "'; available: none";
+  std::string known = "none";
+  for (const ControllerInfo& c : controllerCatalog()) {
+    if (c.name == name) return "";
+    known += ", " + c.name;
+  }
+  return "unknown controller '" + name + "'; available: " + known;
 }
 
-std::string controllerWarning(const Scene& scene, const ParsedArgs& parsed) {
-  if (parsed.has("controller") || scene.controller.name.empty()) return "";
-  return "warning: the scene's controller '" + scene.controller.name +
-         "' is not available in this version (no controllers are implemented yet); running with "
-         "zero inputs (--controller none silences this warning)";
+std::string controllerList() {
+  std::string out = "  none                    all inputs zero\n";
+  for (const ControllerInfo& c : controllerCatalog()) {
+    std::string name = "  " + c.name;
+    name.resize(std::max<std::size_t>(name.size() + 1, 26), ' ');
+    out += name + c.description + "\n";
+  }
+  return out;
+}
+
+std::optional<std::shared_ptr<InputSource>> inputSourceOrReport(const Scene& scene, const ParsedArgs& parsed,
+                                                                std::ostream& err) {
+  const std::string chosen = parsed.has("controller") ? parsed.all("controller").back() : scene.controller.name;
+  if (chosen.empty() || chosen == "none") return std::shared_ptr<InputSource>();
+  const bool from_scene = chosen == scene.controller.name;
+  auto where = [&](int line, int column) {
+    std::string w = scene.file.string();
+    if (line > 0) w += ":" + std::to_string(line) + ":" + std::to_string(column);
+    return w;
+  };
+  std::unique_ptr<Controller> controller;
+  try {
+    ControllerSettings settings = from_scene ? scene.controller : ControllerSettings{chosen, {}, {}};
+    controller = makeController(scene.model, settings);
+  } catch (const ControlError& e) {
+    err << where(from_scene ? scene.controller.line : 0, scene.controller.column) << ": controller: " << e.what()
+        << "\n";
+    return std::nullopt;
+  }
+  std::unique_ptr<Reference> reference;
+  try {
+    reference = makeReference(scene.model, scene.reference);
+  } catch (const ControlError& e) {
+    err << where(scene.reference.line, scene.reference.column) << ": reference: " << e.what() << "\n";
+    return std::nullopt;
+  }
+  return std::make_shared<ClosedLoop>(std::move(controller), std::move(reference));
 }
 
 std::optional<Scene> loadSceneArgument(const ParsedArgs& parsed, const std::string& file, std::ostream& err) {

@@ -4,6 +4,7 @@
 
 #include <iosfwd>
 #include <optional>
+#include <memory>
 #include <string>
 
 #include "app/cli_args.h"
@@ -28,13 +29,19 @@ std::optional<Scene> loadSceneArgument(const ParsedArgs& parsed, const std::stri
 std::optional<SimulationOptions> simulationOptionsOrReport(const IntegratorSettings& settings,
                                                            const std::string& command, std::ostream& err);
 
-/// Checks `--controller NAME`: controllers arrive with a later issue, so only "none" (zero inputs)
-/// exists. Returns an empty string when the name is accepted, else the error message
-/// ("unknown controller 'x'; available: none").
+/// Checks `--controller NAME` before the scene is loaded: a registered controller or "none".
+/// Returns an empty string when the name is accepted, else the error message.
 std::string checkControllerName(const ParsedArgs& parsed);
 
-/// A warning (one line, no newline) when the scene names a controller that is not available and
-/// the command line did not choose one; empty otherwise.
-std::string controllerWarning(const Scene& scene, const ParsedArgs& parsed);
+/// The inputs of a simulating command: the scene's controller tracking the scene's reference; the
+/// controller named by --controller instead (the scene's parameters and options are applied when
+/// the name is the scene's, else the controller's defaults); or nullptr (u = 0) for
+/// `--controller none` and scenes without a controller. A bad controller or reference setting is
+/// printed as FILE:LINE:COLUMN: controller: message and gives nothing (the command exits 2).
+std::optional<std::shared_ptr<InputSource>> inputSourceOrReport(const Scene& scene, const ParsedArgs& parsed,
+                                                                std::ostream& err);
+
+/// "NAME (description)" lines of every controller, for help texts.
+std::string controllerList();
 
 }  // namespace rbs::cli

@@ -1,5 +1,6 @@
 #include "sim/closed_loop.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace rbs {
@@ -9,7 +10,8 @@ ClosedLoop::ClosedLoop(std::unique_ptr<Controller> controller, std::unique_ptr<R
 
 void ClosedLoop::compute(double t, const State& state, VecX& u) {
   reference_->sample(t, sample_);
-  if (!controller_->compute(t, state, sample_, u)) {
+  last_ok_ = controller_->compute(t, state, sample_, u);
+  if (!last_ok_) {
     if (failure_.empty()) failure_ = controller_->message();
     u.setConstant(std::numeric_limits<double>::quiet_NaN());
   }
@@ -22,8 +24,12 @@ std::vector<ChannelInfo> ClosedLoop::channels() const {
 }
 
 void ClosedLoop::sample(double* out) {
-  controller_->updateSignals();
   const VecX& v = controller_->signalValues();
+  if (!last_ok_) {  // nothing meaningful to report at a state the controller failed on
+    std::fill(out, out + v.size(), std::numeric_limits<double>::quiet_NaN());
+    return;
+  }
+  controller_->updateSignals();
   for (int i = 0; i < v.size(); ++i) out[i] = v[i];
 }
 

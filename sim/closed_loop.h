@@ -30,6 +30,7 @@ class ClosedLoop : public InputSource {
   std::unique_ptr<Reference> reference_;
   ReferenceSample sample_;
   std::string failure_;
+  bool last_ok_ = false;  ///< the last compute() succeeded (signals are meaningful)
 };
 
 }  // namespace rbs

@@ -17,6 +17,9 @@ namespace {
 /// lies within ~1e-6 rad of the span of the preceding ones: B is numerically rank deficient and u₀
 /// would carry relative errors of order ε / kRankTolerance ≈ 1e-4.
 constexpr double kRankTolerance = 1e-12;
+/// Tikhonov weight for rank-deficient B, relative to the mean diagonal of H: far above the
+/// rank tolerance (so the regularized H passes it), far below any physical input weighting.
+constexpr double kRegularization = 1e-9;
 /// Exact mode: B counts as singular when an LU pivot is below kSingularPivot times the largest
 /// (cond(B) ≳ 1e12; u would keep only a few significant digits).
 constexpr double kSingularPivot = 1e-12;
@@ -210,6 +213,14 @@ Allocator::Allocator(int n, int p)
   b_lu_.setThreshold(kSingularPivot);
 }
 
+bool Allocator::wellConditioned() const {
+  if (h_llt_.info() != Eigen::Success) return false;
+  const MatX& l = h_llt_.matrixLLT();
+  for (Eigen::Index i = 0; i < l.rows(); ++i)
+    if (l(i, i) * l(i, i) < kRankTolerance * h_(i, i)) return false;
+  return true;
+}
+
 bool Allocator::solve(const MatX& M, const VecX& b, const MatX& B, const MatX& Mbar,
                       const VecX& bbar, const VecX& lower, const VecX& upper, AllocationMode mode,
                       AllocationResult& out) {
@@ -262,10 +273,16 @@ bool Allocator::solve(const MatX& M, const VecX& b, const MatX& B, const MatX& M
     for (Eigen::Index j = 0; j < p; ++j)  // exactly symmetric for the QP
       for (Eigen::Index i = j + 1; i < p; ++i) h_(j, i) = h_(i, j);
     h_llt_.compute(h_);
-    if (h_llt_.info() != Eigen::Success) return false;
-    const MatX& l = h_llt_.matrixLLT();
-    for (Eigen::Index i = 0; i < p; ++i)
-      if (l(i, i) * l(i, i) < kRankTolerance * h_(i, i)) return false;
+    if (!wellConditioned()) {
+      // B is (numerically) rank deficient: redundant inputs, e.g. four thrusts that only make
+      // F_z, τ_x, τ_y. The Gauss functional then has a whole affine set of minimizers; the
+      // Tikhonov term δ‖u‖² picks (in the limit) the one of least norm, and keeps the box QP's
+      // Hessian definite. δ relative to the mean diagonal changes well-posed directions by ~δ.
+      const double delta = kRegularization * std::max(h_.trace() / static_cast<double>(p), 1e-300);
+      h_.diagonal().array() += delta;
+      h_llt_.compute(h_);
+      if (!wellConditioned()) return false;
+    }
     work_p_.noalias() = mbar_minv_b_.transpose() * a_tilde_;
     u0 = work_p_;
     h_llt_.solveInPlace(u0);

@@ -41,12 +41,16 @@ class Allocator {
 
   /// M (n×n, SPD), b (n): plant M ξ̇ + b = B u; B (n×p); M̄ (n×n, SPD), b̄ (n): template
   /// M̄ ξ̇ + b̄ = 0; lower/upper (p): input bounds (±inf allowed). Returns false (and leaves `out`
-  /// unspecified) when M or M̄ is not positive definite, H is singular (B rank deficient), or
-  /// Exact is asked for with p ≠ n.
+  /// unspecified) when M or M̄ is not positive definite, the data is not finite, or Exact is
+  /// asked for with a singular or non-square B. A rank-deficient B (redundant inputs) in the
+  /// least-squares modes gives the least-norm minimizer (Tikhonov limit).
   bool solve(const MatX& M, const VecX& b, const MatX& B, const MatX& Mbar, const VecX& bbar,
              const VecX& lower, const VecX& upper, AllocationMode mode, AllocationResult& out);
 
  private:
+  /// h_llt_ succeeded and no pivot is below the rank tolerance.
+  bool wellConditioned() const;
+
   int n_, p_;
   Eigen::LLT<MatX> m_llt_, mbar_llt_, h_llt_;  // M, M̄, H
   Eigen::FullPivLU<MatX> b_lu_;                // B (Exact mode)

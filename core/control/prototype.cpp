@@ -135,7 +135,6 @@ PrototypeController::PrototypeController(const Model& model, VelocityError varia
   addSignal("control.saturated", "1", "number of inputs on a bound");
   for (const Actuator& a : model.actuators)
     addSignal("saturation." + a.name, "1", "input " + a.name + ": -1 on its lower bound, +1 on its upper, 0 free");
-  if (settings.parameters.size()) parameters_.setAll(settings.parameters);
   updatePairs();
 }
 

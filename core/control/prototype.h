@@ -49,7 +49,7 @@ class PrototypeController : public Controller {
   bool compute(double t, const State& state, const ReferenceSample& reference, VecX& u) override;
   void updateSignals() override;
 
-  /// The template as last built from the parameters (for tests and the GUI's pole display).
+  /// The template as the last compute() built it from the parameters (tests, the GUI's poles).
   const PrototypeTemplate& prototype() const { return template_; }
   const TemplateEvaluation& lastTemplate() const { return evaluation_; }
   const AllocationResult& lastAllocation() const { return allocation_; }

@@ -49,8 +49,12 @@ const std::vector<ControllerInfo>& controllerCatalog() {
 }
 
 std::unique_ptr<Controller> makeController(const Model& model, const ControllerSettings& settings) {
-  for (const Entry& e : entries())
-    if (e.info.name == settings.name) return e.make(model, settings);
+  for (const Entry& e : entries()) {
+    if (e.info.name != settings.name) continue;
+    std::unique_ptr<Controller> controller = e.make(model, settings);
+    controller->parameters().setAll(settings.parameters);
+    return controller;
+  }
   std::string known;
   for (const Entry& e : entries()) known += (known.empty() ? "" : ", ") + e.info.name;
   throw ControlError("unknown controller '" + settings.name + "' (known: " + known + ")");

@@ -16,9 +16,15 @@ double scalarJointPosition(const Joint& joint, const VecX& x) {
 }
 
 int baseJointIndex(const Model& model) {
+  // The base may hang from the world through fixed joints (a mount): its parent is welded.
+  auto welded = [&model](int body) {
+    for (int b = body; b >= 0; b = model.joints[b].parent)
+      if (model.joints[b].type != JointType::Fixed) return false;
+    return true;
+  };
   for (int j = 0; j < static_cast<int>(model.joints.size()); ++j) {
     const Joint& joint = model.joints[j];
-    if (joint.parent != -1) continue;
+    if (!welded(joint.parent)) continue;
     switch (joint.type) {
       case JointType::Free:
       case JointType::FreeQuaternion:

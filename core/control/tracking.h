@@ -38,8 +38,9 @@ class TrackingErrors {
   std::vector<SignalInfo> signals_;
 };
 
-/// Index of the base joint (the first joint with parent = world and a free, planar or spherical
-/// type), −1 if there is none.
+/// Index of the base joint: the first joint with a free, planar or spherical type whose parent is
+/// the world or welded to it by fixed joints; −1 if there is none. References and controllers
+/// agree on it.
 int baseJointIndex(const Model& model);
 
 /// The scalar coordinate q of a one-degree-of-freedom joint (revolute: angle, prismatic:

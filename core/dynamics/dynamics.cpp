@@ -247,7 +247,7 @@ void computeInputForces(const Model& model, const VecX& u, Workspace& ws) {
     any_body_wrench |= a.kind != ActuatorKind::JointEffort;
     if (a.kind == ActuatorKind::BodyForce) {
       ws.wrench[a.body].head<3>() += a.direction * u(i);
-      ws.wrench[a.body].tail<3>() += a.point.cross(a.direction) * u(i);
+      ws.wrench[a.body].tail<3>() += (a.point.cross(a.direction) + a.torque_ratio * a.direction) * u(i);
     } else if (a.kind == ActuatorKind::BodyTorque) {
       ws.wrench[a.body].tail<3>() += a.direction * u(i);
     }
@@ -286,7 +286,7 @@ void computeInputMatrix(const Model& model, Workspace& ws) {
         ws.input_matrix(model.joints[a.joint].xi_offset + a.component, i) = 1.0;
         continue;
       case ActuatorKind::BodyForce:
-        w << a.direction, a.point.cross(a.direction);
+        w << a.direction, a.point.cross(a.direction) + a.torque_ratio * a.direction;
         break;
       case ActuatorKind::BodyTorque:
         w << Vec3::Zero(), a.direction;

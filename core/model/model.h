@@ -87,6 +87,9 @@ struct Actuator {
   Vec3 direction = Vec3::UnitZ();     ///< BodyForce/BodyTorque: unit direction (body frame)
   double lower = -1e300;              ///< input limits (used by allocation and the simulator)
   double upper = 1e300;
+  /// BodyForce only: a torque of torque_ratio · u about `direction` comes with the force — the
+  /// drag torque of a propeller, κ_T/κ_F = b_F (thesis (4.143), (5.17)); its sign is the spin sense.
+  double torque_ratio = 0.0;          ///< [m]
 };
 
 /// A constraint closing a kinematic loop (thesis 3.5): the origins of frames a and b coincide

@@ -430,6 +430,10 @@ Model ModelBuilder::build() const {
       act.direction = checkUnit(a.direction, "actuator", a.name, "direction");
       if (!a.point.allFinite()) fail("actuator", a.name, "point is NaN or infinite");
       act.point = a.point;
+      if (!std::isfinite(a.torque_ratio)) fail("actuator", a.name, "torque_ratio is NaN or infinite");
+      if (a.kind != ActuatorKind::BodyForce && a.torque_ratio != 0.0)
+        fail("actuator", a.name, "torque_ratio applies to body_force actuators only");
+      act.torque_ratio = a.torque_ratio;
     }
     m.actuators.push_back(act);
   }

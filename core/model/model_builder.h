@@ -103,6 +103,7 @@ struct ActuatorSpec {
   Vec3 direction = Vec3::UnitZ();
   double lower = -1e300;
   double upper = 1e300;
+  double torque_ratio = 0.0;  ///< BodyForce: reaction torque per force about `direction` [m]
 };
 
 struct LoopClosureSpec {

@@ -642,7 +642,7 @@ void Loader::readExternalWrench(const YAML::Node& n, std::size_t i) {
 
 void Loader::readActuator(const YAML::Node& n, std::size_t i) {
   const std::string path = elementPath(n, "actuator", "actuators", i);
-  MapView m(src_, n, path, {"name", "type", "joint", "component", "body", "point", "direction", "limits"});
+  MapView m(src_, n, path, {"name", "type", "joint", "component", "body", "point", "direction", "torque_ratio", "limits"});
   ActuatorSpec a;
   a.name = m.name("name");
   const std::string type = readChoice(src_, m.require("type"), m.at("type"), {"joint_effort", "body_force", "body_torque"});
@@ -661,11 +661,12 @@ void Loader::readActuator(const YAML::Node& n, std::size_t i) {
     }
   } else {
     forbid({"joint", "component"});
-    if (type == "body_torque") forbid({"point"});
+    if (type == "body_torque") forbid({"point", "torque_ratio"});
     a.kind = type == "body_force" ? ActuatorKind::BodyForce : ActuatorKind::BodyTorque;
     a.body = m.name("body");
     a.point = m.vec3("point", Vec3::Zero());
     if (const YAML::Node* d = m.find("direction")) a.direction = readUnitVector(*d, m.at("direction"));
+    if (const YAML::Node* r = m.find("torque_ratio")) a.torque_ratio = readNumber(src_, *r, m.at("torque_ratio"));
   }
   if (const YAML::Node* l = m.find("limits")) {
     const auto lim = readNumbers(src_, *l, m.at("limits"), 2);

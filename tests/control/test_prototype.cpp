@@ -209,6 +209,8 @@ TEST(PrototypeConstantReference, PolesEqualTheTemplatePolynomialForAllVariants) 
   const Pose G_R{rotationZYX(0.3, -0.4, 1.0), Vec3(0.5, -0.2, 1.0)};
   for (const char* name : {"prototype_particle", "prototype_body", "prototype_energy"}) {
     auto c = makeController(model, settings(name, gains));
+    const auto actual = sorted(closedLoopPoles(model, *c, G_R));
+    // The pair's moment matrices as the last compute() used them.
     const auto& pair = static_cast<PrototypeController&>(*c).prototype().pairs()[0];
     // Single free body: J = I, so the template polynomial is det(Vee(M̄')λ² + Vee(D̄')λ + Vee(K̄')).
     const Mat6 M = Vee(pair.inertia), D = Vee(pair.damping), K = Vee(pair.stiffness);
@@ -217,7 +219,6 @@ TEST(PrototypeConstantReference, PolesEqualTheTemplatePolynomialForAllVariants) 
     companion.bottomLeftCorner<6, 6>() = -M.inverse() * K;
     companion.bottomRightCorner<6, 6>() = -M.inverse() * D;
     const auto expected = sorted(companion.eigenvalues());
-    const auto actual = sorted(closedLoopPoles(model, *c, G_R));
     for (std::size_t i = 0; i < expected.size(); ++i)
       // Central differences with h = 1e-6: error ~h² times third derivatives plus rounding ~1e-10/h.
       EXPECT_NEAR(std::abs(actual[i] - expected[i]), 0.0, 1e-5) << name << " pole " << i << ": " << actual[i]

@@ -132,6 +132,44 @@ TEST_F(CliRun, DoublePendulumWritesTheDocumentedColumnsAndConservesEnergy) {
   EXPECT_EQ(outputFiles(), std::vector<std::string>{"out.csv"});  // no temporary file left
 }
 
+TEST_F(CliRun, ControlledSceneWritesTheControllerChannelsAndTracks) {
+  const std::string scene = source("scenes/quadcopter.yaml");
+  const CliResult r = run("run '" + scene + "' --t-end 6 --dt-out 0.05 --quiet --out '" + csvPath() + "'");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const Csv csv = readCsv(csvPath());
+  const auto rest = expectDocumentedColumns(csv, loadScene(scene).model);
+  for (const char* c : {"error.position", "error.attitude", "control.energy", "control.template_power",
+                        "control.matching_residual", "saturation.thrust1", "u.thrust4"})
+    EXPECT_TRUE(contains(rest, c)) << c;
+  const std::size_t last = csv.rows.size() - 1;
+  EXPECT_NEAR(csv.at(0, "error.position"), std::sqrt(0.75), 1e-12);  // 0.5 m on every axis
+  EXPECT_LT(csv.at(last, "error.position"), 1e-4);
+  // A gain set from the command line reaches the controller: a softer template is slower.
+  const CliResult soft = run("run '" + scene + "' --t-end 6 --dt-out 0.05 --quiet --set controller.pole=2 --out '" +
+                             csvPath() + "'");
+  ASSERT_EQ(soft.exit_code, 0) << soft.err;
+  EXPECT_GT(readCsv(csvPath()).at(last, "error.position"), 1e-3);
+  // --controller none: zero inputs, no controller channels.
+  ASSERT_EQ(run("run '" + scene + "' --t-end 0.1 --quiet --controller none --out '" + csvPath() + "'").exit_code, 0);
+  EXPECT_FALSE(contains(readCsv(csvPath()).header, "error.position"));
+}
+
+TEST_F(CliRun, BadControllerSettingsExitTwoWithTheSceneLine) {
+  const std::string scene = source("scenes/quadcopter.yaml");
+  const CliResult range = run("run '" + scene + "' --set controller.pole=-1 --out '" + csvPath() + "'");
+  EXPECT_EQ(range.exit_code, 2);
+  EXPECT_NE(range.err.find(scene + ":"), std::string::npos) << range.err;
+  EXPECT_NE(range.err.find("controller: controller parameter 'pole' = -1 is outside its range"), std::string::npos)
+      << range.err;
+  const CliResult unknown = run("check '" + scene + "' --set controller.kp=3");
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("unknown controller parameter 'kp'"), std::string::npos) << unknown.err;
+  const CliResult listing = run("check '" + scene + "' --parameters");
+  EXPECT_EQ(listing.exit_code, 0) << listing.err;
+  EXPECT_NE(listing.out.find("  pole = 5 rad/s  [0.01, 1000] log"), std::string::npos) << listing.out;
+  EXPECT_NE(listing.out.find("control.matching_residual"), std::string::npos) << listing.out;
+}
+
 TEST_F(CliRun, SummaryGoesToStderrWithoutQuiet) {
   const CliResult r =
       run("run '" + source("scenes/double_pendulum.yaml") + "' --t-end 0.1 --out '" + csvPath() + "'");

@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "core/control/prototype.h"
+#include "core/control/registry.h"
 #include "core/dynamics/dynamics.h"
 #include "core/dynamics/energy.h"
 #include "core/scene/scene.h"
@@ -446,6 +448,36 @@ TEST(SceneLibrarySources, MotivationEulerBodyBreaksDownAtGimbalLock) {
   }
 }
 
+/// The prototype template a scene's controller builds (after one evaluation at the initial state).
+struct SceneTemplate {
+  std::unique_ptr<Controller> controller;
+  const std::vector<TemplatePair>& pairs() const {
+    return static_cast<const PrototypeController&>(*controller).prototype().pairs();
+  }
+};
+
+SceneTemplate sceneTemplate(const Scene& s) {
+  SceneTemplate t{makeController(s.model, s.controller)};
+  ReferenceSample r;
+  makeReference(s.model, s.reference)->sample(0.0, r);
+  VecX u;
+  EXPECT_TRUE(t.controller->compute(0.0, s.model.initial_state, r, u)) << t.controller->message();
+  return t;
+}
+
+/// Total, centre and moment tensor about the centre of a 4×4 moment matrix (inverse of
+/// momentMatrix()).
+struct CentredMoments {
+  double total;
+  Vec3 centre;
+  Mat3 moment;
+};
+CentredMoments centred(const Mat4& X) {
+  const double total = X(3, 3);
+  const Vec3 c = total != 0.0 ? Vec3(X.topRightCorner<3, 1>() / total) : Vec3::Zero();
+  return {total, c, Vee(Mat3(X.topLeftCorner<3, 3>() - total * c * c.transpose()))};
+}
+
 // 4.7.5: the one fully specified simulation — its numbers are stored in the scene.
 TEST(SceneLibrarySources, FreeRigidBodyHasTheNumbersOf475) {
   const Scene s = loadLibraryScene("free_rigid_body");
@@ -462,7 +494,8 @@ TEST(SceneLibrarySources, FreeRigidBodyHasTheNumbersOf475) {
   EXPECT_EQ(parameter(s, "dbar"), 4.0);
   EXPECT_EQ(parameter(s, "kbar"), 4.0);
   // Rotational gains: the particle-based rotation at ω_R = π needs Π̄/Θ̄ > π² (konz-control §10.5).
-  EXPECT_GT(parameter(s, "pibar") / parameter(s, "thetabar"), kPi * kPi);
+  for (const char* axis : {"x", "y", "z"})
+    EXPECT_GT(parameter(s, std::string("pibar_") + axis) / parameter(s, std::string("thetabar_") + axis), kPi * kPi);
   const std::vector<double> twist = referenceParameter(s, "twist");
   ASSERT_EQ(twist.size(), 6u);
   EXPECT_DOUBLE_EQ(twist[5], kPi);  // α_R = π t
@@ -478,19 +511,18 @@ TEST(SceneLibrarySources, RevoluteJointReferenceOfFig45) {
   EXPECT_GT(parameter(s, "pibar") / parameter(s, "thetabar"), max_rate * max_rate);  // (4.78)
 }
 
-// 4.8.1: the stored free template parameters place the poles at (λ + 2)⁴ for the model's ϖ = k/M2
-// (characteristic polynomial (4.127)), and the template inertia is positive definite.
+// 4.8.1: the controller's matched template places the poles at (λ + 2)⁴ for the model's
+// ϖ = k/M2 (characteristic polynomial (4.127)), and its inertia is positive definite.
 TEST(SceneLibrarySources, TwoMassesPolePlacement) {
   const Scene s = loadLibraryScene("two_masses_spring");
   const Model& m = s.model;
   ASSERT_EQ(m.springs.size(), 1u);
-  const double k = m.springs[0].stiffness(0, 0);
-  const double M2 = m.bodies[m.bodyIndex("cart2")].mass;
-  const double w = k / M2;
-  const double m1 = parameter(s, "mbar_1"), m2 = parameter(s, "mbar_2"),
-               m12 = parameter(s, "mbar_12"), d1 = parameter(s, "dbar_1"),
-               k1 = parameter(s, "kbar_1");
-  constexpr double kRoundTol = 1e-12;                       // parameters written to 16–17 digits
+  const double w = m.springs[0].stiffness(0, 0) / m.bodies[m.bodyIndex("cart2")].mass;
+  const SceneTemplate t = sceneTemplate(s);
+  ASSERT_EQ(t.pairs().size(), 3u);  // mass 1, mass 2, coupling
+  const double m1 = t.pairs()[0].inertia(3, 3), m2 = t.pairs()[1].inertia(3, 3), m12 = t.pairs()[2].inertia(3, 3);
+  const double d1 = t.pairs()[0].damping(3, 3), k1 = t.pairs()[0].stiffness(3, 3);
+  constexpr double kRoundTol = 1e-12;                       // a few operations in double precision
   EXPECT_NEAR(d1 / m1, 8.0, kRoundTol);                     // p3
   EXPECT_NEAR((k1 + (m1 + m2) * w) / m1, 24.0, kRoundTol);  // p2
   EXPECT_NEAR(w * d1 / (m1 + m12), 32.0, kRoundTol);        // p1
@@ -501,7 +533,8 @@ TEST(SceneLibrarySources, TwoMassesPolePlacement) {
   EXPECT_EQ(m.actuators[0].joint, m.jointIndex("z1"));
 }
 
-// 4.8.2: the stored template satisfies the matching conditions (4.136) for the model's ε.
+// 4.8.2: the controller's template satisfies the matching conditions (4.136) for the model's ε,
+// and the pole placement (4.140)–(4.142) reproduces the quadruple pole.
 TEST(SceneLibrarySources, PvtolTemplateIsMatched) {
   const Scene s = loadLibraryScene("pvtol");
   const Model& m = s.model;
@@ -511,25 +544,43 @@ TEST(SceneLibrarySources, PvtolTemplateIsMatched) {
   const double l_A = right.point.x();
   const double beta = std::atan2(right.direction.x(), right.direction.y());
   const double eps = body.inertia_com(2, 2) * std::sin(beta) / (body.mass * l_A * std::cos(beta));
+  EXPECT_NEAR(parameter(s, "epsilon"), eps, 1e-12);
   const double g = m.gravity.norm();
-  const double mbar = parameter(s, "mbar"), h = parameter(s, "hbar_y"), sy = parameter(s, "sbar_y");
-  constexpr double kRoundTol = 1e-4;  // relative; the parameters are written to 5 digits
-  EXPECT_NEAR(parameter(s, "thetabar") / (mbar * (h - sy) * (sy - eps)), 1.0, kRoundTol);
-  EXPECT_NEAR(parameter(s, "pibar") / (mbar * g * (h - sy)), 1.0, kRoundTol);
-  EXPECT_EQ(parameter(s, "lbar_y"), h);
-  EXPECT_EQ(parameter(s, "upsilonbar"), 0.0);
+  const SceneTemplate t = sceneTemplate(s);
+  const CentredMoments M = centred(t.pairs()[0].inertia), D = centred(t.pairs()[0].damping),
+                       K = centred(t.pairs()[0].stiffness);
+  const double mbar = M.total, h = K.centre.y(), sy = M.centre.y();
+  constexpr double kTol = 1e-10;  // relative; closed-form expressions in double precision
+  EXPECT_NEAR(M.moment(2, 2) / (mbar * (h - sy) * (sy - eps)), 1.0, kTol);
+  EXPECT_NEAR(K.moment(2, 2) / (mbar * g * (h - sy)), 1.0, kTol);
+  EXPECT_NEAR(D.centre.y(), h, kTol);
+  EXPECT_NEAR(D.moment(2, 2), 0.0, 1e-15);  // Ῡ_z = 0 up to the centring round-off
   EXPECT_GT(h, sy);  // (4.137)
   EXPECT_GT(sy, eps);
+  // (4.140): the quartic of the tilt/translation channel is (λ + p)⁴ for the scene's pole.
+  const double p = parameter(s, "pole"), dbar = D.total, kbar = K.total;
+  const double q3 = dbar * (h - eps) / (mbar * (sy - eps)), q2 = (kbar * (h - eps) + mbar * g) / (mbar * (sy - eps));
+  const double q1 = dbar * g / (mbar * (sy - eps)), q0 = kbar * g / (mbar * (sy - eps));
+  EXPECT_NEAR(q3, 4 * p, 1e-9 * p);
+  EXPECT_NEAR(q2, 6 * p * p, 1e-9 * p * p);
+  EXPECT_NEAR(q1, 4 * p * p * p, 1e-9 * p * p * p);
+  EXPECT_NEAR(q0, p * p * p * p, 1e-9 * p * p * p * p);
 }
 
 // 4.8.3: matched tilt template (4.148) with the LSR heading priority Θ̄_z = 0.1 Θ̄_x.
 TEST(SceneLibrarySources, QuadcopterHeadingPriority) {
-  for (const char* stem : {"quadcopter", "quadcopter_table51"}) {
-    const Scene s = loadLibraryScene(stem);
-    const double theta_x = parameter(s, "mbar") * parameter(s, "sbar_z") *
-                           (parameter(s, "hbar_z") - parameter(s, "sbar_z"));
-    EXPECT_NEAR(parameter(s, "thetabar_z") / theta_x, 0.1, 1e-4) << stem;
-  }
+  const Scene s = loadLibraryScene("quadcopter");
+  const SceneTemplate t = sceneTemplate(s);
+  const CentredMoments M = centred(t.pairs()[0].inertia), K = centred(t.pairs()[0].stiffness),
+                       D = centred(t.pairs()[0].damping);
+  const double mbar = M.total, sz = M.centre.z(), hz = K.centre.z(), g = s.model.gravity.norm();
+  constexpr double kTol = 1e-10;  // closed forms in double precision
+  EXPECT_NEAR(M.moment(0, 0) / (mbar * sz * (hz - sz)), 1.0, kTol);  // (4.148)
+  EXPECT_NEAR(M.moment(1, 1), M.moment(0, 0), kTol);
+  EXPECT_NEAR(K.moment(0, 0) / (mbar * g * (hz - sz)), 1.0, kTol);
+  EXPECT_NEAR(D.moment(0, 0), 0.0, 1e-15);  // Ῡ_x = 0 up to the centring round-off
+  EXPECT_NEAR(D.centre.z(), hz, kTol);
+  EXPECT_NEAR(M.moment(2, 2) / M.moment(0, 0), 0.1, 1e-4);  // parameters written to 5 digits
 }
 
 }  // namespace

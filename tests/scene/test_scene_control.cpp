@@ -1,0 +1,132 @@
+// The controlled scenes of the library, closed loop, with the scene's own controller, reference
+// and integrator: each must run to its end without a failure and track as the sources say
+// (numbers in docs/CONTROL.md). Bounds are a factor 2–10 above what the run measures, so a
+// regression (a sign, a wrong gain, a broken reference) fails while rounding does not.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <string>
+
+#include "core/control/registry.h"
+#include "core/scene/scene.h"
+#include "sim/closed_loop.h"
+#include "sim/settings.h"
+#include "sim/simulator.h"
+
+namespace rbs {
+namespace {
+
+std::filesystem::path scenesDir() { return std::filesystem::path(RBS_SOURCE_DIR) / "scenes"; }
+
+struct ClosedLoopRun {
+  bool ok = false;
+  std::string message;
+  Recording recording;
+  double end(const std::string& channel) const { return recording.values.back()[index(channel)]; }
+  double max(const std::string& channel) const {
+    double m = 0.0;
+    for (const auto& v : recording.values) m = std::max(m, std::abs(v[index(channel)]));
+    return m;
+  }
+  int index(const std::string& channel) const {
+    const int i = recording.channels.find(channel);
+    if (i < 0) ADD_FAILURE() << "no channel " << channel;
+    return std::max(i, 0);
+  }
+};
+
+ClosedLoopRun simulate(const std::string& file, const std::vector<std::string>& overrides = {}) {
+  const Scene scene = loadScene(scenesDir() / file, overrides);
+  auto loop = std::make_shared<ClosedLoop>(makeController(scene.model, scene.controller),
+                                           makeReference(scene.model, scene.reference));
+  Simulator sim(scene.model, simulationOptions(scene.integrator), loop);
+  sim.reset(scene.model.initial_state);
+  ClosedLoopRun run;
+  run.ok = sim.advanceTo(scene.integrator.t_end);
+  run.message = sim.message();
+  run.recording = sim.recording();
+  return run;
+}
+
+TEST(SceneControl, EveryControllerAndReferenceOfTheLibraryIsValid) {
+  int controlled = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(scenesDir())) {
+    if (entry.path().extension() != ".yaml") continue;
+    const Scene scene = loadScene(entry.path());
+    EXPECT_NO_THROW(makeReference(scene.model, scene.reference)) << entry.path();
+    if (scene.controller.name.empty()) continue;
+    ++controlled;
+    EXPECT_NO_THROW(makeController(scene.model, scene.controller)) << entry.path();
+  }
+  EXPECT_GE(controlled, 18);
+}
+
+struct Expectation {
+  const char* scene;
+  const char* channel;
+  bool at_end;   ///< true: value at t_end; false: max over the run
+  double bound;
+};
+
+// Measured values (this build) in the comments.
+constexpr Expectation kExpectations[] = {
+    {"free_rigid_body.yaml", "error.position", true, 1e-5},          // 1.9e-6 (4.7.5, particle)
+    {"planar_rigid_body.yaml", "error.position", true, 1e-6},        // 1.1e-7
+    {"prismatic_joint.yaml", "error.position", true, 1e-5},          // 1.3e-6
+    {"revolute_joint.yaml", "error.joints", true, 1e-10},            // 1.3e-12
+    {"rigid_body_orientation.yaml", "error.attitude", true, 1e-7},   // 3.9e-9
+    {"robot_arm_6r.yaml", "error.joints", false, 1e-10},             // 6.3e-13: starts on the reference
+    {"scara.yaml", "error.joints", true, 1e-8},                      // 1.3e-9
+    {"two_masses_spring.yaml", "error.joints", true, 1e-5},          // 1.7e-6
+    {"two_masses_spring.yaml", "control.matching_residual", false, 1e-20},  // 1.2e-30: matched
+    {"pvtol.yaml", "error.position", false, 0.02},                   // 7.5e-3 (flat circle from rest)
+    {"pvtol.yaml", "error.position", true, 1e-9},                    // 3.0e-11
+    {"quadcopter.yaml", "error.position", true, 1e-6},               // 1.0e-7 (0.5 m, 90° heading)
+    {"quadcopter.yaml", "error.heading", true, 1e-10},               // 3.0e-14
+    {"quadcopter_looping.yaml", "error.position", false, 1e-6},      // 1.6e-7 (perfect model)
+    {"quadcopter_looping.yaml", "error.attitude", false, 1e-6},      // 1.8e-7
+    {"bicopter.yaml", "error.position", true, 0.02},                 // 3.4e-3 (0.5 m, 90° start)
+    {"quadcopter_table51.yaml", "error.position", false, 0.4},       // 0.18 (geometric, multibody)
+    {"kremer_quadcopter_arm0.yaml", "error.position", false, 1e-9},  // 3.2e-12
+    {"kremer_quadcopter_arm1.yaml", "error.position", false, 0.03},  // 0.014 ([K]'s gains)
+    {"kremer_quadcopter_arm2.yaml", "error.attitude", false, 0.005}, // 9.4e-4 (x drifts: kp_x = 0)
+    {"kremer_quadcopter_arm3.yaml", "error.position", false, 0.15},  // 0.059 (prototype)
+    {"seifried_cart_three_links_passive_spring.yaml", "error.end_effector_path", false, 0.0045},  // 3.49 mm (book ≈ 3)
+    {"seifried_cart_four_links_min_phase.yaml", "error.end_effector", false, 1e-6},              // 4.8e-10 (exact output)
+    {"seifried_cart_four_links_nonmin_phase.yaml", "error.end_effector_path", false, 0.0045},    // 3.25 mm (book 3.2)
+};
+
+class ControlledScene : public ::testing::TestWithParam<Expectation> {};
+
+TEST_P(ControlledScene, RunsToTheEndAndTracks) {
+  const Expectation& e = GetParam();
+  const ClosedLoopRun run = simulate(e.scene);
+  ASSERT_TRUE(run.ok) << e.scene << ": " << run.message;
+  const double value = e.at_end ? run.end(e.channel) : run.max(e.channel);
+  EXPECT_LT(value, e.bound) << e.scene << " " << e.channel << (e.at_end ? " at the end" : " max");
+}
+
+INSTANTIATE_TEST_SUITE_P(Library, ControlledScene, ::testing::ValuesIn(kExpectations),
+                         [](const ::testing::TestParamInfo<Expectation>& param_info) {
+                           const Expectation& p = param_info.param;
+                           const std::string scene = p.scene;
+                           std::string name = scene.substr(0, scene.size() - 5) + "_" + p.channel + (p.at_end ? "_end" : "_max");
+                           std::replace_if(name.begin(), name.end(), [](char c) { return !std::isalnum(c); }, '_');
+                           return name;
+                         });
+
+TEST(SceneControl, QuadcopterLoopingConvergesFromAnInitialErrorWithLeastSquaresAllocation) {
+  // 0.3 m off and 30° of heading at the start: the matched template pulls the vehicle onto the
+  // looping while the allocation trades the four thrusts in the M̄ metric.
+  const ClosedLoopRun run = simulate("quadcopter_looping.yaml", {"joints.flight.initial.pose.xyz=[0.3, -0.3, 1.3]",
+                                                       "joints.flight.initial.pose.rpy=[0, 0, 0.5]"});
+  ASSERT_TRUE(run.ok) << run.message;
+  EXPECT_GT(run.max("error.position"), 0.4);
+  EXPECT_LT(run.end("error.position"), 1e-3);
+  EXPECT_LT(run.end("error.attitude"), 1e-3);
+}
+
+}  // namespace
+}  // namespace rbs
