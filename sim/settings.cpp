@@ -27,6 +27,9 @@ SimulationOptions simulationOptions(const IntegratorSettings& s) {
     throw std::invalid_argument("integrator stabilization_gain must be a finite number >= 0");
   o.integration.stabilization_gain = s.stabilization_gain;
   o.dt_out = positive(s.dt_out, "dt_out");
+  if (!(std::isfinite(s.control_rate) && s.control_rate >= 0.0))
+    throw std::invalid_argument("integrator control_rate must be a finite number >= 0 (0: inside the right-hand side)");
+  o.control_rate = s.control_rate;
   return o;
 }
 

@@ -1,5 +1,7 @@
 #include "core/control/plant.h"
 
+#include <Eigen/LU>
+
 #include "core/dynamics/dynamics.h"
 
 namespace rbs {
@@ -25,6 +27,20 @@ void evaluatePlant(const Model& model, const State& state, Workspace& ws, PlantT
   out.b += ws.inertial_forces + ws.gravity_forces + ws.elastic_forces + ws.damping_forces;
   out.M = ws.mass_matrix;
   out.B = ws.input_matrix;
+}
+
+double unactuatedForce(const Model& model, const State& state, const VecX& xidot, Workspace& ws) {
+  PlantTerms p;
+  evaluatePlant(model, state, ws, p);
+  // Null space of Bᵀ, orthonormalized by Gram–Schmidt (Eigen's QR and eigen solvers trip a GCC 12
+  // -Wmaybe-uninitialized false positive).
+  MatX B_perp = Eigen::FullPivLU<MatX>(p.B.transpose()).kernel();
+  if (B_perp.cols() == 1 && B_perp.isZero()) return 0.0;  // full row rank: nothing unactuated
+  for (int c = 0; c < B_perp.cols(); ++c) {
+    for (int d = 0; d < c; ++d) B_perp.col(c) -= B_perp.col(d).dot(B_perp.col(c)) * B_perp.col(d);
+    B_perp.col(c).normalize();
+  }
+  return (B_perp.transpose() * (p.M * xidot + p.b)).norm();
 }
 
 }  // namespace rbs

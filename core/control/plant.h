@@ -17,4 +17,10 @@ struct PlantTerms {
 /// kinematics and body Jacobians of that state (controllers read poses and Jacobians from it).
 void evaluatePlant(const Model& model, const State& state, Workspace& ws, PlantTerms& out);
 
+/// ‖(B⊥)ᵀ (M ξ̇ + b)‖ at (x, ξ) with acceleration ξ̇: the part of the kinetics no input can produce.
+/// At a reference sample it is the zero-error matching force λ^ZeroError of (4.60) (corrected
+/// sign): zero exactly when the reference is feasible for the plant (planned through a flat
+/// output). B⊥ is an orthonormal basis of the null space of Bᵀ; 0 for a fully actuated model.
+double unactuatedForce(const Model& model, const State& state, const VecX& xidot, Workspace& ws);
+
 }  // namespace rbs

@@ -39,6 +39,7 @@ struct IntegratorSettings {
   double stabilization_gain = 10.0;
   double t_end = 10.0;
   double dt_out = 0.01;
+  double control_rate = 0.0;  ///< [Hz] controller as a zero-order hold at this rate; 0: inside the RHS
 };
 
 struct PlotGroup {

@@ -721,13 +721,15 @@ void Loader::readReference(const YAML::Node& n, ReferenceSettings& r) const {
 }
 
 void Loader::readIntegrator(const YAML::Node& n, IntegratorSettings& s) const {
-  MapView m(src_, n, "integrator", {"stepper", "dt", "rtol", "atol", "drift", "stabilization_gain", "t_end", "dt_out"});
+  MapView m(src_, n, "integrator",
+            {"stepper", "dt", "rtol", "atol", "drift", "stabilization_gain", "t_end", "dt_out", "control_rate"});
   if (const YAML::Node* st = m.find("stepper")) s.stepper = readChoice(src_, *st, m.at("stepper"), kSteppers);
   for (auto [key, value] : {std::pair<const char*, double*>{"dt", &s.dt}, {"rtol", &s.rtol}, {"atol", &s.atol},
                             {"t_end", &s.t_end}, {"dt_out", &s.dt_out}})
     if (m.has(key)) *value = positive(m, key);
   if (const YAML::Node* d = m.find("drift")) s.drift = readChoice(src_, *d, m.at("drift"), {"project", "stabilize", "none"});
   s.stabilization_gain = nonNegative(m, "stabilization_gain", s.stabilization_gain);
+  s.control_rate = nonNegative(m, "control_rate", s.control_rate);
 }
 
 void Loader::readPlots(const YAML::Node& n, std::vector<PlotGroup>& plots) const {

@@ -3,6 +3,8 @@
 // closed loops are integrated here with a plain RK4 on computeForwardDynamics (no sim/ library).
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <cmath>
 #include <functional>
 #include <numbers>
@@ -17,6 +19,12 @@
 
 namespace rbs {
 namespace {
+
+/// The controller block of scenes/kremer_quadcopter_arm2.yaml (Kremer et al. B11 gains).
+const std::map<std::string, double> kKremerGainsArm2 = {
+    {"kp_x", 0},   {"kp_y", 0},   {"kp_z", 30},  {"kp_roll", 40},    {"kp_pitch", 40}, {"kp_yaw", 30},
+    {"kd_x", 0},   {"kd_y", 0},   {"kd_z", 10},  {"kd_roll", 5},     {"kd_pitch", 5},  {"kd_yaw", 4},
+    {"kp_joint1", 60}, {"kd_joint1", 24}, {"kp_joint2", 120}, {"kd_joint2", 24}};
 
 constexpr double kPi = std::numbers::pi;
 
@@ -234,22 +242,7 @@ TEST(ComputedTorque, NamesGainsAfterCoordinatesAndJoints) {
   EXPECT_EQ(kp.max, 1e4);
   EXPECT_EQ(ct.parameters().spec(ct.parameters().find("kd_yaw")).default_value, 10.0);
   // the controller block of scenes/kremer_quadcopter_arm2.yaml (Kremer et al. B11 gains)
-  ct.parameters().setAll({{"kp_x", 0},
-                          {"kp_y", 0},
-                          {"kp_z", 30},
-                          {"kp_roll", 40},
-                          {"kp_pitch", 40},
-                          {"kp_yaw", 30},
-                          {"kd_x", 0},
-                          {"kd_y", 0},
-                          {"kd_z", 10},
-                          {"kd_roll", 5},
-                          {"kd_pitch", 5},
-                          {"kd_yaw", 4},
-                          {"kp_joint1", 60},
-                          {"kd_joint1", 24},
-                          {"kp_joint2", 120},
-                          {"kd_joint2", 24}});
+  ct.parameters().setAll(kKremerGainsArm2);
   EXPECT_TRUE(hasSignal(ct, "error.position"));
   EXPECT_TRUE(hasSignal(ct, "error.joints"));
   EXPECT_TRUE(hasSignal(ct, "control.force_residual"));
@@ -543,22 +536,7 @@ TEST(ComputedTorque, KremerGainsHoldTheAerialManipulatorInHover) {
   p.base_joint = JointType::FreeQuaternion;
   const Model model = test::kremerAerialManipulator(2, p);
   ComputedTorqueController ct(model, {"computed_torque", {}, {}});
-  ct.parameters().setAll({{"kp_x", 0},
-                          {"kp_y", 0},
-                          {"kp_z", 30},
-                          {"kp_roll", 40},
-                          {"kp_pitch", 40},
-                          {"kp_yaw", 30},
-                          {"kd_x", 0},
-                          {"kd_y", 0},
-                          {"kd_z", 10},
-                          {"kd_roll", 5},
-                          {"kd_pitch", 5},
-                          {"kd_yaw", 4},
-                          {"kp_joint1", 60},
-                          {"kd_joint1", 24},
-                          {"kp_joint2", 120},
-                          {"kd_joint2", 24}});
+  ct.parameters().setAll(kKremerGainsArm2);
   ReferenceSample hover;
   hover.x = model.neutralState().x;
   hover.x.head<3>() = Vec3(0, 0, 2);

@@ -41,16 +41,7 @@ ReferenceSettings settings(std::string generator,
 /// |(B⊥)ᵀ (M ξ̇_R + b)| at the sample.
 double matchingForce(const Model& model, const ReferenceSample& s) {
   Workspace ws(model);
-  PlantTerms p;
-  evaluatePlant(model, State{s.x, s.xi}, ws, p);
-  // Null space of Bᵀ, orthonormalized by Gram–Schmidt (Eigen's QR and eigen solvers trip a
-  // GCC -Wmaybe-uninitialized false positive).
-  MatX B_perp = Eigen::FullPivLU<MatX>(p.B.transpose()).kernel();
-  for (int c = 0; c < B_perp.cols(); ++c) {
-    for (int d = 0; d < c; ++d) B_perp.col(c) -= B_perp.col(d).dot(B_perp.col(c)) * B_perp.col(d);
-    B_perp.col(c).normalize();
-  }
-  return (B_perp.transpose() * (p.M * s.xidot + p.b)).norm();
+  return unactuatedForce(model, State{s.x, s.xi}, s.xidot, ws);
 }
 
 /// Largest relative mismatch of central differences of x_R, ξ_R against A ξ_R, ξ̇_R.

@@ -39,16 +39,10 @@ Scene load(const std::string& name) {
   return loadScene(scenesDir() / name);
 }
 
+/// |(B⊥)ᵀ (M ξ̇_R + b)| at the sample.
 double matchingForce(const Model& model, const ReferenceSample& s) {
   Workspace ws(model);
-  PlantTerms p;
-  evaluatePlant(model, State{s.x, s.xi}, ws, p);
-  MatX B_perp = Eigen::FullPivLU<MatX>(p.B.transpose()).kernel();
-  for (int c = 0; c < B_perp.cols(); ++c) {
-    for (int d = 0; d < c; ++d) B_perp.col(c) -= B_perp.col(d).dot(B_perp.col(c)) * B_perp.col(d);
-    B_perp.col(c).normalize();
-  }
-  return (B_perp.transpose() * (p.M * s.xidot + p.b)).norm();
+  return unactuatedForce(model, State{s.x, s.xi}, s.xidot, ws);
 }
 
 double totalMass(const Model& m) {
