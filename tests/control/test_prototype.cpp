@@ -158,6 +158,78 @@ TEST_P(PlanarTable, ErrorNormAndTranslationalEnergyMatchTheThesis) {
 INSTANTIATE_TEST_SUITE_P(AllVariants, PlanarTable,
                          ::testing::Values("prototype_particle", "prototype_body", "prototype_energy"));
 
+// The poles of 4.7.5 itself: the translational error dynamics are linear and time-invariant in
+// each approach's own error coordinates (e inertial for particle, r_E in the reference frame for
+// body and energy; konz-control §10.5), so the transition matrix Φ(T) of (r_E, ṙ_E) over T has the
+// eigenvalues exp(λ T) of the poles λ. Printed: quadruple −2 (particle, body);
+// −0.537 ± 0.576i, −3.463 ± 3.718i (energy).
+TEST_P(PlanarTable, TranslationalPolesOf475) {
+  const std::string name = GetParam();
+  const Model model = planarBody();
+  auto controller = makeController(model, settings(name, {{"mbar", 1}, {"dbar", 4}, {"kbar", 4},
+                                                           {"thetabar_z", 1}, {"upsilonbar_z", 8}, {"pibar_z", 16}}));
+  const double w = std::numbers::pi, T = 0.5;
+  auto reference = [&](double t, ReferenceSample& r) {
+    r.x = Eigen::Vector3d(0, 0, w * t);
+    r.xi = Eigen::Vector3d(0, 0, w);
+    r.xidot = Eigen::Vector3d::Zero();
+  };
+  const bool particle = name == "prototype_particle";
+  // Error coordinates (position, rate) of the state at time t with α = α_R (zero attitude error).
+  auto errors = [&](double t, const State& st) {
+    const Eigen::Matrix2d R = Eigen::Rotation2Dd(st.x[2]).toRotationMatrix();
+    const Eigen::Matrix2d R_R = Eigen::Rotation2Dd(w * t).toRotationMatrix();
+    const Eigen::Vector2d e = st.x.head<2>(), e_dot = R * st.xi.head<2>();
+    Eigen::Vector4d out;
+    if (particle) {
+      out << e, e_dot;
+    } else {
+      const Eigen::Vector2d r_E = R_R.transpose() * e;
+      out << r_E, R_R.transpose() * e_dot - w * Eigen::Vector2d(-r_E.y(), r_E.x());
+    }
+    return out;
+  };
+  Eigen::Matrix4d Phi;
+  for (int i = 0; i < 4; ++i) {
+    // Initial error = unit vector i; at t = 0, R = R_R = I, so e = r_E and ė = ṙ_E + ω_R × r_E.
+    const Eigen::Vector4d z0 = Eigen::Vector4d::Unit(i);
+    Eigen::Vector2d e_dot = z0.tail<2>();
+    if (!particle) e_dot += w * Eigen::Vector2d(-z0.y(), z0.x());
+    State s{Eigen::Vector3d(z0.x(), z0.y(), 0.0), Eigen::Vector3d(e_dot.x(), e_dot.y(), w)};
+    const State end = simulate(model, *controller, reference, s, T, 1e-3);
+    Phi.col(i) = errors(T, end);
+  }
+  std::vector<std::complex<double>> expected;
+  if (particle || name == "prototype_body") {
+    expected.assign(4, std::complex<double>(-2.0, 0.0));
+  } else {
+    // λ² + (d̄/m̄ ± iω_R) λ + k̄/m̄ = 0 (konz-control §10.5).
+    for (double sgn : {1.0, -1.0}) {
+      const std::complex<double> b(4.0, sgn * w), disc = std::sqrt(b * b - 16.0);
+      expected.push_back((-b + disc) / 2.0);
+      expected.push_back((-b - disc) / 2.0);
+    }
+  }
+  std::vector<std::complex<double>> actual;
+  const Eigen::Vector4cd mu = Phi.eigenvalues();
+  for (int i = 0; i < 4; ++i) actual.push_back(std::log(mu[i]) / T);
+  auto order = [](std::vector<std::complex<double>> v) {
+    std::sort(v.begin(), v.end(), [](auto a, auto b) { return a.real() != b.real() ? a.real() < b.real() : a.imag() < b.imag(); });
+    return v;
+  };
+  actual = order(actual);
+  expected = order(expected);
+  for (int i = 0; i < 4; ++i)
+    // The double Jordan blocks of −2 split by ~sqrt(rounding · cond) ≈ 1e-7; RK4 error ~1e-12.
+    EXPECT_LT(std::abs(actual[i] - expected[i]), 1e-5) << name << ": " << actual[i] << " vs " << expected[i];
+  if (name == "prototype_energy") {
+    EXPECT_NEAR(expected[0].real(), -3.463, 5e-4);  // the printed digits
+    EXPECT_NEAR(std::abs(expected[0].imag()), 3.718, 5e-4);
+    EXPECT_NEAR(expected[2].real(), -0.537, 5e-4);
+    EXPECT_NEAR(std::abs(expected[2].imag()), 0.576, 5e-4);
+  }
+}
+
 // ---- constant reference: closed-loop poles = roots of det(M̄λ² + D̄λ + K̄) (4.48) ---------------
 
 /// Eigenvalues of the closed loop linearized at the reference (x_R, ξ_R = 0) in the error
