@@ -7,8 +7,10 @@
 #include <ostream>
 #include <stdexcept>
 
+#include "core/control/perturbation.h"
 #include "core/control/registry.h"
 #include "sim/closed_loop.h"
+#include "sim/perturbed_loop.h"
 #include "sim/settings.h"
 
 namespace rbs::cli {
@@ -67,10 +69,16 @@ std::optional<std::shared_ptr<InputSource>> inputSourceOrReport(const Scene& sce
     if (line > 0) w += ":" + std::to_string(line) + ":" + std::to_string(column);
     return w;
   };
+  // perturbation.mass_scale: the controller is made for (and keeps) a scaled copy of the plant.
+  const PerturbationSettings& perturbation = scene.perturbation;
+  std::shared_ptr<const Model> controller_model;
+  if (perturbation.mass_scale != 1.0)
+    controller_model =
+        std::make_shared<const Model>(scaledModel(scene.model, perturbation.mass_scale));
   std::unique_ptr<Controller> controller;
   try {
     ControllerSettings settings = from_scene ? scene.controller : ControllerSettings{chosen, {}, {}};
-    controller = makeController(scene.model, settings);
+    controller = makeController(controller_model ? *controller_model : scene.model, settings);
   } catch (const ControlError& e) {
     err << where(from_scene ? scene.controller.line : 0, scene.controller.column) << ": controller: " << e.what()
         << "\n";
@@ -83,7 +91,18 @@ std::optional<std::shared_ptr<InputSource>> inputSourceOrReport(const Scene& sce
     err << where(scene.reference.line, scene.reference.column) << ": reference: " << e.what() << "\n";
     return std::nullopt;
   }
-  return std::make_shared<ClosedLoop>(std::move(controller), std::move(reference));
+  if (perturbation.perturbsMeasurement()) {
+    try {
+      return std::make_shared<PerturbedLoop>(scene.model, std::move(controller),
+                                             std::move(reference), perturbation,
+                                             std::move(controller_model));
+    } catch (const std::invalid_argument& e) {
+      err << where(perturbation.line, perturbation.column) << ": " << e.what() << "\n";
+      return std::nullopt;
+    }
+  }
+  return std::make_shared<ClosedLoop>(std::move(controller), std::move(reference),
+                                      std::move(controller_model));
 }
 
 std::optional<Scene> loadSceneArgument(const ParsedArgs& parsed, const std::string& file, std::ostream& err) {

@@ -8,6 +8,12 @@ namespace rbs {
 ClosedLoop::ClosedLoop(std::unique_ptr<Controller> controller, std::unique_ptr<Reference> reference)
     : controller_(std::move(controller)), reference_(std::move(reference)) {}
 
+ClosedLoop::ClosedLoop(std::unique_ptr<Controller> controller, std::unique_ptr<Reference> reference,
+                       std::shared_ptr<const Model> controller_model)
+    : controller_model_(std::move(controller_model)),
+      controller_(std::move(controller)),
+      reference_(std::move(reference)) {}
+
 void ClosedLoop::compute(double t, const State& state, VecX& u) {
   reference_->sample(t, sample_);
   last_ok_ = controller_->compute(t, state, sample_, u);

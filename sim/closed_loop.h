@@ -14,6 +14,10 @@ namespace rbs {
 class ClosedLoop : public InputSource {
  public:
   ClosedLoop(std::unique_ptr<Controller> controller, std::unique_ptr<Reference> reference);
+  /// As above, keeping `controller_model` (the model the controller was made with, e.g. a
+  /// scaledModel of the plant, core/control/perturbation.h) alive as long as the controller.
+  ClosedLoop(std::unique_ptr<Controller> controller, std::unique_ptr<Reference> reference,
+             std::shared_ptr<const Model> controller_model);
 
   void compute(double t, const State& state, VecX& u) override;
   std::vector<ChannelInfo> channels() const override;
@@ -26,6 +30,7 @@ class ClosedLoop : public InputSource {
   const ReferenceSample& lastReference() const { return sample_; }
 
  private:
+  std::shared_ptr<const Model> controller_model_;  ///< declared first: destroyed after the controller
   std::unique_ptr<Controller> controller_;
   std::unique_ptr<Reference> reference_;
   ReferenceSample sample_;

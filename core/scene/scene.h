@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/control/perturbation.h"
 #include "core/control/settings.h"
 #include "core/model/model.h"
 
@@ -64,6 +65,7 @@ struct Scene {
   ControllerSettings controller;
   ReferenceSettings reference;
   IntegratorSettings integrator;
+  PerturbationSettings perturbation;  ///< controller model error, sensor noise, motion capture
   std::vector<PlotGroup> plots;
   CameraSettings camera;
 };

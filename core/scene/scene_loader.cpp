@@ -35,7 +35,7 @@ const std::vector<std::string> kTopKeys = {
     "name",    "description",   "include",       "floating_base",     "gravity",
     "bodies",  "joints",        "springs",       "dampers",           "joint_springs",
     "loop_closures", "external_wrenches", "actuators", "controller",  "reference",
-    "integrator", "plots",      "camera"};
+    "integrator", "plots",      "camera",        "perturbation"};
 
 const std::vector<std::string> kJointTypes = {"fixed",  "revolute", "prismatic", "spherical",
                                               "free",   "planar",   "universal"};
@@ -169,6 +169,7 @@ class Loader {
   void readReference(const YAML::Node& n, ReferenceSettings& r) const;
   void readOptions(const MapView& m, std::map<std::string, std::string>& options) const;
   void readIntegrator(const YAML::Node& n, IntegratorSettings& s) const;
+  void readPerturbation(const YAML::Node& n, PerturbationSettings& p) const;
   void readPlots(const YAML::Node& n, std::vector<PlotGroup>& plots) const;
   void readCamera(const YAML::Node& n, CameraSettings& c);
 
@@ -193,6 +194,7 @@ class Loader {
   };
   std::vector<CoordinatePatch> patches_;
   std::optional<YAML::Node> camera_target_node_;
+  double integrator_control_rate_ = 0.0;  ///< read before the perturbation section (which needs it)
 };
 
 // ---- value types ------------------------------------------------------------------------------
@@ -732,6 +734,37 @@ void Loader::readIntegrator(const YAML::Node& n, IntegratorSettings& s) const {
   s.control_rate = nonNegative(m, "control_rate", s.control_rate);
 }
 
+void Loader::readPerturbation(const YAML::Node& n, PerturbationSettings& p) const {
+  MapView m(src_, n, "perturbation", {"mass_scale", "noise", "motion_capture", "seed"});
+  p.line = n.Mark().line + 1;
+  p.column = n.Mark().column + 1;
+  if (m.has("mass_scale")) p.mass_scale = positive(m, "mass_scale");
+  if (const YAML::Node* nn = m.find("noise")) {
+    MapView nm(src_, *nn, m.at("noise"),
+               {"position", "attitude", "velocity", "rate", "joint", "joint_rate"});
+    PerturbationSettings::Noise& s = p.noise;
+    for (auto [key, value] :
+         {std::pair<const char*, double*>{"position", &s.position}, {"attitude", &s.attitude},
+          {"velocity", &s.velocity}, {"rate", &s.rate}, {"joint", &s.joint},
+          {"joint_rate", &s.joint_rate}})
+      *value = nonNegative(nm, key, *value);
+  }
+  if (const YAML::Node* mc = m.find("motion_capture")) {
+    MapView cm(src_, *mc, m.at("motion_capture"), {"rate", "latency"});
+    p.motion_capture.rate = nonNegative(cm, "rate", p.motion_capture.rate);
+    p.motion_capture.latency = nonNegative(cm, "latency", p.motion_capture.latency);
+  }
+  if (const YAML::Node* sd = m.find("seed")) {
+    const int seed = readInteger(src_, *sd, m.at("seed"));
+    if (seed < 0)
+      src_.fail(*sd, at(m.at("seed"), "expected an integer ≥ 0, got " + std::to_string(seed)));
+    p.seed = static_cast<std::uint64_t>(seed);
+  }
+  if (p.perturbsMeasurement() && !(integrator_control_rate_ > 0.0))
+    src_.fail(n, at("perturbation", "noise and motion_capture need a zero-order hold: set "
+                                    "integrator.control_rate > 0"));
+}
+
 void Loader::readPlots(const YAML::Node& n, std::vector<PlotGroup>& plots) const {
   std::size_t i = 0;
   for (const auto& p : readList(src_, n, "plots")) {
@@ -885,6 +918,8 @@ Scene Loader::load(const YAML::Node& root, const std::vector<DeferredJointValue>
   if (const YAML::Node* n = top.find("controller")) readController(*n, scene.controller);
   if (const YAML::Node* n = top.find("reference")) readReference(*n, scene.reference);
   if (const YAML::Node* n = top.find("integrator")) readIntegrator(*n, scene.integrator);
+  integrator_control_rate_ = scene.integrator.control_rate;
+  if (const YAML::Node* n = top.find("perturbation")) readPerturbation(*n, scene.perturbation);
   if (const YAML::Node* n = top.find("plots")) readPlots(*n, scene.plots);
   if (const YAML::Node* n = top.find("camera")) readCamera(*n, scene.camera);
 
