@@ -17,6 +17,7 @@
 #include "core/control/registry.h"
 #include "core/dynamics/dynamics.h"
 #include "core/model/model_builder.h"
+#include "tests/support/example_models.h"
 
 namespace rbs {
 namespace {
@@ -56,18 +57,7 @@ State simulate(const Model& model, Controller& controller, const ReferenceFuncti
   return State{z.head(model.nx), z.tail(model.nxi)};
 }
 
-/// The planar body of thesis 4.7.4/4.7.5 with body-frame force x, force y and torque z, and a
-/// centre of mass off the frame origin (the closed loop must not depend on the plant).
-Model planarBody() {
-  ModelBuilder b;
-  b.setGravity(Vec3::Zero());
-  b.addBody({"body", 2.0, Vec3(0.1, -0.05, 0.0), Vec3(0.1, 0.2, 0.3).asDiagonal()});
-  b.addJoint({.name = "plane", .type = JointType::Planar, .child = "body"});
-  b.addActuator({.name = "force_x", .kind = ActuatorKind::BodyForce, .body = "body", .direction = Vec3::UnitX()});
-  b.addActuator({.name = "force_y", .kind = ActuatorKind::BodyForce, .body = "body", .direction = Vec3::UnitY()});
-  b.addActuator({.name = "torque_z", .kind = ActuatorKind::BodyTorque, .body = "body", .direction = Vec3::UnitZ()});
-  return b.build();
-}
+Model planarBody() { return test::actuatedPlanarBody(); }
 
 /// A free body (r, q) with six body-frame inputs: forces along x, y, z through the origin and
 /// torques about x, y, z.

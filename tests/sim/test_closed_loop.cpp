@@ -8,34 +8,17 @@
 
 #include "core/control/registry.h"
 #include "core/model/model_builder.h"
+#include "tests/support/example_models.h"
+#include "tests/support/reference_fixtures.h"
 #include "sim/closed_loop.h"
 #include "sim/simulator.h"
 
 namespace rbs {
 namespace {
 
-Model planarBody() {
-  ModelBuilder b;
-  b.setGravity(Vec3::Zero());
-  b.addBody({"body", 2.0, Vec3(0.1, -0.05, 0.0), Mat3(Vec3(0.1, 0.2, 0.3).asDiagonal())});
-  b.addJoint({.name = "plane", .type = JointType::Planar, .child = "body"});
-  b.addActuator({.name = "force_x", .kind = ActuatorKind::BodyForce, .body = "body", .direction = Vec3::UnitX(),
-                 .lower = -3.0, .upper = 3.0});
-  b.addActuator({.name = "force_y", .kind = ActuatorKind::BodyForce, .body = "body", .direction = Vec3::UnitY(),
-                 .lower = -3.0, .upper = 3.0});
-  b.addActuator({.name = "torque_z", .kind = ActuatorKind::BodyTorque, .body = "body", .direction = Vec3::UnitZ()});
-  return b.build();
-}
+Model planarBody() { return test::actuatedPlanarBody(3.0); }
 
-/// α_R = π t about the origin (thesis 4.7.5).
-class SpinningReference : public Reference {
- public:
-  void sample(double t, ReferenceSample& out) const override {
-    out.x = Eigen::Vector3d(0, 0, std::numbers::pi * t);
-    out.xi = Eigen::Vector3d(0, 0, std::numbers::pi);
-    out.xidot = Eigen::Vector3d::Zero();
-  }
-};
+using test::SpinningReference;
 
 std::shared_ptr<ClosedLoop> loop(const Model&, std::unique_ptr<Controller> c) {
   return std::make_shared<ClosedLoop>(std::move(c), std::make_unique<SpinningReference>());

@@ -107,4 +107,16 @@ Model seifriedCartTwoLinkArm(const SeifriedCartParameters& p) {
   return b.build();
 }
 
+Model actuatedPlanarBody(double force_limit) {
+  ModelBuilder b;
+  b.setGravity(Vec3::Zero());
+  b.addBody({"body", 2.0, Vec3(0.1, -0.05, 0.0), Mat3(Vec3(0.1, 0.2, 0.3).asDiagonal())});
+  b.addJoint({.name = "plane", .type = JointType::Planar, .child = "body"});
+  for (int i = 0; i < 2; ++i)
+    b.addActuator({.name = i == 0 ? "force_x" : "force_y", .kind = ActuatorKind::BodyForce, .body = "body",
+                   .direction = Vec3::Unit(i), .lower = -force_limit, .upper = force_limit});
+  b.addActuator({.name = "torque_z", .kind = ActuatorKind::BodyTorque, .body = "body", .direction = Vec3::UnitZ()});
+  return b.build();
+}
+
 }  // namespace rbs::test

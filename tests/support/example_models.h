@@ -85,4 +85,10 @@ struct SeifriedCartParameters {
 /// relative). Links are homogeneous bars of length l; gravity g along −e_2. ξ = [ẋ, α̇, β̇].
 Model seifriedCartTwoLinkArm(const SeifriedCartParameters& p = {});
 
+/// The planar body of thesis 4.7.4/4.7.5 (no gravity) with body-frame inputs force_x, force_y
+/// (limited to ±force_limit [N]) and torque_z, and a centre of mass off the frame origin (so a
+/// closed loop that does not depend on the plant is tested as such): m = 2 kg, s = (0.1, −0.05),
+/// Θ_c = diag(0.1, 0.2, 0.3) kg m².
+Model actuatedPlanarBody(double force_limit = 1e300);
+
 }  // namespace rbs::test
