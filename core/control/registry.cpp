@@ -8,6 +8,7 @@
 #include "core/control/joint_pd.h"
 #include "core/control/prototype.h"
 #include "core/control/servo_constraint.h"
+#include "core/control/tiltrotor.h"
 
 namespace rbs {
 namespace {
@@ -31,6 +32,8 @@ const std::vector<Entry>& entries() {
        makeComputedTorque},
       {{"joint_pd", "PD on the scalar joints with optional gravity compensation"}, makeJointPd},
       {{"geometric_se3", "Lee-Leok-McClamroch geometric tracking on SE(3) for multicopters"}, makeGeometricSe3},
+      {{"tiltrotor_inversion", "tricopter force control (thesis 5.3.3): base template, thrust and tilt by inversion (5.28), servo PD (5.2)"},
+       makeTiltrotorInversion},
       {{"servo_constraint_pd", "Seifried: feedforward by servo constraints / stable inversion of an end-effector path, PD on the actuated joints"},
        makeServoConstraintPd},
   };

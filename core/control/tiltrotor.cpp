@@ -1,0 +1,157 @@
+#include "core/control/tiltrotor.h"
+
+#include <Eigen/LU>
+#include <algorithm>
+#include <cmath>
+
+#include "core/control/registry.h"
+#include "core/dynamics/kinematics.h"
+
+namespace rbs {
+namespace {
+
+/// Index of the actuator of kind JointEffort on `joint`, −1 if there is none.
+int jointActuator(const Model& model, int joint) {
+  for (int i = 0; i < model.numInputs(); ++i)
+    if (model.actuators[i].kind == ActuatorKind::JointEffort && model.actuators[i].joint == joint) return i;
+  return -1;
+}
+
+}  // namespace
+
+TiltrotorInversion::TiltrotorInversion(const Model& model, const ControllerSettings& settings)
+    : model_(model),
+      template_(model, {}, VelocityError::Body),
+      tracking_(model, settings.options.count("tracked_body") ? settings.options.at("tracked_body") : ""),
+      ws_(model),
+      ws_ref_(model) {
+  checkControllerOptions(settings, {"tracked_body"});
+  base_joint_ = baseJointIndex(model);
+  if (base_joint_ < 0 || (model.joints[base_joint_].type != JointType::Free &&
+                          model.joints[base_joint_].type != JointType::FreeQuaternion))
+    throw ControlError("tiltrotor_inversion: the model needs a free base joint");
+  const int base = model.joints[base_joint_].child;
+
+  // The rotors: thrusts on bodies below a revolute joint hanging from the base.
+  for (int i = 0; i < model.numInputs(); ++i) {
+    const Actuator& a = model.actuators[i];
+    if (a.kind != ActuatorKind::BodyForce || a.body == base) continue;
+    int tilt = a.body;
+    while (tilt >= 0 && model.joints[tilt].parent != base) tilt = model.joints[tilt].parent;
+    if (tilt < 0 || model.joints[tilt].type != JointType::Revolute) continue;
+    Rotor r;
+    r.thrust = i;
+    r.tilt_joint = tilt;
+    r.servo = jointActuator(model, tilt);
+    if (a.body != tilt && model.joints[a.body].nxi == 1) {
+      r.spin_joint = a.body;
+      r.motor = jointActuator(model, a.body);
+      r.spin_rate = model.initial_state.xi[model.joints[a.body].xi_offset];
+    }
+    rotors_.push_back(r);
+  }
+  if (rotors_.empty())
+    throw ControlError("tiltrotor_inversion: no thrust (body_force) on a body tilted by a revolute joint below the base");
+
+  // (5.16c): base wrench per unit vertical and horizontal thrust, at zero tilt. The tilted
+  // direction is exactly cos θ d + sin θ (a × d) for an axis a ⟂ d, so (5.28) inverts it.
+  State zero = model.initial_state;
+  for (const Rotor& r : rotors_) zero.x[model.joints[r.tilt_joint].x_offset] = 0.0;
+  computeKinematics(model, zero.x, zero.xi, ws_);
+  const Pose& G_base = ws_.pose[base];
+  wrench_map_.setZero(6, 2 * static_cast<int>(rotors_.size()));
+  for (std::size_t k = 0; k < rotors_.size(); ++k) {
+    const Actuator& a = model.actuators[rotors_[k].thrust];
+    const Joint& tilt = model.joints[rotors_[k].tilt_joint];
+    const Pose G = G_base.inverse() * ws_.pose[a.body];  // thrust body in base coordinates
+    const Vec3 d = G.R * a.direction, q = G * a.point;
+    const Vec3 axis = tilt.parent_placement.R * tilt.axis;
+    const Vec3 h = axis.cross(d);
+    wrench_map_.col(2 * k) << d, q.cross(d);
+    wrench_map_.col(2 * k + 1) << h, q.cross(h);
+  }
+  if (Eigen::FullPivLU<MatX>(wrench_map_).rank() < 6)
+    throw ControlError("tiltrotor_inversion: the tilted thrusts cannot produce every base force and torque");
+
+  double mass = 0.0;
+  for (const Body& b : model.bodies) mass += b.mass;
+  const Mat3& inertia = model.bodies[base].inertia_com;
+  parameters_.add({"mbar", "kg", "desired mass of the base template", mass, 1e-6, 1e6, ParameterScale::Log});
+  for (int i = 0; i < 3; ++i)
+    parameters_.add({std::string("thetabar_") + "xyz"[i], "kg m^2", "desired moment of inertia of the base template",
+                     inertia(i, i), 1e-9, 1e6, ParameterScale::Log});
+  parameters_.add({"omega", "rad/s", "natural frequency of the translation", 4.0, 1e-3, 1e3, ParameterScale::Log});
+  parameters_.add({"zeta", "1", "damping ratio of the translation", 1.0, 0.0, 10.0});
+  parameters_.add({"omega_rot", "rad/s", "natural frequency of the rotation", 4.0, 1e-3, 1e3, ParameterScale::Log});
+  parameters_.add({"zeta_rot", "1", "damping ratio of the rotation", 1.0, 0.0, 10.0});
+  parameters_.add({"tilt_max", "rad", "tilt command limit (thesis: 45 deg)", 0.7853981633974483, 0.0, 1.5});
+  parameters_.add({"servo_omega", "rad/s", "servo PD loop (5.2): natural frequency", 40.0, 1e-2, 1e3, ParameterScale::Log});
+  parameters_.add({"servo_zeta", "1", "servo PD loop (5.2): damping ratio", 1.0, 0.0, 10.0});
+  parameters_.add({"motor_gain", "1/s", "propeller speed loop: bandwidth of holding the initial speed", 20.0, 0.0, 1e3});
+  template_.pairs() = {TemplatePair{"base", Frame{}, Frame{base, Pose{}}}};
+
+  first_signal_ = addSignals(tracking_.signals());
+  for (const Rotor& r : rotors_)
+    addSignal("control.tilt_command." + model.joints[r.tilt_joint].name, "rad",
+              "commanded tilt of joint " + model.joints[r.tilt_joint].name + " (5.28)");
+}
+
+void TiltrotorInversion::updateTemplate() {
+  if (parameters_.version() == parameters_version_) return;
+  parameters_version_ = parameters_.version();
+  const ParameterSet& p = parameters_;
+  auto v = [&p](const char* n) { return p[p.find(n)]; };
+  const double m = v("mbar"), w = v("omega"), z = v("zeta"), wr = v("omega_rot"), zr = v("zeta_rot");
+  const Vec3 th(v("thetabar_x"), v("thetabar_y"), v("thetabar_z"));
+  TemplatePair& pair = template_.pairs()[0];
+  const Vec3 o = Vec3::Zero();
+  pair.inertia = momentMatrix(m, o, th.asDiagonal());
+  pair.damping = momentMatrix(2 * z * w * m, o, (2 * zr * wr * th).asDiagonal());
+  pair.stiffness = momentMatrix(w * w * m, o, (wr * wr * th).asDiagonal());
+}
+
+bool TiltrotorInversion::compute(double /*t*/, const State& state, const ReferenceSample& reference, VecX& u) {
+  updateTemplate();
+  evaluatePlant(model_, state, ws_, plant_);
+  computeKinematics(model_, reference.x, reference.xi, ws_ref_);
+  computeBodyJacobians(model_, ws_ref_);
+  template_.evaluate(ws_, ws_ref_, state.xi, reference.xidot, evaluation_);
+  const int o = model_.joints[base_joint_].xi_offset;
+  // a_des = −M̄⁻¹ b̄ on the base (the pair only involves the base columns).
+  const Eigen::LLT<Mat6> mbar(evaluation_.Mbar.block<6, 6>(o, o));
+  if (mbar.info() != Eigen::Success) return fail("tiltrotor_inversion: the desired inertia is not positive definite");
+  const Vec6 a_des = -mbar.solve(Vec6(evaluation_.bbar.segment<6>(o)));
+  const Vec6 f_D = plant_.M.block<6, 6>(o, o) * a_des + plant_.b.segment<6>(o);
+  const VecX vh = wrench_map_.cols() == 6 ? VecX(wrench_map_.fullPivLu().solve(f_D))
+                                          : VecX(wrench_map_.transpose() *
+                                                 (wrench_map_ * wrench_map_.transpose()).ldlt().solve(f_D));
+  const ParameterSet& p = parameters_;
+  const double tilt_max = p[p.find("tilt_max")], ws = p[p.find("servo_omega")], zs = p[p.find("servo_zeta")];
+  const double motor_gain = p[p.find("motor_gain")];
+  u.setZero(model_.numInputs());
+  for (std::size_t k = 0; k < rotors_.size(); ++k) {
+    const Rotor& r = rotors_[k];
+    // (5.28): thrust magnitude and tilt of arm k.
+    const double V = vh[2 * k], H = vh[2 * k + 1];
+    const double theta_D = std::clamp(std::atan2(H, V), -tilt_max, tilt_max);
+    u[r.thrust] = std::hypot(V, H);
+    const Joint& tilt = model_.joints[r.tilt_joint];
+    const double theta = state.x[tilt.x_offset], theta_dot = state.xi[tilt.xi_offset];
+    if (r.servo >= 0)  // (5.2) with k_P = Θ ω², k_D = 2 ζ ω Θ
+      u[r.servo] = plant_.M(tilt.xi_offset, tilt.xi_offset) * (ws * ws * (theta_D - theta) - 2 * zs * ws * theta_dot);
+    if (r.motor >= 0) {
+      const int s = model_.joints[r.spin_joint].xi_offset;
+      u[r.motor] = plant_.M(s, s) * motor_gain * (r.spin_rate - state.xi[s]);
+    }
+    signal_values_[first_signal_ + static_cast<int>(tracking_.signals().size() + k)] = theta_D;
+  }
+  tracking_.evaluate(ws_, ws_ref_, state.x, reference.x, signal_values_.data() + first_signal_);
+  if (!u.allFinite()) return fail("tiltrotor_inversion: non-finite input");
+  return true;
+}
+
+std::unique_ptr<Controller> makeTiltrotorInversion(const Model& model, const ControllerSettings& settings) {
+  return std::make_unique<TiltrotorInversion>(model, settings);
+}
+
+}  // namespace rbs

@@ -1,0 +1,64 @@
+// "tiltrotor_inversion": the tricopter force control of thesis §5.3.3 (konz-multicopters §A.6)
+// behind a body-based prototype template of the vehicle's base.
+//
+// 1. The template (thesis 4.2, one pair world → base, s̄ = l̄ = h̄ = 0, natural gains) gives the
+//    desired base acceleration a_des = −M̄⁻¹ b̄; with the joints' accelerations taken as zero, the
+//    desired generalized force of the base rows is f_D = M_bb a_des + b_b (the plant's own terms,
+//    so the arms' and propellers' inertia and gyroscopy are included).
+// 2. Every thrust actuator (a body_force on a body below a revolute "tilt" joint whose parent is
+//    the base) contributes a vertical part along its direction at zero tilt and a horizontal part
+//    along axis × direction; the 6×2K matrix of those wrenches (5.16c) is inverted (least squares
+//    for K ≠ 3): F^{VH} = B⁺ f_D, then per arm F = |(F^V, F^H)|, θ_D = atan2(F^H, F^V) (5.28),
+//    saturated to the thrust limits and ±tilt_max.
+// 3. The servo (a joint_effort on the tilt joint) follows θ_D with the PD loop of (5.2), scaled by
+//    the tilt joint's inertia; a motor (joint_effort on the propeller's joint) holds the
+//    propeller's initial speed. Other inputs are zero.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "core/control/controller.h"
+#include "core/control/plant.h"
+#include "core/control/prototype_template.h"
+#include "core/control/settings.h"
+#include "core/control/tracking.h"
+
+namespace rbs {
+
+class TiltrotorInversion : public Controller {
+ public:
+  /// Throws ControlError when the model has no free base, no tilted thrust, or the thrust
+  /// wrenches cannot span the six base directions.
+  TiltrotorInversion(const Model& model, const ControllerSettings& settings);
+
+  std::string_view name() const override { return "tiltrotor_inversion"; }
+  bool compute(double t, const State& state, const ReferenceSample& reference, VecX& u) override;
+
+ private:
+  struct Rotor {
+    int thrust = -1;      ///< actuator index of the thrust
+    int tilt_joint = -1;  ///< the revolute joint it tilts with
+    int servo = -1;       ///< actuator on the tilt joint, −1 if none
+    int spin_joint = -1;  ///< the propeller's own joint, −1 if none
+    int motor = -1;       ///< actuator on the spin joint, −1 if none
+    double spin_rate = 0.0;  ///< initial propeller speed, held by the motor [rad/s]
+  };
+  void updateTemplate();
+
+  const Model& model_;
+  int base_joint_ = -1;
+  std::vector<Rotor> rotors_;
+  MatX wrench_map_;  ///< 6×2K: base wrench per unit vertical / horizontal thrust (5.16c)
+  PrototypeTemplate template_;
+  TrackingErrors tracking_;
+  Workspace ws_, ws_ref_;
+  PlantTerms plant_;
+  TemplateEvaluation evaluation_;
+  std::uint64_t parameters_version_ = ~std::uint64_t{0};
+  int first_signal_ = 0;
+};
+
+std::unique_ptr<Controller> makeTiltrotorInversion(const Model& model, const ControllerSettings& settings);
+
+}  // namespace rbs
