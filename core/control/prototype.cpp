@@ -328,10 +328,7 @@ void PrototypeController::updatePairs() {
         const double m = param("mbar");
         const Vec3 th(param("thetabar_x"), param("thetabar_y"), param("thetabar_z"));
         if (gains_ == Gains::Natural) {
-          const double w = param("omega"), z = param("zeta"), wr = param("omega_rot"), zr = param("zeta_rot");
-          const Vec3 o = Vec3::Zero();
-          setPair(pairs[0], m, o, th.asDiagonal(), 2 * z * w * m, o, (2 * zr * wr * th).asDiagonal(), w * w * m, o,
-                  (wr * wr * th).asDiagonal());
+          setNaturalGains(pairs[0], m, th, param("omega"), param("zeta"), param("omega_rot"), param("zeta_rot"));
         } else {
           const Vec3 s(param("sbar_x"), param("sbar_y"), param("sbar_z"));
           const Vec3 l(param("lbar_x"), param("lbar_y"), param("lbar_z"));
@@ -369,22 +366,13 @@ void PrototypeController::updateJointPairs() {
   if (layout_ != Layout::BaseJoints) return;
   const double m = param("joint_mbar"), th = param("joint_thetabar");
   const double w = param("joint_omega"), z = param("joint_zeta");
-  const Vec3 o = Vec3::Zero();
-  const Mat3 I = Mat3::Identity();
   std::vector<TemplatePair>& pairs = template_.pairs();
-  for (std::size_t i = first_joint_pair_; i < pairs.size(); ++i) {
-    pairs[i].inertia = momentMatrix(m, o, th * I);
-    pairs[i].damping = momentMatrix(2 * z * w * m, o, 2 * z * w * th * I);
-    pairs[i].stiffness = momentMatrix(w * w * m, o, w * w * th * I);
-  }
+  for (std::size_t i = first_joint_pair_; i < pairs.size(); ++i) setNaturalGains(pairs[i], m, Vec3::Constant(th), w, z, w, z);
 }
 
 bool PrototypeController::compute(double /*t*/, const State& state, const ReferenceSample& reference, VecX& u) {
   updatePairs();
-  evaluatePlant(model_, state, ws_, plant_);
-  computeKinematics(model_, reference.x, reference.xi, ws_ref_);
-  computeBodyJacobians(model_, ws_ref_);
-  template_.evaluate(ws_, ws_ref_, state.xi, reference.xidot, evaluation_);
+  template_.evaluateWithPlant(state, reference, ws_, ws_ref_, plant_, evaluation_);
   if (template_.variant() == VelocityError::Energy && !transport_map_checked_) {
     const double r = template_.transportMapResidual();
     if (!(r <= kTransportMapTolerance))

@@ -34,6 +34,22 @@ Mat4 momentMatrix(double total, const Vec3& centre, const Mat3& moment_about_cen
   return out;
 }
 
+void setNaturalGains(TemplatePair& pair, double mass, const Vec3& theta, double omega, double zeta,
+                     double omega_rot, double zeta_rot) {
+  const Vec3 o = Vec3::Zero();
+  pair.inertia = momentMatrix(mass, o, theta.asDiagonal());
+  pair.damping = momentMatrix(2 * zeta * omega * mass, o, (2 * zeta_rot * omega_rot * theta).asDiagonal());
+  pair.stiffness = momentMatrix(omega * omega * mass, o, (omega_rot * omega_rot * theta).asDiagonal());
+}
+
+void PrototypeTemplate::evaluateWithPlant(const State& state, const ReferenceSample& reference, Workspace& ws,
+                                          Workspace& ws_ref, PlantTerms& plant, TemplateEvaluation& out) {
+  evaluatePlant(model_, state, ws, plant);
+  computeKinematics(model_, reference.x, reference.xi, ws_ref);
+  computeBodyJacobians(model_, ws_ref);
+  evaluate(ws, ws_ref, state.xi, reference.xidot, out);
+}
+
 PrototypeTemplate::PrototypeTemplate(const Model& model, std::vector<TemplatePair> pairs,
                                      VelocityError variant)
     : model_(model), pairs_(std::move(pairs)), variant_(variant) {

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "core/control/plant.h"
+#include "core/control/reference.h"
 #include "core/dynamics/workspace.h"
 
 namespace rbs {
@@ -36,6 +38,12 @@ struct TemplatePair {
 /// 4×4 moment matrix from total x, centre c (frame b) and the 3×3 moment tensor about the centre
 /// (inertia-tensor form, e.g. diag(Θ̄_x, Θ̄_y, Θ̄_z)): [Wed(Θ_c) + x c cᵀ, x c; x cᵀ, x].
 Mat4 momentMatrix(double total, const Vec3& centre, const Mat3& moment_about_centre);
+
+/// Sets a pair with centres at the frame origin from natural frequencies and damping ratios:
+/// M̄' of (m̄, Θ̄ = diag θ̄), k̄ = m̄ω², d̄ = 2ζωm̄ and per axis Π̄ = Θ̄ω_r², Ῡ = 2ζ_rω_rΘ̄
+/// (konz-control §7: the thesis' heading rule applied to every channel).
+void setNaturalGains(TemplatePair& pair, double mass, const Vec3& theta, double omega, double zeta,
+                     double omega_rot, double zeta_rot);
 
 /// Result of one evaluation. Energies are the error energies of the template (konz-control
 /// §12.4): T̄, V̄ and the Rayleigh function R̄ (template power −2R̄ for body and energy).
@@ -71,6 +79,11 @@ class PrototypeTemplate {
   /// Writes M̄, b̄ and the energies into `out` (sized on first use).
   void evaluate(const Workspace& ws, const Workspace& ws_ref, const VecX& xi, const VecX& xidot_ref,
                 TemplateEvaluation& out);
+
+  /// The whole step of a template controller: the plant terms at the state (evaluatePlant into
+  /// `plant`, kinematics into `ws`), the kinematics of the reference into `ws_ref`, then evaluate().
+  void evaluateWithPlant(const State& state, const ReferenceSample& reference, Workspace& ws,
+                         Workspace& ws_ref, PlantTerms& plant, TemplateEvaluation& out);
 
   /// dW̄/dt for the actual acceleration ξ̇ (after evaluate() at the same state): compares with the
   /// template power −2R̄ (approach 2/3: equal when the template is realized, single body).

@@ -101,21 +101,13 @@ void TiltrotorInversion::updateTemplate() {
   parameters_version_ = parameters_.version();
   const ParameterSet& p = parameters_;
   auto v = [&p](const char* n) { return p[p.find(n)]; };
-  const double m = v("mbar"), w = v("omega"), z = v("zeta"), wr = v("omega_rot"), zr = v("zeta_rot");
-  const Vec3 th(v("thetabar_x"), v("thetabar_y"), v("thetabar_z"));
-  TemplatePair& pair = template_.pairs()[0];
-  const Vec3 o = Vec3::Zero();
-  pair.inertia = momentMatrix(m, o, th.asDiagonal());
-  pair.damping = momentMatrix(2 * z * w * m, o, (2 * zr * wr * th).asDiagonal());
-  pair.stiffness = momentMatrix(w * w * m, o, (wr * wr * th).asDiagonal());
+  setNaturalGains(template_.pairs()[0], v("mbar"), Vec3(v("thetabar_x"), v("thetabar_y"), v("thetabar_z")), v("omega"),
+                  v("zeta"), v("omega_rot"), v("zeta_rot"));
 }
 
 bool TiltrotorInversion::compute(double /*t*/, const State& state, const ReferenceSample& reference, VecX& u) {
   updateTemplate();
-  evaluatePlant(model_, state, ws_, plant_);
-  computeKinematics(model_, reference.x, reference.xi, ws_ref_);
-  computeBodyJacobians(model_, ws_ref_);
-  template_.evaluate(ws_, ws_ref_, state.xi, reference.xidot, evaluation_);
+  template_.evaluateWithPlant(state, reference, ws_, ws_ref_, plant_, evaluation_);
   const int o = model_.joints[base_joint_].xi_offset;
   // a_des = −M̄⁻¹ b̄ on the base (the pair only involves the base columns).
   const Eigen::LLT<Mat6> mbar(evaluation_.Mbar.block<6, 6>(o, o));
