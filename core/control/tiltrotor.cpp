@@ -72,6 +72,12 @@ TiltrotorInversion::TiltrotorInversion(const Model& model, const ControllerSetti
   }
   if (Eigen::FullPivLU<MatX>(wrench_map_).rank() < 6)
     throw ControlError("tiltrotor_inversion: the tilted thrusts cannot produce every base force and torque");
+  // B⁻¹ for three arms, the least-norm right inverse Bᵀ(BBᵀ)⁻¹ for more.
+  wrench_inverse_ = wrench_map_.cols() == 6
+                        ? MatX(wrench_map_.fullPivLu().inverse())
+                        : MatX(wrench_map_.transpose() *
+                               (wrench_map_ * wrench_map_.transpose()).ldlt().solve(MatX::Identity(6, 6)));
+  vertical_horizontal_.setZero(wrench_map_.cols());
 
   double mass = 0.0;
   for (const Body& b : model.bodies) mass += b.mass;
@@ -114,9 +120,8 @@ bool TiltrotorInversion::compute(double /*t*/, const State& state, const Referen
   if (mbar.info() != Eigen::Success) return fail("tiltrotor_inversion: the desired inertia is not positive definite");
   const Vec6 a_des = -mbar.solve(Vec6(evaluation_.bbar.segment<6>(o)));
   const Vec6 f_D = plant_.M.block<6, 6>(o, o) * a_des + plant_.b.segment<6>(o);
-  const VecX vh = wrench_map_.cols() == 6 ? VecX(wrench_map_.fullPivLu().solve(f_D))
-                                          : VecX(wrench_map_.transpose() *
-                                                 (wrench_map_ * wrench_map_.transpose()).ldlt().solve(f_D));
+  VecX& vh = vertical_horizontal_;
+  vh.noalias() = wrench_inverse_ * f_D;
   const ParameterSet& p = parameters_;
   const double tilt_max = p[p.find("tilt_max")], ws = p[p.find("servo_omega")], zs = p[p.find("servo_zeta")];
   const double motor_gain = p[p.find("motor_gain")];

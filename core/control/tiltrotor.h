@@ -49,7 +49,9 @@ class TiltrotorInversion : public Controller {
   const Model& model_;
   int base_joint_ = -1;
   std::vector<Rotor> rotors_;
-  MatX wrench_map_;  ///< 6×2K: base wrench per unit vertical / horizontal thrust (5.16c)
+  MatX wrench_map_;      ///< 6×2K: base wrench per unit vertical / horizontal thrust (5.16c)
+  MatX wrench_inverse_;  ///< 2K×6: its (pseudo-)inverse, constant, so computed once
+  VecX vertical_horizontal_;  ///< F^{VH} of the last compute()
   PrototypeTemplate template_;
   TrackingErrors tracking_;
   Workspace ws_, ws_ref_;
