@@ -14,11 +14,27 @@ ClosedLoop::ClosedLoop(std::unique_ptr<Controller> controller, std::unique_ptr<R
       controller_(std::move(controller)),
       reference_(std::move(reference)) {}
 
-void ClosedLoop::compute(double t, const State& state, VecX& u) {
-  reference_->sample(t, sample_);
-  last_ok_ = controller_->compute(t, state, sample_, u);
+void ClosedLoop::compute(double t, const State& state, VecX& u) { evaluate(t, state, u, true); }
+
+void ClosedLoop::evaluateForSample(double t, const State& state, VecX& u) { evaluate(t, state, u, false); }
+
+void ClosedLoop::reset(double /*t0*/) {
+  failure_.clear();
+  last_ok_ = false;
+}
+
+void ClosedLoop::evaluate(double t, const State& state, VecX& u, bool record_failure) {
+  std::string message;
+  try {
+    reference_->sample(t, sample_);
+    last_ok_ = controller_->compute(t, state, sample_, u);
+    if (!last_ok_) message = controller_->message();
+  } catch (const std::exception& e) {  // the contract is NaN + failure(), never an exception
+    last_ok_ = false;
+    message = std::string(controller_->name()) + ": " + e.what();
+  }
   if (!last_ok_) {
-    if (failure_.empty()) failure_ = controller_->message();
+    if (record_failure && failure_.empty()) failure_ = message;
     u.setConstant(std::numeric_limits<double>::quiet_NaN());
   }
 }

@@ -20,6 +20,8 @@ class ClosedLoop : public InputSource {
              std::shared_ptr<const Model> controller_model);
 
   void compute(double t, const State& state, VecX& u) override;
+  void evaluateForSample(double t, const State& state, VecX& u) override;
+  void reset(double t0) override;
   std::vector<ChannelInfo> channels() const override;
   void sample(double* out) override;
   std::string failure() const override { return failure_; }
@@ -35,7 +37,11 @@ class ClosedLoop : public InputSource {
   std::unique_ptr<Reference> reference_;
   ReferenceSample sample_;
   std::string failure_;
-  bool last_ok_ = false;  ///< the last compute() succeeded (signals are meaningful)
+  bool last_ok_ = false;  ///< the last evaluation succeeded (signals are meaningful)
+
+  /// Samples the reference and runs the controller; a failure (false or an exception) gives NaN
+  /// inputs and, when `record_failure`, the message of failure().
+  void evaluate(double t, const State& state, VecX& u, bool record_failure);
 };
 
 }  // namespace rbs

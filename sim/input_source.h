@@ -16,6 +16,12 @@ class InputSource {
   /// u (size model.numInputs()) at (t, state); called inside the right-hand side. On numerical
   /// trouble: fill u with NaN (the run stops there) and make failure() say why.
   virtual void compute(double t, const State& state, VecX& u) = 0;
+  /// Evaluates at an output sample under a zero-order hold, only so that sample() can report the
+  /// channels there: the result is not applied, and it must not change what later compute()
+  /// calls return (no failure recorded, no history or random numbers used). Default: compute().
+  virtual void evaluateForSample(double t, const State& state, VecX& u) { compute(t, state, u); }
+  /// The simulation restarts at t0 (Simulator::reset): forget failures and history.
+  virtual void reset(double /*t0*/) {}
   /// Channels this source adds after the model's (fixed after construction).
   virtual std::vector<ChannelInfo> channels() const { return {}; }
   /// Writes the values of channels() for the state of the last compute() (output samples only).

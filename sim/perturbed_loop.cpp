@@ -28,6 +28,15 @@ void PerturbedLoop::restart() {
   have_last_ = false;
 }
 
+void PerturbedLoop::evaluateForSample(double t, const State& state, VecX& u) {
+  ClosedLoop::evaluateForSample(t, state, u);
+}
+
+void PerturbedLoop::reset(double t0) {
+  ClosedLoop::reset(t0);
+  restart();
+}
+
 void PerturbedLoop::compute(double t, const State& state, VecX& u) {
   if (have_last_ && t < last_t_ - kSameTime) restart();  // the simulator was reset
   if (!have_last_ || t > last_t_ + kSameTime) {

@@ -4,13 +4,12 @@
 // velocities included (the chapter 5.4 estimator, konz-multicopters §A.7, is future work).
 //
 // Needs a zero-order hold (SimulationOptions::control_rate > 0): the simulator then calls
-// compute() only at the hold instants and at output samples, always with the true state of that
-// time. The loop keeps these (t, state) pairs; the controller gets the latest one with time ≤ the
+// compute() only at the hold instants, always with the true state of that time (output samples
+// use evaluateForSample(), which leaves the history and the noise alone). The loop keeps these (t, state) pairs; the controller gets the latest one with time ≤ the
 // measured time, so the delay is quantized to the spacing of the kept states (the control period):
 // with 200 Hz and 34 ms, the controller sees the state of 35 ms ago. Before the first kept state
-// it sees the first one. Noise is drawn once per new time (a second call at the same t, e.g. an
-// output sample on a hold instant, sees the same measurement); a call at an earlier time than the
-// last (the simulator was reset) clears the history and restarts the noise sequence.
+// it sees the first one. Noise is drawn once per hold instant; a reset (or a call at an earlier
+// time than the last) clears the history and restarts the noise sequence.
 #pragma once
 
 #include <deque>
@@ -32,6 +31,10 @@ class PerturbedLoop : public ClosedLoop {
                 std::shared_ptr<const Model> controller_model = {});
 
   void compute(double t, const State& state, VecX& u) override;
+  /// At an output sample the controller is evaluated on the true state (so the channels report
+  /// the true errors) without touching the measurement history or the noise sequence.
+  void evaluateForSample(double t, const State& state, VecX& u) override;
+  void reset(double t0) override;
 
   const PerturbationSettings& settings() const { return settings_; }
   /// The state the controller was given at the last compute().

@@ -457,6 +457,7 @@ struct Simulator::Impl {
       throw std::invalid_argument("Simulator::reset: state has the wrong size");
     t0 = t_start;
     t_now = t_start;
+    if (input) input->reset(t_start);
     state_now = s;
     next_sample = 1;
     next_hold = 1;
@@ -545,7 +546,7 @@ struct Simulator::Impl {
       }
       if (ch_source >= 0) {
         // Under a hold the source last ran at the hold time: evaluate it at this sample.
-        if (zoh) evaluateInput(t, state_now, u_sample);
+        if (zoh) input->evaluateForSample(t, state_now, u_sample);
         input->sample(values.data() + ch_source);
       }
     }

@@ -28,7 +28,8 @@ class Controller {
   /// The registry name ("prototype_body", "computed_torque", …).
   virtual std::string_view name() const = 0;
 
-  /// Tunable parameters. Changing a value takes effect at the next compute().
+  /// Tunable parameters. Changing a value takes effect at the next compute(). A controller is not
+  /// thread-safe: change parameters from the thread that runs the simulation, between steps.
   ParameterSet& parameters() { return parameters_; }
   const ParameterSet& parameters() const { return parameters_; }
 

@@ -18,8 +18,8 @@ void evaluatePlant(const Model& model, const State& state, Workspace& ws, PlantT
   // f_E with u = 0 is the constant external wrenches only.
   out.b.resize(model.nxi);
   if (!model.external_wrenches.empty()) {
-    VecX zero = VecX::Zero(model.numInputs());
-    computeInputForces(model, zero, ws);
+    out.zero_inputs.setZero(model.numInputs());
+    computeInputForces(model, out.zero_inputs, ws);
     out.b = -ws.input_forces;
   } else {
     out.b.setZero();

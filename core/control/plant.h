@@ -11,6 +11,7 @@ struct PlantTerms {
   MatX M;  ///< n×n
   VecX b;  ///< n
   MatX B;  ///< n×p
+  VecX zero_inputs;  ///< scratch: u = 0, to evaluate the constant external wrenches alone
 };
 
 /// Evaluates M, b and B at (x, ξ) into `out` (sized on first use). Afterwards `ws` holds the

@@ -118,6 +118,9 @@ PrototypeController::PrototypeController(const Model& model, VelocityError varia
     throw ControlError(std::string(name()) + ": matching " + matching + " needs template base or base_joints");
   if (gains_ == Gains::Poles && matching_ == Matching::None)
     throw ControlError(std::string(name()) + ": gains poles needs matching multicopter, pvtol or two_mass");
+  if (gains_ == Gains::Natural && matching_ != Matching::None)
+    throw ControlError(std::string(name()) + ": gains natural applies to matching none; a matched template "
+                       "takes gains raw or poles");
   template_.pairs() = std::move(pairs);
   template_.setVariant(variant);
 
@@ -340,21 +343,13 @@ void PrototypeController::updatePairs() {
         }
       } else {
         const double m = param("mbar"), th = param("thetabar");
-        double d, k, up, pi;
-        if (gains_ == Gains::Natural) {
-          const double w = param("omega"), z = param("zeta");
-          d = 2 * z * w * m;
-          k = w * w * m;
-          up = 2 * z * w * th;
-          pi = w * w * th;
-        } else {
-          d = param("dbar");
-          k = param("kbar");
-          up = param("upsilonbar");
-          pi = param("pibar");
-        }
         const Vec3 o = Vec3::Zero();
-        for (std::size_t i = first_joint_pair_; i < pairs.size(); ++i) setPair(pairs[i], m, o, th * I, d, o, up * I, k, o, pi * I);
+        for (std::size_t i = first_joint_pair_; i < pairs.size(); ++i) {
+          if (gains_ == Gains::Natural)
+            setNaturalGains(pairs[i], m, Vec3::Constant(th), param("omega"), param("zeta"), param("omega"), param("zeta"));
+          else
+            setPair(pairs[i], m, o, th * I, param("dbar"), o, param("upsilonbar") * I, param("kbar"), o, param("pibar") * I);
+        }
         if (layout_ == Layout::Tool)
           pairs[0].b.offset = Pose::translation(Vec3(param("tool_x"), param("tool_y"), param("tool_z")));
       }
@@ -388,7 +383,6 @@ bool PrototypeController::compute(double /*t*/, const State& state, const Refere
   if (!u.allFinite()) return fail(std::string(name()) + ": non-finite input");
   x_ = state.x;
   x_ref_ = reference.x;
-  xi_ref_ = reference.xi;
   return true;
 }
 

@@ -85,7 +85,6 @@ class PrototypeController : public Controller {
   TemplateEvaluation evaluation_;
   AllocationResult allocation_;
   VecX lower_, upper_;
-  VecX xi_ref_;  ///< ξ_R of the last compute (for the signals)
   VecX x_, x_ref_;
   std::uint64_t parameters_version_ = ~std::uint64_t{0};
   bool transport_map_checked_ = false;

@@ -176,12 +176,13 @@ class Reader {
 
 /// States at the knots t_k = k h (k ∈ ℤ), computed on demand from knot 0 outwards, so a value
 /// depends on t only (not on the order of the calls). Thread-safe; grows with the sampled time span
-/// (100 knots per second; beyond ±kStored knots the remainder is recomputed per call).
+/// (500 knots per second of sampled time, a few dozen bytes each: ~1.5 MB per 100 s; beyond
+/// ±kStored knots the remainder is recomputed per call).
 template <class State>
 class KnotTable {
  public:
   static constexpr double kStep = 0.002;  // [s] one RK4 step of the heading between knots
-  static constexpr long kStored = 2'000'000;
+  static constexpr long kStored = 2'000'000;  // 4000 s of sampled time
 
   using Advance = std::function<State(const State&, long from, long to)>;
 

@@ -67,8 +67,9 @@ TiltrotorInversion::TiltrotorInversion(const Model& model, const ControllerSetti
     const Vec3 d = G.R * a.direction, q = G * a.point;
     const Vec3 axis = tilt.parent_placement.R * tilt.axis;
     const Vec3 h = axis.cross(d);
-    wrench_map_.col(2 * k) << d, q.cross(d);
-    wrench_map_.col(2 * k + 1) << h, q.cross(h);
+    // As computeInputMatrix's body_force column, with the propeller drag torque (torque_ratio).
+    wrench_map_.col(2 * k) << d, q.cross(d) + a.torque_ratio * d;
+    wrench_map_.col(2 * k + 1) << h, q.cross(h) + a.torque_ratio * h;
   }
   if (Eigen::FullPivLU<MatX>(wrench_map_).rank() < 6)
     throw ControlError("tiltrotor_inversion: the tilted thrusts cannot produce every base force and torque");
@@ -131,7 +132,8 @@ bool TiltrotorInversion::compute(double /*t*/, const State& state, const Referen
     // (5.28): thrust magnitude and tilt of arm k.
     const double V = vh[2 * k], H = vh[2 * k + 1];
     const double theta_D = std::clamp(std::atan2(H, V), -tilt_max, tilt_max);
-    u[r.thrust] = std::hypot(V, H);
+    const Actuator& thrust = model_.actuators[r.thrust];
+    u[r.thrust] = std::clamp(std::hypot(V, H), thrust.lower, thrust.upper);
     const Joint& tilt = model_.joints[r.tilt_joint];
     const double theta = state.x[tilt.x_offset], theta_dot = state.xi[tilt.xi_offset];
     if (r.servo >= 0)  // (5.2) with k_P = Θ ω², k_D = 2 ζ ω Θ

@@ -9,7 +9,7 @@
 //    the base) contributes a vertical part along its direction at zero tilt and a horizontal part
 //    along axis × direction; the 6×2K matrix of those wrenches (5.16c) is inverted (least squares
 //    for K ≠ 3): F^{VH} = B⁺ f_D, then per arm F = |(F^V, F^H)|, θ_D = atan2(F^H, F^V) (5.28),
-//    saturated to the thrust limits and ±tilt_max.
+//    clamped to the thrust actuators' limits and ±tilt_max.
 // 3. The servo (a joint_effort on the tilt joint) follows θ_D with the PD loop of (5.2), scaled by
 //    the tilt joint's inertia; a motor (joint_effort on the propeller's joint) holds the
 //    propeller's initial speed. Other inputs are zero.
