@@ -60,7 +60,7 @@ TEST(SceneControl, EveryControllerAndReferenceOfTheLibraryIsValid) {
     ++controlled;
     EXPECT_NO_THROW(makeController(scene.model, scene.controller)) << entry.path();
   }
-  EXPECT_GE(controlled, 19);
+  EXPECT_GE(controlled, 21);
 }
 
 struct Expectation {
@@ -87,6 +87,8 @@ constexpr Expectation kExpectations[] = {
     {"quadcopter.yaml", "error.heading", true, 1e-10},               // 3.0e-14
     {"quadcopter_looping.yaml", "error.position", false, 1e-6},      // 1.6e-7 (perfect model)
     {"quadcopter_looping.yaml", "error.attitude", false, 1e-6},      // 1.8e-7
+    {"quadcopter_flip.yaml", "error.attitude", false, 1e-7},         // 2.4e-9 (one turn in 1.8 s)
+    {"quadcopter_transitions.yaml", "error.position", false, 1e-9},  // 1.8e-12 (Table 5.2 transitions)
     {"bicopter.yaml", "error.position", true, 0.02},                 // 3.4e-3 (0.5 m, 90° start)
     {"quadcopter_table51.yaml", "error.position", false, 0.4},       // 0.18 (geometric, multibody)
     {"tricopter_table51.yaml", "error.position", false, 0.03},       // 0.010 (inversion (5.28), transitions)
