@@ -49,6 +49,14 @@ void perturbQuaternion(double* q4, double sigma, NoiseGenerator& rng) {
   q = quaternionMultiply(Vec4(q), dq);
 }
 
+/// A small random rotation of the attitude coordinates: a unit quaternion or a rotation matrix.
+void perturbAttitude(bool quaternion, double* x, double sigma, NoiseGenerator& rng) {
+  if (quaternion)
+    perturbQuaternion(x, sigma, rng);
+  else
+    perturbRotation(x, sigma, rng);
+}
+
 }  // namespace
 
 std::string perturbationError(const PerturbationSettings& s) {
@@ -106,24 +114,16 @@ void addMeasurementNoise(const Model& model, const PerturbationSettings::Noise& 
       case JointType::Fixed:
         break;
       case JointType::Free:
-        addNoise(x, 3, noise.position, rng);
-        perturbRotation(x + 3, noise.attitude, rng);
-        addNoise(xi, 3, noise.velocity, rng);
-        addNoise(xi + 3, 3, noise.rate, rng);
-        break;
       case JointType::FreeQuaternion:
         addNoise(x, 3, noise.position, rng);
-        perturbQuaternion(x + 3, noise.attitude, rng);
+        perturbAttitude(j.type == JointType::FreeQuaternion, x + 3, noise.attitude, rng);
         addNoise(xi, 3, noise.velocity, rng);
         addNoise(xi + 3, 3, noise.rate, rng);
         break;
       case JointType::Spherical:
       case JointType::SphericalAbsolute:
-        perturbRotation(x, noise.attitude, rng);
-        addNoise(xi, 3, noise.rate, rng);
-        break;
       case JointType::SphericalQuaternion:
-        perturbQuaternion(x, noise.attitude, rng);
+        perturbAttitude(j.type == JointType::SphericalQuaternion, x, noise.attitude, rng);
         addNoise(xi, 3, noise.rate, rng);
         break;
       case JointType::SphericalEulerZYX:
