@@ -9,8 +9,7 @@
 
 #include "core/control/perturbation.h"
 #include "core/control/registry.h"
-#include "sim/closed_loop.h"
-#include "sim/perturbed_loop.h"
+#include "sim/scene_loop.h"
 #include "sim/settings.h"
 
 namespace rbs::cli {
@@ -62,47 +61,12 @@ std::string controllerList() {
 std::optional<std::shared_ptr<InputSource>> inputSourceOrReport(const Scene& scene, const ParsedArgs& parsed,
                                                                 std::ostream& err) {
   const std::string chosen = parsed.has("controller") ? parsed.all("controller").back() : scene.controller.name;
-  if (chosen.empty() || chosen == "none") return std::shared_ptr<InputSource>();
-  const bool from_scene = chosen == scene.controller.name;
-  auto where = [&](int line, int column) {
-    std::string w = scene.file.string();
-    if (line > 0) w += ":" + std::to_string(line) + ":" + std::to_string(column);
-    return w;
-  };
-  // perturbation.mass_scale: the controller is made for (and keeps) a scaled copy of the plant.
-  const PerturbationSettings& perturbation = scene.perturbation;
-  std::shared_ptr<const Model> controller_model;
-  if (perturbation.mass_scale != 1.0)
-    controller_model =
-        std::make_shared<const Model>(scaledModel(scene.model, perturbation.mass_scale));
-  std::unique_ptr<Controller> controller;
   try {
-    ControllerSettings settings = from_scene ? scene.controller : ControllerSettings{chosen, {}, {}};
-    controller = makeController(controller_model ? *controller_model : scene.model, settings);
-  } catch (const ControlError& e) {
-    err << where(from_scene ? scene.controller.line : 0, scene.controller.column) << ": controller: " << e.what()
-        << "\n";
+    return makeSceneInputSource(scene, chosen);
+  } catch (const SceneError& e) {
+    err << e.what() << "\n";
     return std::nullopt;
   }
-  std::unique_ptr<Reference> reference;
-  try {
-    reference = makeReference(scene.model, scene.reference);
-  } catch (const ControlError& e) {
-    err << where(scene.reference.line, scene.reference.column) << ": reference: " << e.what() << "\n";
-    return std::nullopt;
-  }
-  if (perturbation.perturbsMeasurement()) {
-    try {
-      return std::make_shared<PerturbedLoop>(scene.model, std::move(controller),
-                                             std::move(reference), perturbation,
-                                             std::move(controller_model));
-    } catch (const std::invalid_argument& e) {
-      err << where(perturbation.line, perturbation.column) << ": " << e.what() << "\n";
-      return std::nullopt;
-    }
-  }
-  return std::make_shared<ClosedLoop>(std::move(controller), std::move(reference),
-                                      std::move(controller_model));
 }
 
 std::optional<Scene> loadSceneArgument(const ParsedArgs& parsed, const std::string& file, std::ostream& err) {

@@ -16,11 +16,17 @@ ClosedLoop::ClosedLoop(std::unique_ptr<Controller> controller, std::unique_ptr<R
 
 void ClosedLoop::compute(double t, const State& state, VecX& u) { evaluate(t, state, u, true); }
 
-void ClosedLoop::evaluateForSample(double t, const State& state, VecX& u) { evaluate(t, state, u, false); }
+void ClosedLoop::evaluateForSample(double t, const State& state, VecX& u) {
+  // A controller with discrete internal state (filters) may run once per control instant only:
+  // its channels then report the last instant.
+  if (controller_->hasInternalState()) return;
+  evaluate(t, state, u, false);
+}
 
 void ClosedLoop::reset(double /*t0*/) {
   failure_.clear();
   last_ok_ = false;
+  controller_->reset();
 }
 
 void ClosedLoop::evaluate(double t, const State& state, VecX& u, bool record_failure) {

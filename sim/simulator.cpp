@@ -276,14 +276,20 @@ class DenseEngine final : public Engine {
   double h_;
 };
 
-/// N for a force, N m for a torque (joint efforts: by the joint's velocity coordinate).
+/// N for a force, N m for a torque (joint efforts: by the joint's velocity coordinate); a servo's
+/// reference angle (rad, m) or rate (rad/s); a propeller motor's current (A).
 std::string inputUnit(const Actuator& a, const Model& model) {
+  if (a.joint >= static_cast<int>(model.joints.size())) return "N m";
+  const bool prismatic = a.joint >= 0 && model.joints[a.joint].type == JointType::Prismatic;
   switch (a.kind) {
     case ActuatorKind::BodyForce: return "N";
     case ActuatorKind::BodyTorque: return "N m";
+    case ActuatorKind::JointServo: return prismatic ? "m" : "rad";
+    case ActuatorKind::JointSpeedServo: return "rad/s";
     case ActuatorKind::JointEffort: break;
   }
-  if (a.joint < 0 || a.joint >= static_cast<int>(model.joints.size())) return "N m";
+  if (a.joint < 0) return "N m";
+  if (model.propellerOnJoint(a.joint) >= 0 && a.gain != 1.0) return "A";  // torque k_M i (5.1)
   switch (model.joints[a.joint].type) {
     case JointType::Prismatic: return "N";
     case JointType::Free:

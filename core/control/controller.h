@@ -48,6 +48,12 @@ class Controller {
   /// compute()).
   virtual void updateSignals() {}
 
+  /// Forget internal state (filters, integrators): the simulation restarts. Default: nothing.
+  virtual void reset() {}
+  /// True when compute() advances internal state (discrete filters): then it must be called once
+  /// per control instant only, never for evaluation at an output sample.
+  virtual bool hasInternalState() const { return false; }
+
   const std::string& message() const { return message_; }
 
  protected:

@@ -68,18 +68,17 @@ Vec3 headingRate(const Vec3& x, const Vec3& z, const Vec3& z_dot, double omega_z
   return omega_z * z.cross(x) - x.dot(z_dot) * z;
 }
 
-Vec3Jet thrustDirection(const traj::Jet y[3], const Vec3& a_G) {
+Vec3Jet thrustDirection(const traj::Jet y[3], const Vec3& a_G, double drag_per_mass) {
   Vec3Jet a;
   for (int i = 0; i < 3; ++i) {
-    a.v(i) = y[i][2] - a_G(i);
-    a.d1(i) = y[i][3];
-    a.d2(i) = y[i][4];
+    a.v(i) = y[i][2] - a_G(i) + drag_per_mass * y[i][1];
+    a.d1(i) = y[i][3] + drag_per_mass * y[i][2];
+    a.d2(i) = y[i][4] + drag_per_mass * y[i][3];
   }
   return normalized(a);
 }
 
-FreeFlatSample freeFlatSample(const traj::Jet y[3], const Vec3Jet& z, const AttitudeJet& att,
-                              double epsilon) {
+FreeFlatSample freeFlatSample(const traj::Jet y[3], const AttitudeJet& att, const Vec3& flat_point) {
   FreeFlatSample out;
   Vec3 r_dot, r_ddot;
   for (int i = 0; i < 3; ++i) {
@@ -87,10 +86,11 @@ FreeFlatSample freeFlatSample(const traj::Jet y[3], const Vec3Jet& z, const Atti
     r_dot(i) = y[i][1];
     r_ddot(i) = y[i][2];
   }
-  // y = r + ε R e_z (flat output), so r = y − ε z and its derivatives.
-  out.r -= epsilon * z.v;
-  r_dot -= epsilon * z.d1;
-  r_ddot -= epsilon * z.d2;
+  // y = r + R s, so r = y − R s and its derivatives (Ṙ = R wed(ω)).
+  const Vec3 w_s = att.omega.cross(flat_point);
+  out.r -= att.R * flat_point;
+  r_dot -= att.R * w_s;
+  r_ddot -= att.R * (att.omega_dot.cross(flat_point) + att.omega.cross(w_s));
   out.R = att.R;
   const Vec3 v = att.R.transpose() * r_dot;
   out.twist << v, att.omega;

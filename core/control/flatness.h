@@ -65,11 +65,15 @@ struct FreeFlatSample {
   Vec6 twist;      ///< [v; ω] in body coordinates
   Vec6 twist_dot;  ///< [v̇; ω̇]
 };
-/// Thrust direction z = (ÿ − a_G)/‖ÿ − a_G‖ with derivatives (needs y up to the 4th derivative).
-Vec3Jet thrustDirection(const traj::Jet y[3], const Vec3& a_G);
-/// Completes the sample from the attitude: r = y − ε z, v = Rᵀṙ, v̇ = Rᵀr̈ − ω × v.
-FreeFlatSample freeFlatSample(const traj::Jet y[3], const Vec3Jet& z, const AttitudeJet& att,
-                              double epsilon);
+/// Thrust direction z = (ÿ − a_G + c ẏ)/‖ÿ − a_G + c ẏ‖ with derivatives (needs y up to the 4th
+/// derivative). c = d/m [1/s] is linear air drag per unit mass: with the drag force −d ṙ of (5.4)
+/// the thrust must also cancel it, m(r̈ − a_G) + d ṙ = R F (the estimator model (5.44)); c = 0 is
+/// (5.69), the drag-free flat output.
+Vec3Jet thrustDirection(const traj::Jet y[3], const Vec3& a_G, double drag_per_mass = 0.0);
+/// Completes the sample from the attitude when the flat output is the body point s (body frame;
+/// s = ε e_z puts it on the thrust axis, (4.131); a multicopter's is its centre of mass):
+/// r = y − R s, ṙ = ẏ − R(ω × s), r̈ = ÿ − R(ω̇ × s + ω × (ω × s)); v = Rᵀṙ, v̇ = Rᵀr̈ − ω × v.
+FreeFlatSample freeFlatSample(const traj::Jet y[3], const AttitudeJet& att, const Vec3& flat_point);
 
 /// Planar flat sample (PVTOL): plane position p, angle α (atan2, in (−π, π]) and derivatives.
 struct PlanarFlatSample {

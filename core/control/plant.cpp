@@ -1,5 +1,7 @@
 #include "core/control/plant.h"
 
+#include <algorithm>
+
 #include <Eigen/LU>
 
 #include "core/dynamics/dynamics.h"
@@ -15,11 +17,14 @@ void evaluatePlant(const Model& model, const State& state, Workspace& ws, PlantT
   computeElasticForces(model, state.x, ws);
   computeDampingForces(model, state.xi, ws);
   computeInputMatrix(model, ws);
-  // f_E with u = 0 is the constant external wrenches only.
+  // f_E with u = 0: constant external wrenches, propeller aerodynamics, the servos' own PD part.
   out.b.resize(model.nxi);
-  if (!model.external_wrenches.empty()) {
+  const bool servos = std::any_of(model.actuators.begin(), model.actuators.end(), [](const Actuator& a) {
+    return a.kind == ActuatorKind::JointServo || a.kind == ActuatorKind::JointSpeedServo;
+  });
+  if (!model.external_wrenches.empty() || !model.propellers.empty() || servos) {
     out.zero_inputs.setZero(model.numInputs());
-    computeInputForces(model, out.zero_inputs, ws);
+    computeInputForces(model, state.x, state.xi, out.zero_inputs, ws);
     out.b = -ws.input_forces;
   } else {
     out.b.setZero();

@@ -275,6 +275,8 @@ class GeneratedReference final : public Reference {
   double yaw_rate = 0.0;              ///< ω_zR of the integration
   double initial_yaw = 0.0;           ///< heading at t = 0 of the integration
   double epsilon = 0.0;               ///< Flat: y = r + ε (thrust axis)
+  double drag_per_mass = 0.0;         ///< Flat, free base: d/m of the linear drag [1/s]
+  Vec3 flat_point = Vec3::Zero();     ///< Flat, free base: the body point y follows (body frame)
   Vec3 gravity = Vec3::Zero();        ///< a_G (world)
   Vec2 plane_gravity = Vec2::Zero();  ///< a_G in the joint plane
   Pose twist_origin;          ///< Twist: pose at t = 0 (free, spherical: world; planar: plane)
@@ -311,7 +313,7 @@ void GeneratedReference::prepareTables() {
         [this] {
           Jet y[3];
           positionJets(0.0, y);
-          const auto z = flat::thrustDirection(y, gravity);
+          const auto z = flat::thrustDirection(y, gravity, drag_per_mass);
           return Vec3(flat::attitudeFromYaw(z, traj::constantJet(initial_yaw)).R.col(0));
         },
         [this](const Vec3& x, long from, long to) {
@@ -319,7 +321,7 @@ void GeneratedReference::prepareTables() {
           Vec3 next = integrateHeading(x, from * KnotTable<Vec3>::kStep, t1);
           Jet y[3];
           positionJets(t1, y);
-          const Vec3 z = flat::thrustDirection(y, gravity).v;
+          const Vec3 z = flat::thrustDirection(y, gravity, drag_per_mass).v;
           return Vec3((next - next.dot(z) * z).normalized());
         });
   }
@@ -355,7 +357,7 @@ Vec3 GeneratedReference::integrateHeading(Vec3 x, double t0, double t1) const {
   auto rate = [this](double t, const Vec3& xa) {
     Jet y[3];
     positionJets(t, y);
-    const auto z = flat::thrustDirection(y, gravity);
+    const auto z = flat::thrustDirection(y, gravity, drag_per_mass);
     return flat::headingRate(xa, z.v, z.d1, yaw_rate);
   };
   for (int s = 0; s < substeps; ++s) {
@@ -387,11 +389,11 @@ BodyMotion GeneratedReference::bodyMotion(double t) const {
   Jet y[3];
   positionJets(t, y);
   if (attitude == AttitudeMode::Flat) {
-    const auto z = flat::thrustDirection(y, gravity);
+    const auto z = flat::thrustDirection(y, gravity, drag_per_mass);
     const flat::AttitudeJet att = integrated_heading
                                       ? integratedAttitude(t, z)
                                       : flat::attitudeFromYaw(z, heading->component(t, 0));
-    const auto s = flat::freeFlatSample(y, z, att, epsilon);
+    const auto s = flat::freeFlatSample(y, att, flat_point + epsilon * Vec3::UnitZ());
     m.G = Pose{s.R, s.r};
     m.V = s.twist;
     m.V_dot = s.twist_dot;
@@ -808,10 +810,16 @@ void Builder::finishAttitude(std::unique_ptr<Path> heading_path, bool allow_foll
       in_.explain("yaw", "with 'attitude: flat' the angle follows from the path (4.133)");
       in_.explain("heading",
                   "only a free base has a heading; a planar flat attitude is determined");
+      in_.explain("drag", "'drag' applies to a free base");
+      in_.explain("flat_point", "'flat_point' applies to a free base; a planar base has 'epsilon'");
       return;
     }
     in_.explain("rpy", "with 'attitude: flat' roll and pitch follow from the path; give 'yaw'");
     in_.explain("angle", "'angle' is for a planar base; give 'yaw'");
+    ref_->drag_per_mass = in_.scalar(
+        "drag", 0.0, "linear air drag per unit mass d/m [1/s]: thrust ∥ r̈ − a_G + (d/m) ṙ (5.44)");
+    if (auto s = in_.list("flat_point", {3}, "body point (body frame) the path is for, e.g. the centre of mass [m]"))
+      ref_->flat_point = Vec3((*s)[0], (*s)[1], (*s)[2]);
     const std::string heading = in_.option("heading", {"yaw", "integrated"}, "yaw");
     if (heading == "integrated") {
       if (has_heading)
@@ -832,7 +840,7 @@ void Builder::finishAttitude(std::unique_ptr<Path> heading_path, bool allow_foll
     }
     return;
   }
-  for (const char* name : {"epsilon", "yaw_rate"})
+  for (const char* name : {"epsilon", "yaw_rate", "drag", "flat_point"})
     in_.explain(name, "'" + std::string(name) + "' needs option 'attitude: flat'");
   in_.explain("heading", "option 'heading' needs option 'attitude: flat'");
   if (mode == "follow") {

@@ -9,10 +9,21 @@
 
 namespace rbs {
 
+/// The force-control layer between a rigid-body controller and a multicopter's real inputs
+/// (core/control/actuation.h): scene key `controller.actuation`.
+struct ActuationSettings {
+  std::string filter;                          ///< thrust_filter | flat_filter; empty: none
+  std::map<std::string, double> parameters;    ///< time constants, cut-offs, speed gain
+  std::map<std::string, std::string> options;  ///< rotor_inertia: true | false (flat filter)
+  int line = 0;  ///< where the section starts in the scene file (1-based; 0: not from a file)
+  int column = 0;
+};
+
 struct ControllerSettings {
   std::string name;                                ///< empty: no controller
   std::map<std::string, double> parameters;        ///< gains, checked against the controller's metadata
   std::map<std::string, std::string> options;      ///< discrete choices (allocation, template layout, …)
+  ActuationSettings actuation;                     ///< propeller vehicles only
   int line = 0;  ///< where the section starts in the scene file (1-based; 0: not from a file)
   int column = 0;
 };

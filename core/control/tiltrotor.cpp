@@ -10,10 +10,12 @@
 namespace rbs {
 namespace {
 
-/// Index of the actuator of kind JointEffort on `joint`, −1 if there is none.
+/// Index of the actuator driving `joint` (an effort, or a position servo), −1 if there is none.
 int jointActuator(const Model& model, int joint) {
-  for (int i = 0; i < model.numInputs(); ++i)
-    if (model.actuators[i].kind == ActuatorKind::JointEffort && model.actuators[i].joint == joint) return i;
+  for (int i = 0; i < model.numInputs(); ++i) {
+    const Actuator& a = model.actuators[i];
+    if ((a.kind == ActuatorKind::JointEffort || a.kind == ActuatorKind::JointServo) && a.joint == joint) return i;
+  }
   return -1;
 }
 
@@ -136,7 +138,9 @@ bool TiltrotorInversion::compute(double /*t*/, const State& state, const Referen
     u[r.thrust] = std::clamp(std::hypot(V, H), thrust.lower, thrust.upper);
     const Joint& tilt = model_.joints[r.tilt_joint];
     const double theta = state.x[tilt.x_offset], theta_dot = state.xi[tilt.xi_offset];
-    if (r.servo >= 0)  // (5.2) with k_P = Θ ω², k_D = 2 ζ ω Θ
+    if (r.servo >= 0 && model_.actuators[r.servo].kind == ActuatorKind::JointServo)
+      u[r.servo] = theta_D;  // the servo's own PD loop (5.2) is part of the plant
+    else if (r.servo >= 0)   // a torque input: close (5.2) here, k_P = Θ ω², k_D = 2 ζ ω Θ
       u[r.servo] = plant_.M(tilt.xi_offset, tilt.xi_offset) * (ws * ws * (theta_D - theta) - 2 * zs * ws * theta_dot);
     if (r.motor >= 0) {
       const int s = model_.joints[r.spin_joint].xi_offset;

@@ -10,9 +10,11 @@
 //    along axis × direction; the 6×2K matrix of those wrenches (5.16c) is inverted (least squares
 //    for K ≠ 3): F^{VH} = B⁺ f_D, then per arm F = |(F^V, F^H)|, θ_D = atan2(F^H, F^V) (5.28),
 //    clamped to the thrust actuators' limits and ±tilt_max.
-// 3. The servo (a joint_effort on the tilt joint) follows θ_D with the PD loop of (5.2), scaled by
-//    the tilt joint's inertia; a motor (joint_effort on the propeller's joint) holds the
-//    propeller's initial speed. Other inputs are zero.
+// 3. A servo actuator on the tilt joint (type servo: the PD loop (5.2) is in the plant) gets θ_D
+//    itself; a torque input there gets the PD loop of (5.2) closed here, scaled by the tilt joint's
+//    inertia (servo_omega, servo_zeta). A motor (joint_effort on the propeller's joint) holds the
+//    propeller's initial speed. Other inputs are zero. With propeller models the controller runs on
+//    the force model and core/control/actuation.h turns the thrusts into motor currents.
 #pragma once
 
 #include <memory>

@@ -100,6 +100,8 @@ void computeMassMatrix(const Model& model, Workspace& ws) {
   // Ancestors' columns precede a body's own (topological order): everything above was written
   // on or below the diagonal. Mirror it.
   ws.mass_matrix.triangularView<Eigen::StrictlyUpper>() = ws.mass_matrix.transpose();
+  for (const Joint& j : model.joints)
+    if (j.armature != 0.0) ws.mass_matrix(j.xi_offset, j.xi_offset) += j.armature;
 }
 
 bool factorizeMassMatrix(const Model& model, Workspace& ws) {
@@ -231,10 +233,10 @@ void computeDampingForces(const Model& model, const VecX& xi, Workspace& ws) {
   }
 }
 
-void computeInputForces(const Model& model, const VecX& u, Workspace& ws) {
+void computeInputForces(const Model& model, const VecX& x, const VecX& xi, const VecX& u, Workspace& ws) {
   ws.input_forces.setZero();
   clearWrenches(ws);
-  bool any_body_wrench = !model.external_wrenches.empty();
+  bool any_body_wrench = !model.external_wrenches.empty() || !model.propellers.empty();
   for (const ExternalWrench& e : model.external_wrenches) {
     const Mat3& R = ws.pose[e.body].R;
     const Vec3 f = e.world_axes ? Vec3(R.transpose() * e.force) : e.force;
@@ -242,21 +244,53 @@ void computeInputForces(const Model& model, const VecX& u, Workspace& ws) {
     ws.wrench[e.body].head<3>() += f;
     ws.wrench[e.body].tail<3>() += e.point.cross(f) + t;
   }
+  // Propellers (5.3): thrust κ_F ϖ|ϖ| and drag torque −κ_T ϖ|ϖ| on the rotor body; the motor
+  // that holds the rotor against the drag is an actuator, so the drag reaches the vehicle through
+  // the joint (the reaction torque of (5.34)).
+  for (const Propeller& p : model.propellers) {
+    const Joint& j = model.joints[p.joint];
+    const double rate = xi(j.xi_offset);
+    const double rate_squared = rate * std::abs(rate);
+    ws.wrench[j.child].head<3>() += p.thrust_coefficient * rate_squared * p.thrust_direction;
+    ws.wrench[j.child].tail<3>() -= p.drag_coefficient * rate_squared * p.spin_axis;
+  }
   for (int i = 0; i < model.numInputs(); ++i) {
     const Actuator& a = model.actuators[i];
-    any_body_wrench |= a.kind != ActuatorKind::JointEffort;
     if (a.kind == ActuatorKind::BodyForce) {
+      any_body_wrench = true;
       ws.wrench[a.body].head<3>() += a.direction * u(i);
       ws.wrench[a.body].tail<3>() += (a.point.cross(a.direction) + a.torque_ratio * a.direction) * u(i);
     } else if (a.kind == ActuatorKind::BodyTorque) {
+      any_body_wrench = true;
       ws.wrench[a.body].tail<3>() += a.direction * u(i);
     }
   }
   if (any_body_wrench) mapBodyWrenches(model, ws.wrench, ws, ws.input_forces);
+  for (const Propeller& p : model.propellers) {  // bearing friction (5.9e) acts on the joint
+    const int c = model.joints[p.joint].xi_offset;
+    ws.input_forces(c) -= p.friction * std::tanh(xi(c));
+  }
   for (int i = 0; i < model.numInputs(); ++i) {
     const Actuator& a = model.actuators[i];
-    if (a.kind == ActuatorKind::JointEffort)
-      ws.input_forces(model.joints[a.joint].xi_offset + a.component) += u(i);
+    if (a.kind == ActuatorKind::BodyForce || a.kind == ActuatorKind::BodyTorque) continue;
+    const Joint& j = model.joints[a.joint];
+    const int c = j.xi_offset + a.component;
+    switch (a.kind) {
+      case ActuatorKind::JointEffort:
+        ws.input_forces(c) += a.gain * u(i);
+        break;
+      case ActuatorKind::JointServo:  // (5.2): k_P (θ_R − θ) − k_D θ̇
+        ws.input_forces(c) += a.gain * (u(i) - x(j.x_offset)) - a.damping * xi(c);
+        break;
+      case ActuatorKind::JointSpeedServo: {
+        const int p = model.propellerOnJoint(a.joint);
+        const double load = p >= 0 ? model.propellers[p].loadTorque(xi(c)) : 0.0;
+        ws.input_forces(c) += a.gain * (u(i) - xi(c)) + load;
+        break;
+      }
+      default:
+        break;
+    }
   }
 }
 
@@ -283,7 +317,9 @@ void computeInputMatrix(const Model& model, Workspace& ws) {
     Vec6 w = Vec6::Zero();
     switch (a.kind) {
       case ActuatorKind::JointEffort:
-        ws.input_matrix(model.joints[a.joint].xi_offset + a.component, i) = 1.0;
+      case ActuatorKind::JointServo:
+      case ActuatorKind::JointSpeedServo:
+        ws.input_matrix(model.joints[a.joint].xi_offset + a.component, i) = a.gain;
         continue;
       case ActuatorKind::BodyForce:
         w << a.direction, a.point.cross(a.direction) + a.torque_ratio * a.direction;
@@ -368,7 +404,7 @@ DynamicsStatus computeForwardDynamics(const Model& model, const VecX& x, const V
   computeGravityForces(model, ws);
   computeElasticForces(model, x, ws);
   computeDampingForces(model, xi, ws);
-  computeInputForces(model, u, ws);
+  computeInputForces(model, x, xi, u, ws);
   computeConfigurationRate(model, x, xi, ws, stabilization_gain);
 
   // (3.124): M ξ̇ = f_E − c − f_D − f_K − f_G

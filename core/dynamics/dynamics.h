@@ -36,8 +36,10 @@ void computeElasticForces(const Model& model, const VecX& x, Workspace& ws);
 /// f_D = D ξ of all dampers (3.119) and joint dampers → ws.damping_forces.
 void computeDampingForces(const Model& model, const VecX& xi, Workspace& ws);
 
-/// f_E = B(x) u + constant external wrenches → ws.input_forces. u has size model.numInputs().
-void computeInputForces(const Model& model, const VecX& u, Workspace& ws);
+/// f_E = B(x) u + f_E(x, ξ, 0) → ws.input_forces: actuators, constant external wrenches,
+/// propeller thrust, drag and friction (5.3), and the state-dependent part of the servos (see
+/// ActuatorKind). u has size model.numInputs(). Requires computeKinematics.
+void computeInputForces(const Model& model, const VecX& x, const VecX& xi, const VecX& u, Workspace& ws);
 
 /// D(x) (n×n). Requires computeBodyJacobians.
 void computeDampingMatrix(const Model& model, Workspace& ws);

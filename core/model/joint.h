@@ -64,6 +64,10 @@ struct Joint {
   int nx = 0;         ///< ν_e
   int nxi = 0;        ///< n_e
   bool has_child_placement = false;  ///< T_c ≠ I (then S_e and σ_e are mapped by Ad_{T_c⁻¹})
+  /// One-axis joints: inertia added on the joint's own coordinate, M_jj += armature — a geared
+  /// motor's rotor seen through the gearbox, c² Θ_rotor (the servo of the tricopter's tilt axis).
+  /// The rotor's gyroscopic coupling with the body is neglected (as the thesis does).
+  double armature = 0.0;  ///< [kg m²] or [kg]
 };
 
 /// Everything the forward pass needs from one joint at (x, ξ).

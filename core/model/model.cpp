@@ -1,6 +1,7 @@
 #include "core/model/model.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace rbs {
 namespace {
@@ -15,6 +16,18 @@ int indexByName(const std::vector<T>& items, std::string_view name) {
 int Model::bodyIndex(std::string_view name) const { return indexByName(bodies, name); }
 int Model::jointIndex(std::string_view name) const { return indexByName(joints, name); }
 int Model::actuatorIndex(std::string_view name) const { return indexByName(actuators, name); }
+
+int Model::propellerOnJoint(int joint) const {
+  for (size_t i = 0; i < propellers.size(); ++i)
+    if (propellers[i].joint == joint) return static_cast<int>(i);
+  return -1;
+}
+
+double Propeller::loadTorque(double rate) const {
+  // (5.3) drag and (5.9e) friction; tanh smooths the friction's sign over ±1 rad/s so that the
+  // right-hand side stays Lipschitz at rest (a rotor runs at hundreds of rad/s).
+  return drag_coefficient * rate * std::abs(rate) + friction * std::tanh(rate);
+}
 
 State Model::neutralState() const {
   State s{VecX::Zero(nx), VecX::Zero(nxi)};

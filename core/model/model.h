@@ -71,17 +71,29 @@ struct ExternalWrench {
 };
 
 enum class ActuatorKind {
-  JointEffort,  ///< force/torque on one velocity coordinate of a joint
+  JointEffort,  ///< force/torque gain · u on one velocity coordinate of a joint (motor: k_M i)
   BodyForce,    ///< force along a body-fixed direction at a body-fixed point
   BodyTorque,   ///< torque about a body-fixed axis
+  /// Position servo on a one-axis joint in angle (or displacement) coordinates, input the
+  /// reference angle θ_R: τ = gain (θ_R − θ) − damping θ̇ — the tilt servo's PD loop (5.2).
+  JointServo,
+  /// Speed servo on a rotor joint, input the commanded rate ϖ_R: τ = gain (ϖ_R − ϖ) + τ_load(ϖ),
+  /// τ_load the drag and friction of the joint's propeller (if any). The rotor then follows ϖ_R
+  /// as a first-order lag with time constant Θ_axis / gain: the "first-order lag" motor model.
+  JointSpeedServo,
 };
 
-/// One input u_i and its column of B(x) (f_E = B(x) u).
+/// One input u_i and its column of B(x): f_E = B(x) u + f_E(x, ξ, 0) — affine in u; the servo
+/// kinds put their state-dependent part (−gain θ − damping θ̇, −gain ϖ + τ_load) in f_E(x, ξ, 0).
 struct Actuator {
   std::string name;
   ActuatorKind kind = ActuatorKind::JointEffort;
-  int joint = -1;       ///< JointEffort
-  int component = 0;    ///< JointEffort: which velocity coordinate of the joint
+  int joint = -1;       ///< JointEffort, JointServo, JointSpeedServo
+  int component = 0;    ///< JointEffort: which velocity coordinate of the joint (servos: 0)
+  /// JointEffort: torque (force) per unit input, e.g. k_M [N m/A]; JointServo: k_P [N m/rad];
+  /// JointSpeedServo: k_V [N m s/rad].
+  double gain = 1.0;
+  double damping = 0.0;  ///< JointServo: k_D [N m s/rad]
   int body = -1;        ///< BodyForce, BodyTorque
   Vec3 point = Vec3::Zero();          ///< BodyForce: application point (body frame)
   Vec3 direction = Vec3::UnitZ();     ///< BodyForce/BodyTorque: unit direction (body frame)
@@ -90,6 +102,26 @@ struct Actuator {
   /// BodyForce only: a torque of torque_ratio · u about `direction` comes with the force — the
   /// drag torque of a propeller, κ_T/κ_F = b_F (thesis (4.143), (5.17)); its sign is the spin sense.
   double torque_ratio = 0.0;          ///< [m]
+};
+
+/// A propeller on the revolute joint that carries its rotor (thesis (5.3)): with ϖ the joint's
+/// rate, thrust κ_F ϖ|ϖ| along `thrust_direction` at the rotor-body origin, aerodynamic drag torque
+/// −κ_T ϖ|ϖ| about the spin axis on the rotor, and bearing friction −τ_MB tanh(ϖ / 1 rad/s) on the
+/// joint (5.9e; opposing the spin, smoothed at rest). ϖ|ϖ| instead of ϖ² keeps the model odd in
+/// ϖ (a reversed rotor pushes the other way). The motor is a separate actuator on the same joint.
+struct Propeller {
+  std::string name;
+  int joint = -1;                          ///< revolute joint (angle or unit circle); rotor = its child
+  Vec3 thrust_direction = Vec3::UnitZ();   ///< unit, rotor body frame, parallel to the spin axis
+  Vec3 spin_axis = Vec3::UnitZ();          ///< the joint axis in the rotor body frame (derived)
+  double thrust_coefficient = 0.0;         ///< κ_F [N s²]
+  double drag_coefficient = 0.0;           ///< κ_T [N m s²]
+  double friction = 0.0;                   ///< τ_MB [N m]
+  double min_speed = 0.0;                  ///< ϖ_min [rad/s] for allocation and filters
+  double max_speed = 1e300;                ///< ϖ_max [rad/s]
+
+  /// τ_load = κ_T ϖ|ϖ| + τ_MB tanh(ϖ): the torque the motor must supply to hold the rate ϖ.
+  double loadTorque(double rate) const;
 };
 
 /// A constraint closing a kinematic loop (thesis 3.5): the origins of frames a and b coincide
@@ -140,6 +172,7 @@ struct Model {
   std::vector<JointSpringDamper> joint_spring_dampers;
   std::vector<ExternalWrench> external_wrenches;
   std::vector<Actuator> actuators;
+  std::vector<Propeller> propellers;
   std::vector<LoopClosure> loop_closures;
   std::vector<Visual> visuals;
   std::vector<std::optional<JointLimits>> joint_limits;  ///< per joint (index = joint index)
@@ -171,6 +204,8 @@ struct Model {
   int bodyIndex(std::string_view name) const;
   int jointIndex(std::string_view name) const;
   int actuatorIndex(std::string_view name) const;
+  /// Index of the propeller on joint `joint`, −1 if there is none.
+  int propellerOnJoint(int joint) const;
 
   /// A state with every joint at its neutral coordinates and zero velocity.
   State neutralState() const;

@@ -80,6 +80,12 @@ void checkNonNegative(double v, const std::string& what, const std::string& name
   if (v < 0.0) fail(what, name, field + " is " + str(v) + "; expected ≥ 0");
 }
 
+/// Inertia of a joint's child body about the joint axis through the body-frame origin.
+double rotorAxisInertia(const Model& m, const Joint& joint) {
+  const Vec3 a = joint.child_placement.R.transpose() * joint.axis;
+  return a.dot(m.bodies[joint.child].inertia_origin * a);
+}
+
 void checkBody(const BodySpec& b) {
   const std::string what = "body";
   if (b.name.empty()) throw ModelError("body with empty name");
@@ -158,6 +164,10 @@ ModelBuilder& ModelBuilder::addActuator(ActuatorSpec spec) {
   actuators_.push_back(std::move(spec));
   return *this;
 }
+ModelBuilder& ModelBuilder::addPropeller(PropellerSpec spec) {
+  propellers_.push_back(std::move(spec));
+  return *this;
+}
 ModelBuilder& ModelBuilder::addLoopClosure(LoopClosureSpec spec) {
   loop_closures_.push_back(std::move(spec));
   return *this;
@@ -166,6 +176,38 @@ ModelBuilder& ModelBuilder::addLoopClosure(LoopClosureSpec spec) {
 ModelBuilder& ModelBuilder::addVisual(VisualSpec spec) {
   visuals_.push_back(std::move(spec));
   return *this;
+}
+
+ModelBuilder ModelBuilder::rotorsAsThrusters() const {
+  ModelBuilder out = *this;
+  out.propellers_.clear();
+  for (const PropellerSpec& p : propellers_) {
+    auto joint = std::find_if(out.joints_.begin(), out.joints_.end(), [&](const JointSpec& j) { return j.name == p.joint; });
+    if (joint == out.joints_.end()) continue;  // build() of the original reports it
+    const Vec3 spin_axis = joint->child_placement.R.transpose() * joint->axis;
+    joint->type = JointType::Fixed;
+    joint->initial_position.reset();
+    joint->initial_velocity = VecX();
+    joint->limits.reset();
+    joint->armature = 0.0;
+    std::erase_if(out.actuators_, [&](const ActuatorSpec& a) {
+      return (a.kind == ActuatorKind::JointEffort || a.kind == ActuatorKind::JointServo ||
+              a.kind == ActuatorKind::JointSpeedServo) && a.joint == p.joint;
+    });
+    std::erase_if(out.joint_spring_dampers_, [&](const JointSpringDamperSpec& s) { return s.joint == p.joint; });
+    ActuatorSpec thrust;
+    thrust.name = p.name;
+    thrust.kind = ActuatorKind::BodyForce;
+    thrust.body = joint->child;
+    thrust.direction = p.thrust_direction.normalized();
+    // The drag torque −κ_T ϖ² a on the rotor reaches the body through the motor (5.34): about the
+    // thrust direction d that is −(d·a) κ_T/κ_F per newton of thrust.
+    thrust.torque_ratio = -thrust.direction.dot(spin_axis) * p.drag_coefficient / p.thrust_coefficient;
+    thrust.lower = p.thrust_coefficient * p.min_speed * p.min_speed;
+    thrust.upper = p.max_speed < 1e150 ? p.thrust_coefficient * p.max_speed * p.max_speed : 1e300;
+    out.actuators_.push_back(thrust);
+  }
+  return out;
 }
 
 bool ModelBuilder::hasBody(const std::string& name) const {
@@ -276,6 +318,13 @@ Model ModelBuilder::build() const {
     if (js.type == JointType::SphericalAbsolute && j.has_child_placement)
       fail("joint", js.name,
            "spherical_absolute requires the child frame at the joint (identity child placement)");
+    if (js.armature != 0.0) {
+      if (!uses_axis || js.type == JointType::Universal)
+        fail("joint", js.name, "armature applies to one-axis joints (revolute, prismatic)");
+      if (!(js.armature > 0.0) || !std::isfinite(js.armature))
+        fail("joint", js.name, "armature must be finite and ≥ 0");
+      j.armature = js.armature;
+    }
     j.nx = configurationSize(js.type);
     j.nxi = velocitySize(js.type);
     j.x_offset = m.nx;
@@ -416,14 +465,36 @@ Model ModelBuilder::build() const {
       fail("actuator", a.name, "limits [" + str(a.lower) + ", " + str(a.upper) + "] are not an interval");
     act.lower = a.lower;
     act.upper = a.upper;
-    if (a.kind == ActuatorKind::JointEffort) {
+    if (a.kind == ActuatorKind::JointEffort || a.kind == ActuatorKind::JointServo ||
+        a.kind == ActuatorKind::JointSpeedServo) {
       act.joint = m.jointIndex(a.joint);
       if (act.joint < 0) fail("actuator", a.name, "joint '" + a.joint + "' does not exist");
-      if (a.component < 0 || a.component >= m.joints[act.joint].nxi)
+      const Joint& joint = m.joints[act.joint];
+      if (a.component < 0 || a.component >= joint.nxi)
         fail("actuator", a.name,
              "component " + std::to_string(a.component) + " is out of range; joint '" + a.joint + "' has " +
-                 std::to_string(m.joints[act.joint].nxi) + " velocity coordinates");
+                 std::to_string(joint.nxi) + " velocity coordinates");
       act.component = a.component;
+      if (!(a.gain > 0.0) || !std::isfinite(a.gain)) fail("actuator", a.name, "gain must be finite and > 0");
+      act.gain = a.gain;
+      if (a.kind == ActuatorKind::JointServo) {
+        // (5.2) compares θ_R with the joint angle: only angle/displacement coordinates have one.
+        if (joint.type != JointType::Revolute && joint.type != JointType::Prismatic)
+          fail("actuator", a.name,
+               "a servo needs a revolute joint with angle coordinates or a prismatic joint; joint '" +
+                   a.joint + "' is " + std::string(jointTypeName(joint.type)));
+        if (!(a.damping >= 0.0) || !std::isfinite(a.damping))
+          fail("actuator", a.name, "damping must be finite and ≥ 0");
+        act.damping = a.damping;
+      }
+      if (a.kind == ActuatorKind::JointSpeedServo) {
+        if (joint.type != JointType::Revolute && joint.type != JointType::RevoluteUnitCircle)
+          fail("actuator", a.name, "a speed servo needs a revolute joint; joint '" + a.joint + "' is " +
+                                       std::string(jointTypeName(joint.type)));
+        if (!(a.time_constant > 0.0) || !std::isfinite(a.time_constant))
+          fail("actuator", a.name, "time constant must be finite and > 0");
+        act.gain = (rotorAxisInertia(m, joint) + joint.armature) / a.time_constant;
+      }
     } else {
       if (!body_by_name.count(a.body)) fail("actuator", a.name, "body '" + a.body + "' does not exist");
       act.body = bodyIndex(a.body);
@@ -436,6 +507,37 @@ Model ModelBuilder::build() const {
       act.torque_ratio = a.torque_ratio;
     }
     m.actuators.push_back(act);
+  }
+  std::set<std::string, std::less<>> propeller_names;
+  for (const PropellerSpec& p : propellers_) {
+    if (p.name.empty()) throw ModelError("propeller with empty name");
+    if (!propeller_names.insert(p.name).second) fail("propeller", p.name, "name is used by more than one propeller");
+    Propeller prop;
+    prop.name = p.name;
+    prop.joint = m.jointIndex(p.joint);
+    if (prop.joint < 0) fail("propeller", p.name, "joint '" + p.joint + "' does not exist");
+    const Joint& joint = m.joints[prop.joint];
+    if (joint.type != JointType::Revolute && joint.type != JointType::RevoluteUnitCircle)
+      fail("propeller", p.name, "joint '" + p.joint + "' must be revolute; it is " + std::string(jointTypeName(joint.type)));
+    if (m.propellerOnJoint(prop.joint) >= 0)
+      fail("propeller", p.name, "joint '" + p.joint + "' already carries a propeller");
+    prop.spin_axis = joint.child_placement.R.transpose() * joint.axis;  // joint frame → rotor body frame
+    prop.thrust_direction = checkUnit(p.thrust_direction, "propeller", p.name, "thrust direction");
+    if (std::abs(prop.thrust_direction.dot(prop.spin_axis)) < 1.0 - 1e-9)
+      fail("propeller", p.name, "thrust direction must be parallel to the spin axis of joint '" + p.joint + "'");
+    if (!(p.thrust_coefficient > 0.0) || !std::isfinite(p.thrust_coefficient))
+      fail("propeller", p.name, "thrust coefficient must be finite and > 0");
+    checkNonNegative(p.drag_coefficient, "propeller", p.name, "drag coefficient");
+    checkNonNegative(p.friction, "propeller", p.name, "friction");
+    checkNonNegative(p.min_speed, "propeller", p.name, "minimum speed");
+    if (!(p.max_speed > p.min_speed))
+      fail("propeller", p.name, "speed limits [" + str(p.min_speed) + ", " + str(p.max_speed) + "] are not an interval");
+    prop.thrust_coefficient = p.thrust_coefficient;
+    prop.drag_coefficient = p.drag_coefficient;
+    prop.friction = p.friction;
+    prop.min_speed = p.min_speed;
+    prop.max_speed = p.max_speed;
+    m.propellers.push_back(prop);
   }
   for (const LoopClosureSpec& l : loop_closures_) {
     LoopClosure lc;

@@ -45,6 +45,7 @@ struct JointSpec {
   /// Initial velocity coordinates ξ_e (size n_e), empty for zero.
   VecX initial_velocity;
   std::optional<JointLimits> limits;  ///< one-degree-of-freedom joints only
+  double armature = 0.0;  ///< one-axis joints: inertia on the joint coordinate (Joint::armature)
 };
 
 struct VisualSpec {
@@ -96,14 +97,30 @@ struct ExternalWrenchSpec {
 struct ActuatorSpec {
   std::string name;
   ActuatorKind kind = ActuatorKind::JointEffort;
-  std::string joint;       ///< JointEffort
+  std::string joint;       ///< JointEffort, JointServo, JointSpeedServo
   int component = 0;       ///< JointEffort: velocity coordinate of the joint
+  double gain = 1.0;       ///< JointEffort, JointServo: see Actuator::gain (> 0)
+  double damping = 0.0;    ///< JointServo: k_D (≥ 0)
+  /// JointSpeedServo: the lag's time constant T [s]; the builder sets Actuator::gain = Θ_axis / T
+  /// with Θ_axis the rotor's inertia about the joint axis (plus the joint's armature).
+  double time_constant = 0.0;
   std::string body;        ///< BodyForce / BodyTorque
   Vec3 point = Vec3::Zero();
   Vec3 direction = Vec3::UnitZ();
   double lower = -1e300;
   double upper = 1e300;
   double torque_ratio = 0.0;  ///< BodyForce: reaction torque per force about `direction` [m]
+};
+
+struct PropellerSpec {
+  std::string name;
+  std::string joint;                      ///< revolute joint carrying the rotor
+  Vec3 thrust_direction = Vec3::UnitZ();  ///< rotor body frame; parallel to the joint axis
+  double thrust_coefficient = 0.0;        ///< κ_F [N s²] > 0
+  double drag_coefficient = 0.0;          ///< κ_T [N m s²] ≥ 0
+  double friction = 0.0;                  ///< τ_MB [N m] ≥ 0
+  double min_speed = 0.0;                 ///< [rad/s] ≥ 0
+  double max_speed = 1e300;               ///< [rad/s] > min_speed
 };
 
 struct LoopClosureSpec {
@@ -124,6 +141,7 @@ class ModelBuilder {
   ModelBuilder& addJointSpringDamper(JointSpringDamperSpec spec);
   ModelBuilder& addExternalWrench(ExternalWrenchSpec spec);
   ModelBuilder& addActuator(ActuatorSpec spec);
+  ModelBuilder& addPropeller(PropellerSpec spec);
   ModelBuilder& addLoopClosure(LoopClosureSpec spec);
   ModelBuilder& addVisual(VisualSpec spec);
   /// Whether a body of this name has been added (for importers that extend a builder).
@@ -131,6 +149,13 @@ class ModelBuilder {
 
   /// Validates and builds. Throws ModelError.
   Model build() const;
+
+  /// The same system as a rigid-body force model, the one the thesis' controllers are designed on
+  /// (5.16)/(5.17): every propeller's joint becomes fixed (rotor at its neutral angle), the
+  /// actuators on those joints are dropped, and each propeller becomes a body-force input named
+  /// after it — thrust F along its thrust direction with the drag torque ratio −(d·a) κ_T/κ_F of
+  /// (4.143), limits κ_F ϖ_min² … κ_F ϖ_max². Everything else is kept. Without propellers: a copy.
+  ModelBuilder rotorsAsThrusters() const;
 
  private:
   Vec3 gravity_ = Vec3(0.0, 0.0, -9.81);
@@ -141,6 +166,7 @@ class ModelBuilder {
   std::vector<JointSpringDamperSpec> joint_spring_dampers_;
   std::vector<ExternalWrenchSpec> external_wrenches_;
   std::vector<ActuatorSpec> actuators_;
+  std::vector<PropellerSpec> propellers_;
   std::vector<LoopClosureSpec> loop_closures_;
   std::vector<VisualSpec> visuals_;
 };

@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -62,6 +63,9 @@ struct Scene {
   std::string description;
   std::filesystem::path file;  ///< the file it was loaded from
   Model model;
+  /// With propellers: the rigid-body force model the controller is designed on
+  /// (ModelBuilder::rotorsAsThrusters — rotors locked, one thrust input per propeller); else null.
+  std::shared_ptr<const Model> force_model;
   ControllerSettings controller;
   ReferenceSettings reference;
   IntegratorSettings integrator;

@@ -34,7 +34,7 @@ constexpr double kOrthonormalTolerance = 1e-4;  // rotation matrices, then proje
 const std::vector<std::string> kTopKeys = {
     "name",    "description",   "include",       "floating_base",     "gravity",
     "bodies",  "joints",        "springs",       "dampers",           "joint_springs",
-    "loop_closures", "external_wrenches", "actuators", "controller",  "reference",
+    "loop_closures", "external_wrenches", "actuators", "propellers", "controller",  "reference",
     "integrator", "plots",      "camera",        "perturbation"};
 
 const std::vector<std::string> kJointTypes = {"fixed",  "revolute", "prismatic", "spherical",
@@ -97,6 +97,7 @@ const std::vector<FieldRule>& fieldRules() {
       {"joint", "spherical_absolute requires", {"child_origin"}},
       {"joint", "initial", {"initial"}},
       {"joint", "limits", {"limits"}},
+      {"joint", "armature", {"armature"}},
       {"spring", "first", {"frames[0]", "frames"}},
       {"spring", "second", {"frames[1]", "frames"}},
       {"spring", "connects a body to itself", {"frames"}},
@@ -127,6 +128,18 @@ const std::vector<FieldRule>& fieldRules() {
       {"actuator", "body '", {"body"}},
       {"actuator", "direction", {"direction"}},
       {"actuator", "point", {"point"}},
+      {"actuator", "gain", {"gain", "stiffness", "torque_constant"}},
+      {"actuator", "damping", {"damping"}},
+      {"actuator", "time constant", {"time_constant"}},
+      {"actuator", "a servo", {"joint"}},
+      {"actuator", "a speed servo", {"joint"}},
+      {"propeller", "name", {"name"}},
+      {"propeller", "joint", {"joint"}},
+      {"propeller", "thrust direction", {"thrust_direction"}},
+      {"propeller", "thrust coefficient", {"thrust_coefficient"}},
+      {"propeller", "drag coefficient", {"drag_coefficient"}},
+      {"propeller", "friction", {"friction"}},
+      {"propeller", "speed", {"speed_limits"}},
       {"visual", "origin", {"origin"}},
       {"visual", "colour", {"color"}},
   };
@@ -165,6 +178,7 @@ class Loader {
   void readLoopClosure(const YAML::Node& n, std::size_t i);
   void readExternalWrench(const YAML::Node& n, std::size_t i);
   void readActuator(const YAML::Node& n, std::size_t i);
+  void readPropeller(const YAML::Node& n, std::size_t i);
   void readController(const YAML::Node& n, ControllerSettings& c) const;
   void readReference(const YAML::Node& n, ReferenceSettings& r) const;
   void readOptions(const MapView& m, std::map<std::string, std::string>& options) const;
@@ -442,7 +456,7 @@ void Loader::readVisual(const YAML::Node& n, const std::string& path, const std:
 void Loader::readJoint(const YAML::Node& n, std::size_t i) {
   const std::string path = elementPath(n, "joint", "joints", i);
   MapView m(src_, n, path, {"name", "type", "coordinates", "velocity", "parent", "child", "origin",
-                            "child_origin", "axis", "axis2", "initial", "limits"});
+                            "child_origin", "axis", "axis2", "initial", "limits", "armature"});
   JointSpec j;
   j.name = m.name("name");
   const YAML::Node& type_node = m.require("type");
@@ -521,6 +535,11 @@ void Loader::readJoint(const YAML::Node& n, std::size_t i) {
     limits.effort = nonNegative(lm, "effort", limits.effort);
     limits.velocity = nonNegative(lm, "velocity", limits.velocity);
     j.limits = limits;
+  }
+  if (const YAML::Node* a = m.find("armature")) {
+    if (!one_dof || j.type == JointType::RevoluteUnitCircle)
+      src_.fail(*a, at(m.at("armature"), "armature applies to revolute joints with angle coordinates and prismatic joints"));
+    j.armature = nonNegative(m, "armature", 0.0);
   }
   remember("joint", j.name, m);
   builder_.addJoint(j);
@@ -644,18 +663,30 @@ void Loader::readExternalWrench(const YAML::Node& n, std::size_t i) {
 
 void Loader::readActuator(const YAML::Node& n, std::size_t i) {
   const std::string path = elementPath(n, "actuator", "actuators", i);
-  MapView m(src_, n, path, {"name", "type", "joint", "component", "body", "point", "direction", "torque_ratio", "limits"});
+  MapView m(src_, n, path, {"name", "type", "joint", "component", "body", "point", "direction", "torque_ratio", "limits",
+                            "gain", "stiffness", "damping"});
   ActuatorSpec a;
   a.name = m.name("name");
-  const std::string type = readChoice(src_, m.require("type"), m.at("type"), {"joint_effort", "body_force", "body_torque"});
+  const std::string type =
+      readChoice(src_, m.require("type"), m.at("type"), {"joint_effort", "body_force", "body_torque", "servo"});
   auto forbid = [&](std::initializer_list<const char*> keys) {
     for (const char* k : keys)
       if (const YAML::Node* v = m.find(k))
         src_.fail(*v, at(m.at(k), "'" + std::string(k) + "' does not apply to a " + type + " actuator"));
   };
-  if (type == "joint_effort") {
+  if (type != "servo") forbid({"stiffness", "damping"});
+  if (type != "joint_effort") forbid({"gain"});
+  if (type == "servo") {
+    // (5.2): τ = k_P (θ_R − θ) − k_D θ̇, input θ_R.
+    forbid({"body", "point", "direction", "torque_ratio", "component"});
+    a.kind = ActuatorKind::JointServo;
+    a.joint = m.name("joint");
+    a.gain = positive(m, "stiffness");
+    a.damping = nonNegative(m, "damping", 0.0);
+  } else if (type == "joint_effort") {
     forbid({"body", "point", "direction"});
     a.kind = ActuatorKind::JointEffort;
+    if (m.has("gain")) a.gain = positive(m, "gain");
     a.joint = m.name("joint");
     if (const YAML::Node* c = m.find("component")) {
       a.component = readInteger(src_, *c, m.at("component"));
@@ -681,10 +712,65 @@ void Loader::readActuator(const YAML::Node& n, std::size_t i) {
   builder_.addActuator(a);
 }
 
+void Loader::readPropeller(const YAML::Node& n, std::size_t i) {
+  const std::string path = elementPath(n, "propeller", "propellers", i);
+  MapView m(src_, n, path, {"name", "joint", "thrust_direction", "thrust_coefficient", "drag_coefficient", "friction",
+                            "speed_limits", "motor"});
+  PropellerSpec p;
+  p.name = m.name("name");
+  p.joint = m.name("joint");
+  if (const YAML::Node* d = m.find("thrust_direction")) p.thrust_direction = readUnitVector(*d, m.at("thrust_direction"));
+  p.thrust_coefficient = positive(m, "thrust_coefficient");
+  p.drag_coefficient = nonNegative(m, "drag_coefficient", 0.0);
+  p.friction = nonNegative(m, "friction", 0.0);
+  if (const YAML::Node* l = m.find("speed_limits")) {
+    const auto lim = readNumbers(src_, *l, m.at("speed_limits"), 2);
+    if (!(lim[0] >= 0.0) || !(lim[1] > lim[0]))
+      src_.fail(*l, at(m.at("speed_limits"), "expected [min, max] with 0 ≤ min < max [rad/s]"));
+    p.min_speed = lim[0];
+    p.max_speed = lim[1];
+  }
+  remember("propeller", p.name, m);
+  builder_.addPropeller(p);
+
+  // The motor (5.1): torque k_M i with the current as input, or a speed servo (first-order lag)
+  // with the commanded rate as input. It is the plant input "<name>_motor".
+  const YAML::Node& motor_node = m.require("motor");
+  MapView mm(src_, motor_node, m.at("motor"), {"type", "name", "torque_constant", "current_limits", "time_constant"});
+  ActuatorSpec motor;
+  motor.name = mm.has("name") ? mm.name("name") : p.name + "_motor";
+  motor.joint = p.joint;
+  const std::string type = readChoice(src_, mm.require("type"), mm.at("type"), {"current", "lag"});
+  auto forbid = [&](const char* key) {
+    if (const YAML::Node* v = mm.find(key))
+      src_.fail(*v, at(mm.at(key), "'" + std::string(key) + "' does not apply to a " + type + " motor"));
+  };
+  if (type == "current") {
+    forbid("time_constant");
+    motor.kind = ActuatorKind::JointEffort;
+    motor.gain = positive(mm, "torque_constant");
+    if (const YAML::Node* l = mm.find("current_limits")) {
+      const auto lim = readNumbers(src_, *l, mm.at("current_limits"), 2);
+      if (lim[0] > lim[1]) src_.fail(*l, at(mm.at("current_limits"), "expected [lower, upper] with lower ≤ upper [A]"));
+      motor.lower = lim[0];
+      motor.upper = lim[1];
+    }
+  } else {
+    forbid("torque_constant");
+    forbid("current_limits");
+    motor.kind = ActuatorKind::JointSpeedServo;
+    motor.time_constant = positive(mm, "time_constant");
+    motor.lower = p.min_speed;
+    motor.upper = p.max_speed;
+  }
+  remember("actuator", motor.name, mm);
+  builder_.addActuator(motor);
+}
+
 // ---- settings ---------------------------------------------------------------------------------
 
 void Loader::readController(const YAML::Node& n, ControllerSettings& c) const {
-  MapView m(src_, n, "controller", {"name", "parameters", "options"});
+  MapView m(src_, n, "controller", {"name", "parameters", "options", "actuation"});
   c.name = m.name("name");
   c.line = n.Mark().line + 1;
   c.column = n.Mark().column + 1;
@@ -693,6 +779,17 @@ void Loader::readController(const YAML::Node& n, ControllerSettings& c) const {
     for (const auto& k : pm.keys()) c.parameters[k] = pm.number(k);
   }
   readOptions(m, c.options);
+  if (const YAML::Node* a = m.find("actuation")) {
+    MapView am(src_, *a, m.at("actuation"), {"filter", "parameters", "options"});
+    c.actuation.filter = readChoice(src_, am.require("filter"), am.at("filter"), {"thrust_filter", "flat_filter"});
+    c.actuation.line = a->Mark().line + 1;
+    c.actuation.column = a->Mark().column + 1;
+    if (const YAML::Node* p = am.find("parameters")) {
+      MapView pm(src_, *p, am.at("parameters"), {"*"});
+      for (const auto& k : pm.keys()) c.actuation.parameters[k] = pm.number(k);
+    }
+    readOptions(am, c.actuation.options);
+  }
 }
 
 void Loader::readOptions(const MapView& m, std::map<std::string, std::string>& options) const {
@@ -915,6 +1012,7 @@ Scene Loader::load(const YAML::Node& root, const std::vector<DeferredJointValue>
   each("loop_closures", &Loader::readLoopClosure);
   each("external_wrenches", &Loader::readExternalWrench);
   each("actuators", &Loader::readActuator);
+  each("propellers", &Loader::readPropeller);
   if (const YAML::Node* n = top.find("controller")) readController(*n, scene.controller);
   if (const YAML::Node* n = top.find("reference")) readReference(*n, scene.reference);
   if (const YAML::Node* n = top.find("integrator")) readIntegrator(*n, scene.integrator);
@@ -925,6 +1023,8 @@ Scene Loader::load(const YAML::Node& root, const std::vector<DeferredJointValue>
 
   try {
     scene.model = builder_.build();
+    if (!scene.model.propellers.empty())
+      scene.force_model = std::make_shared<const Model>(builder_.rotorsAsThrusters().build());
   } catch (const ModelError& e) {
     throw mapModelError(e);
   }

@@ -145,8 +145,11 @@ MjcfDocument mjcfFromModel(const Model& model, const std::string& name) {
         if (a.component != 0)
           throw std::invalid_argument("mjcfFromModel: multi-DoF joint efforts are not exported");
         os << "<motor name=\"" << a.name << "\" joint=\"" << model.joints[a.joint].name
-           << "\" gear=\"1\" ctrllimited=\"false\"/>\n";
+           << "\" gear=\"" << a.gain << "\" ctrllimited=\"false\"/>\n";
         break;
+      case ActuatorKind::JointServo:
+      case ActuatorKind::JointSpeedServo:
+        throw std::invalid_argument("mjcfFromModel: servo actuators are not exported");
       case ActuatorKind::BodyForce:  // site frame = body axes at the point: gear = [force; torque]
         os << "<general name=\"" << a.name << "\" site=\"site_" << a.name << "\" gear=\""
            << vec(a.direction) << " 0 0 0\" ctrllimited=\"false\"/>\n";

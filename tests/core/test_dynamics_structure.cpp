@@ -185,7 +185,7 @@ TEST(DynamicsStructure, InputForcesEqualInputMatrixTimesInputsAndDeliverPointPow
     const VecX u = VecX::Random(m.numInputs());
     computeKinematics(m, s.x, s.xi, ws);
     computeBodyJacobians(m, ws);
-    computeInputForces(m, u, ws);
+    computeInputForces(m, s.x, s.xi, u, ws);
     computeInputMatrix(m, ws);
     EXPECT_MATRIX_NEAR(ws.input_forces, ws.input_matrix * u, kExactTol);
     // Power by physics: force · (velocity of the application point) + torque · ω + effort · rate.

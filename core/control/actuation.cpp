@@ -1,0 +1,370 @@
+#include "core/control/actuation.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <Eigen/LU>
+
+#include "core/control/registry.h"
+#include "core/dynamics/kinematics.h"
+
+namespace rbs {
+namespace {
+
+/// Below this rate the flat filter's map ϖ̇ = diag(2ϖ)⁻¹ … (5.36) is singular; a rotor commanded
+/// to stop is held at it.
+constexpr double kMinFilterSpeed = 1.0;  // [rad/s]
+
+double axisInertia(const Model& model, const Joint& joint, const Propeller& p) {
+  return p.spin_axis.dot(model.bodies[joint.child].inertia_origin * p.spin_axis) + joint.armature;
+}
+
+}  // namespace
+
+JointSubsetMap::JointSubsetMap(const Model& from, const Model& to) : to_nx_(to.nx), to_nxi_(to.nxi) {
+  for (const Joint& j : to.joints) {
+    if (j.nx == 0 && j.nxi == 0) continue;
+    const int k = from.jointIndex(j.name);
+    if (k < 0 || from.joints[k].type != j.type)
+      throw ControlError("joint '" + j.name + "' of the force model has no counterpart of the same type in the plant");
+    const Joint& f = from.joints[k];
+    segments_.push_back({f.x_offset, j.x_offset, j.nx, f.xi_offset, j.xi_offset, j.nxi});
+  }
+}
+
+void JointSubsetMap::apply(const State& from, State& to) const {
+  to.x.resize(to_nx_);
+  to.xi.resize(to_nxi_);
+  for (const Segment& s : segments_) {
+    to.x.segment(s.to_x, s.nx) = from.x.segment(s.from_x, s.nx);
+    to.xi.segment(s.to_xi, s.nxi) = from.xi.segment(s.from_xi, s.nxi);
+  }
+}
+
+FlatForceFilter::FlatForceFilter(const Mat4& static_map, const Mat4& dynamic_map, const Vec4& min_speed,
+                                 const Vec4& max_speed)
+    : static_map_(static_map), dynamic_map_(dynamic_map), max_speed_(max_speed) {
+  Eigen::FullPivLU<Mat4> lu(static_map_);
+  if (!lu.isInvertible()) throw ControlError("flat_filter: the rotors cannot produce F_z, τ_x, τ_y, τ_z independently");
+  static_map_inverse_ = lu.inverse();
+  min_speed_ = min_speed.cwiseMax(kMinFilterSpeed);
+}
+
+void FlatForceFilter::setGains(double thrust_cutoff, double tilt_cutoff, double heading_cutoff, double p4,
+                               bool rotor_inertia) {
+  rotor_inertia_ = rotor_inertia;
+  const double wf = thrust_cutoff, wt = tilt_cutoff, wh = heading_cutoff;
+  k0_ << wf * wf, wt * wt, wt * wt, wh * wh;
+  k1_ << std::sqrt(2.0) * wf, std::sqrt(2.0) * wt, std::sqrt(2.0) * wt, std::sqrt(2.0) * wh;
+  if (rotor_inertia && p4 > 0.0) {
+    // τ_z = s + p₄ ṡ at hover (s: static part): s̈ + (k₁ + k₀p₄) ṡ + k₀ s = k₀ τ_zD; k₁ = 1/p₄ cancels
+    // the zero at −1/p₄ and leaves the pole −k₀p₄ = −ω_H.
+    k1_(3) = 1.0 / p4;
+    k0_(3) = wh / p4;
+  }
+}
+
+void FlatForceFilter::reset(const Vec4& speed) {
+  speed_ = speed.cwiseMax(min_speed_).cwiseMin(max_speed_);
+  speed_rate_.setZero();
+  force_ = static_map_ * speed_.array().square().matrix();
+  h_ = k1_.cwiseProduct(force_);  // at rest ḟ_stat = 0, so ĥ = K_1 f_stat
+  have_previous_f_ = false;
+}
+
+bool FlatForceFilter::step(const Vec4& f_desired, double dt) {
+  // Phase lead (own addition, not in the thesis): at low frequency each channel lags f_D by
+  // K_1/K_0; adding lead·(K_1/K_0) ḟ_D (backward difference) cancels that share.
+  Vec4 f_input = f_desired;
+  if (have_previous_f_ && lead_ > 0.0)
+    f_input += lead_ * (k1_.array() / k0_.array() * (f_desired - previous_f_).array() / dt).matrix();
+  previous_f_ = f_desired;
+  have_previous_f_ = true;
+  // (5.36) by forward Euler (5.37).
+  const Vec4 w = speed_;
+  const Vec4 f_static = static_map_ * w.array().square().matrix();
+  Vec4 w_dot = (static_map_inverse_ * (h_ - k1_.cwiseProduct(f_static))).array() / (2.0 * w.array());
+  force_ = f_static;
+  if (rotor_inertia_) force_ += dynamic_map_ * w_dot;
+  h_ += dt * k0_.cwiseProduct(f_input - force_);
+  const Vec4 next = w + dt * w_dot;
+  speed_ = next.cwiseMax(min_speed_).cwiseMin(max_speed_);
+  if (speed_ != next) {
+    // Anti-windup: ĥ consistent with the motion the limits allowed, ĥ = ḟ_stat + K_1 f_stat.
+    w_dot = (speed_ - w) / dt;
+    h_ = static_map_ * (2.0 * speed_.array() * w_dot.array()).matrix() +
+         k1_.cwiseProduct(static_map_ * speed_.array().square().matrix());
+  }
+  speed_rate_ = w_dot;
+  return h_.allFinite() && speed_.allFinite();
+}
+
+ActuationController::ActuationController(const Model& plant, std::shared_ptr<const Model> force_model_ptr,
+                                         std::unique_ptr<Controller> inner, Filter filter, bool rotor_inertia)
+    : plant_(plant),
+      force_model_(std::move(force_model_ptr)),
+      inner_(std::move(inner)),
+      filter_(filter),
+      rotor_inertia_(rotor_inertia),
+      state_map_(plant, *force_model_) {
+  const Model& force_model = *force_model_;
+  if (plant.propellers.empty())
+    throw ControlError("controller.actuation applies to models with propellers; this one has none");
+  std::vector<bool> driven(plant.numInputs(), false);
+  for (int p = 0; p < static_cast<int>(plant.propellers.size()); ++p) {
+    const Propeller& prop = plant.propellers[p];
+    const Joint& joint = plant.joints[prop.joint];
+    Rotor r{p, joint.xi_offset, -1, false, force_model.actuatorIndex(prop.name), axisInertia(plant, joint, prop)};
+    for (int i = 0; i < plant.numInputs(); ++i) {
+      const Actuator& a = plant.actuators[i];
+      if (a.joint != prop.joint) continue;
+      if (a.kind != ActuatorKind::JointEffort && a.kind != ActuatorKind::JointSpeedServo) continue;
+      if (r.motor_input >= 0)
+        throw ControlError("propeller '" + prop.name + "' has two motors ('" + plant.actuators[r.motor_input].name +
+                           "', '" + a.name + "')");
+      r.motor_input = i;
+      r.speed_servo = a.kind == ActuatorKind::JointSpeedServo;
+    }
+    if (r.motor_input < 0)
+      throw ControlError("propeller '" + prop.name + "' has no motor: add an actuator on joint '" + joint.name + "'");
+    if (r.thrust_input < 0)
+      throw ControlError("the force model has no thrust input for propeller '" + prop.name + "'");
+    driven[r.motor_input] = true;
+    rotors_.push_back(r);
+  }
+  for (int i = 0; i < force_model.numInputs(); ++i) {
+    const std::string& name = force_model.actuators[i].name;
+    if (std::any_of(rotors_.begin(), rotors_.end(), [&](const Rotor& r) { return r.thrust_input == i; })) continue;
+    const int k = plant.actuatorIndex(name);
+    if (k < 0) throw ControlError("force-model input '" + name + "' has no plant input of that name");
+    pass_through_.push_back({i, k});
+    driven[k] = true;
+  }
+  for (int i = 0; i < plant.numInputs(); ++i)
+    if (!driven[i])
+      throw ControlError("plant input '" + plant.actuators[i].name + "' is neither a propeller motor nor an input of the force model");
+
+  // The inner controller's parameters first (the GUI shows one list), then the layer's own.
+  const ParameterSet& inner_parameters = inner_->parameters();
+  inner_parameters_ = inner_parameters.size();
+  for (int i = 0; i < inner_parameters.size(); ++i) {
+    parameters_.add(inner_parameters.spec(i));
+    parameters_.set(i, inner_parameters.value(i));
+  }
+  if (filter_ == Filter::Thrust) {
+    p_thrust_time_constant_ = parameters_.add({"thrust_time_constant", "s",
+                                               "time constant of the thrust filter (5.29), c_F = exp(−T_S/T)", 0.02,
+                                               0.001, 1.0, ParameterScale::Log});
+  } else {
+    p_thrust_cutoff_ = parameters_.add({"thrust_cutoff", "rad/s", "Butterworth cut-off of the F_z channel (5.40a)",
+                                        50.0, 1.0, 300.0, ParameterScale::Log});
+    p_tilt_cutoff_ = parameters_.add({"tilt_cutoff", "rad/s", "Butterworth cut-off of the τ_x, τ_y channels (5.40b)",
+                                      50.0, 1.0, 300.0, ParameterScale::Log});
+    p_heading_cutoff_ = parameters_.add({"heading_cutoff", "rad/s",
+                                         "cut-off of the τ_z channel (pole-zero cancelled with rotor_inertia)", 30.0,
+                                         1.0, 300.0, ParameterScale::Log});
+  }
+  if (filter_ == Filter::Flat)
+    p_lead_ = parameters_.add({"lead", "1", "phase lead: share of the filter lag K_1/K_0 compensated by ḟ_D (0: (5.36) as printed)",
+                               0.0, 0.0, 1.0, ParameterScale::Linear});
+  p_speed_gain_ = parameters_.add({"speed_gain", "1/s", "propeller speed tracking gain k_P (5.25)", 100.0, 0.0,
+                                   1000.0, ParameterScale::Linear});
+
+  if (filter_ == Filter::Flat) {
+    // (5.34) in the frame of the body that carries the rotors: rows F_z, τ_x, τ_y, τ_z about its
+    // origin; column k per ϖ_k² (static) and per ϖ̇_k (reaction of the rotor's acceleration).
+    if (rotors_.size() != 4) throw ControlError("flat_filter needs exactly four propellers (a quadcopter)");
+    const int body = plant.joints[plant.propellers[0].joint].parent;
+    Eigen::Matrix4d static_map, dynamic_map;
+    Workspace ws(plant);
+    computeKinematics(plant, plant.initial_state.x, plant.initial_state.xi, ws);
+    for (int k = 0; k < 4; ++k) {
+      const Propeller& p = plant.propellers[rotors_[k].propeller];
+      const Joint& joint = plant.joints[p.joint];
+      if (joint.parent != body)
+        throw ControlError("flat_filter needs all four rotors on the same body; '" + p.name + "' is not");
+      const Pose rel = (body >= 0 ? ws.pose[body].inverse() : Pose()) * ws.pose[joint.child];
+      const Vec3 d = rel.R * p.thrust_direction, a = rel.R * p.spin_axis;
+      if (std::abs(d.z()) < 1.0 - 1e-9)
+        throw ControlError("flat_filter needs thrust along the body z axis; propeller '" + p.name + "' is tilted");
+      const Vec3 torque = p.thrust_coefficient * rel.r.cross(d) - p.drag_coefficient * a;
+      static_map.col(k) << p.thrust_coefficient * d.z(), torque;
+      dynamic_map.col(k) << 0.0, -rotors_[k].inertia * a;
+    }
+    Eigen::Vector4d min_speed, max_speed;
+    for (int k = 0; k < 4; ++k) {
+      min_speed(k) = plant.propellers[rotors_[k].propeller].min_speed;
+      max_speed(k) = plant.propellers[rotors_[k].propeller].max_speed;
+    }
+    flat_ = std::make_unique<FlatForceFilter>(static_map, dynamic_map, min_speed, max_speed);
+  }
+
+  signals_ = inner_->signals();
+  signal_values_.setZero(static_cast<int>(signals_.size()));
+  first_own_signal_ = static_cast<int>(signals_.size());
+  for (const Rotor& r : rotors_) {
+    const std::string& name = plant.propellers[r.propeller].name;
+    addSignal("actuation.speed_setpoint." + name, "rad/s", "propeller speed setpoint ϖ̂_D of the filter");
+    addSignal("actuation.thrust_command." + name, "N", "thrust the rigid-body controller asks for");
+  }
+  addSignal("actuation.speed_error", "rad/s", "largest |ϖ̂_D − ϖ| over the propellers");
+  applyParameters();
+}
+
+void ActuationController::applyParameters() {
+  if (parameters_.version() == applied_version_) return;
+  applied_version_ = parameters_.version();
+  ParameterSet& inner = inner_->parameters();
+  for (int i = 0; i < inner_parameters_; ++i)
+    if (inner.value(i) != parameters_.value(i)) inner.set(i, parameters_.value(i));
+  if (filter_ != Filter::Flat) return;
+  // p₄ = Θ_P/(2κ_T ϖ̄) at the hover speed ϖ̄ = √(m g / Σκ_F) (§A.6).
+  double mass = 0.0, kf = 0.0, kt = 0.0, inertia = 0.0;
+  for (const Body& b : plant_.bodies) mass += b.mass;
+  for (const Rotor& r : rotors_) {
+    kf += plant_.propellers[r.propeller].thrust_coefficient;
+    kt += plant_.propellers[r.propeller].drag_coefficient / rotors_.size();
+    inertia += r.inertia / rotors_.size();
+  }
+  const double hover_speed = std::sqrt(mass * plant_.gravity.norm() / kf);
+  const double p4 = kt > 0.0 && hover_speed > 0.0 ? inertia / (2.0 * kt * hover_speed) : 0.0;
+  flat_->setGains(parameters_[p_thrust_cutoff_], parameters_[p_tilt_cutoff_], parameters_[p_heading_cutoff_], p4,
+                  rotor_inertia_);
+  flat_->setLead(parameters_[p_lead_]);
+}
+
+void ActuationController::reset() {
+  started_ = false;
+  inner_->reset();
+}
+
+bool ActuationController::failWith(const std::string& why) { return fail(std::string(name()) + ": " + why); }
+
+void ActuationController::initialize(const State& state) {
+  const int n = static_cast<int>(rotors_.size());
+  speed_now_.resize(n);
+  speed_rate_.setZero(n);
+  thrust_filtered_.resize(n);
+  for (int k = 0; k < n; ++k) {
+    const Propeller& p = plant_.propellers[rotors_[k].propeller];
+    speed_now_(k) = std::clamp(state.xi(rotors_[k].rate_index), p.min_speed, p.max_speed);
+    thrust_filtered_(k) = p.thrust_coefficient * speed_now_(k) * speed_now_(k);
+  }
+  if (flat_) {
+    flat_->reset(speed_now_.head<4>());
+    speed_now_.head<4>() = flat_->speed();
+  }
+  speed_next_ = speed_now_;
+}
+
+void ActuationController::stepThrustFilter(double dt) {
+  const double c = std::exp(-dt / parameters_[p_thrust_time_constant_]);  // (5.29)
+  for (int k = 0; k < static_cast<int>(rotors_.size()); ++k) {
+    const Propeller& p = plant_.propellers[rotors_[k].propeller];
+    const double lo = p.thrust_coefficient * p.min_speed * p.min_speed;
+    const double hi = p.max_speed < 1e150 ? p.thrust_coefficient * p.max_speed * p.max_speed : 1e300;
+    const double command = std::clamp(force_inputs_(rotors_[k].thrust_input), lo, hi);
+    thrust_filtered_(k) = c * thrust_filtered_(k) + (1.0 - c) * command;
+    speed_next_(k) = std::sqrt(thrust_filtered_(k) / p.thrust_coefficient);
+    speed_rate_(k) = (speed_next_(k) - speed_now_(k)) / dt;
+  }
+}
+
+bool ActuationController::stepFlatFilter(double dt) {
+  Eigen::Vector4d q_desired;  // ϖ_D² = F_D/κ_F: f_D = B ϖ_D² is what the rigid-body controller asked for
+  for (int k = 0; k < 4; ++k)
+    q_desired(k) = force_inputs_(rotors_[k].thrust_input) / plant_.propellers[rotors_[k].propeller].thrust_coefficient;
+  if (!flat_->step(flat_->staticMap() * q_desired, dt)) return false;
+  speed_next_.head<4>() = flat_->speed();
+  speed_rate_.head<4>() = flat_->speedRate();
+  return true;
+}
+
+bool ActuationController::compute(double t, const State& state, const ReferenceSample& reference, VecX& u) {
+  applyParameters();
+  if (started_ && t == last_t_ && last_u_.size() == plant_.numInputs()) {  // the same instant again
+    u = last_u_;
+    return true;
+  }
+  if (started_ && t < last_t_) started_ = false;  // time went back: the run restarted
+  state_map_.apply(state, force_state_);
+  if (!inner_->compute(t, force_state_, reference, force_inputs_)) return fail(inner_->message());
+  double dt = 0.0;
+  if (!started_) {
+    initialize(state);
+  } else {
+    dt = t - last_t_;
+    speed_now_ = speed_next_;
+    if (filter_ == Filter::Thrust)
+      stepThrustFilter(dt);
+    else if (!stepFlatFilter(dt))
+      return failWith("the force filter (5.36) produced non-finite propeller speeds at t = " + std::to_string(t) + " s");
+  }
+  u.resize(plant_.numInputs());
+  const double k_p = parameters_[p_speed_gain_];
+  for (int k = 0; k < static_cast<int>(rotors_.size()); ++k) {
+    const Rotor& r = rotors_[k];
+    const Propeller& p = plant_.propellers[r.propeller];
+    const Actuator& motor = plant_.actuators[r.motor_input];
+    const double measured = state.xi(r.rate_index);
+    double command;
+    if (r.speed_servo) {
+      // The servo lags by T = Θ/gain: lead the mid-interval setpoint by T ϖ̂̇_D.
+      const double lag = r.inertia / motor.gain;
+      command = 0.5 * (speed_now_(k) + speed_next_(k)) + lag * speed_rate_(k);
+    } else {
+      // After (5.25): Θ_P (ϖ̂̇_D + k_P e) + τ_load(ϖ) = k_M i.
+      const double torque = r.inertia * (speed_rate_(k) + k_p * (speed_now_(k) - measured)) + p.loadTorque(measured);
+      command = torque / motor.gain;
+    }
+    u(r.motor_input) = std::clamp(command, motor.lower, motor.upper);
+  }
+  for (const PassThrough& pt : pass_through_) u(pt.plant_input) = force_inputs_(pt.force_input);
+  if (!u.allFinite()) return failWith("non-finite motor command at t = " + std::to_string(t) + " s");
+  last_t_ = t;
+  last_u_ = u;
+  started_ = true;
+  double worst = 0.0;
+  for (int k = 0; k < static_cast<int>(rotors_.size()); ++k)
+    worst = std::max(worst, std::abs(speed_now_(k) - state.xi(rotors_[k].rate_index)));
+  signal_values_(signal_values_.size() - 1) = worst;
+  return true;
+}
+
+void ActuationController::updateSignals() {
+  inner_->updateSignals();
+  signal_values_.head(first_own_signal_) = inner_->signalValues();
+  for (int k = 0; k < static_cast<int>(rotors_.size()); ++k) {
+    signal_values_(first_own_signal_ + 2 * k) = speed_now_.size() ? speed_now_(k) : 0.0;
+    signal_values_(first_own_signal_ + 2 * k + 1) = force_inputs_.size() ? force_inputs_(rotors_[k].thrust_input) : 0.0;
+  }
+}
+
+std::unique_ptr<Controller> makeActuationController(const Model& plant, std::shared_ptr<const Model> force_model,
+                                                    std::unique_ptr<Controller> inner,
+                                                    const ActuationSettings& settings) {
+  const auto option = [&](const std::string& key, const std::string& fallback) {
+    const auto it = settings.options.find(key);
+    return it == settings.options.end() ? fallback : it->second;
+  };
+  for (const auto& [key, value] : settings.options)
+    if (key != "rotor_inertia" || settings.filter != "flat_filter")
+      throw ControlError("actuation: unknown option '" + key + "'" +
+                         (settings.filter == "flat_filter" ? " (known: rotor_inertia)" : " (thrust_filter has none)"));
+  ActuationController::Filter filter;
+  if (settings.filter == "thrust_filter")
+    filter = ActuationController::Filter::Thrust;
+  else if (settings.filter == "flat_filter")
+    filter = ActuationController::Filter::Flat;
+  else
+    throw ControlError("actuation: unknown filter '" + settings.filter + "' (known: thrust_filter, flat_filter)");
+  const std::string rotor_inertia = option("rotor_inertia", "true");
+  if (rotor_inertia != "true" && rotor_inertia != "false")
+    throw ControlError("actuation: option rotor_inertia = '" + rotor_inertia + "' is not one of: true, false");
+  auto controller = std::make_unique<ActuationController>(plant, std::move(force_model), std::move(inner), filter,
+                                                          rotor_inertia == "true");
+  controller->parameters().setAll(settings.parameters);
+  return controller;
+}
+
+}  // namespace rbs

@@ -1,0 +1,165 @@
+// Control of the generalized force (thesis 5.3, konz-multicopters §A.6): the layer between a
+// rigid-body controller and what a multicopter really commands — motor currents (or speed
+// commands) for the propellers and reference angles for the tilt servos.
+//
+// The rigid-body controller is designed on the force model (ModelBuilder::rotorsAsThrusters):
+// rotors locked, one thrust input per propeller. Its desired thrusts F_D become propeller-speed
+// setpoints through a discrete filter, and a speed-tracking law turns the setpoints into the
+// motor input:
+//   thrust_filter  per rotor, first order: F̂_D ← c_F F̂_D + (1 − c_F) F_D, ϖ̂_D = √(F̂_D/κ_F) (5.29);
+//                  any vehicle (the tricopter's thrusts).
+//   flat_filter    the quadcopter's force-vector filter (5.35)–(5.37) on [F_z, τ_x, τ_y, τ_z] with
+//                  the propeller speeds as its state (they, not the force, are flat), including the
+//                  reaction torque of accelerating rotors f_dyn (5.34); option rotor_inertia: false
+//                  drops f_dyn — the "static" comparison of (5.42)/(5.43).
+// Speed tracking (after (5.25), without the one-step computation delay of the flight code, since
+// the simulated controller acts at the sampling instant): with ϖ measured at t_k,
+//   k_M i = Θ_P ((ϖ̂_D[k+1] − ϖ̂_D[k]) / T_S + k_P (ϖ̂_D[k] − ϖ[k])) + τ_load(ϖ̂_D[k]),
+// τ_load = κ_T ϖ² + τ_MB (5.3, 5.9e); a speed-servo motor gets ϖ̂_D[k+1] + T ϖ̂̇_D instead.
+// Inputs of the force model that are not thrusts (tilt servos, arm joints) pass through by name.
+//
+// Discrete by design: the layer must run under a zero-order hold (integrator.control_rate > 0).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/control/controller.h"
+#include "core/control/settings.h"
+#include "core/dynamics/workspace.h"
+
+namespace rbs {
+
+/// Copies the coordinates of every joint that two models share by name (the plant and its force
+/// model: same joints, the rotor joints fixed in the latter).
+class JointSubsetMap {
+ public:
+  JointSubsetMap() = default;
+  /// Every joint of `to` with coordinates must exist in `from` with the same type; throws
+  /// ControlError otherwise.
+  JointSubsetMap(const Model& from, const Model& to);
+  void apply(const State& from, State& to) const;
+
+ private:
+  struct Segment {
+    int from_x, to_x, nx, from_xi, to_xi, nxi;
+  };
+  std::vector<Segment> segments_;
+  int to_nx_ = 0, to_nxi_ = 0;
+};
+
+/// The quadcopter's force-vector filter (5.35)–(5.37): state ϖ̂ (4 propeller speeds) and ĥ,
+///   ϖ̂̇ = diag(2ϖ̂)⁻¹ B⁻¹ (ĥ − K_1 f_stat(ϖ̂)),   ĥ̇ = K_0 (f_D − f(ϖ̂, ϖ̂̇)),
+/// f = f_stat + f_dyn = B ϖ̂² + D ϖ̂̇ on [F_z, τ_x, τ_y, τ_z], forward Euler, ϖ̂ clamped to its limits
+/// (ĥ then reset to the motion the limits allowed: anti-windup).
+class FlatForceFilter {
+ public:
+  using Vec4 = Eigen::Vector4d;
+  using Mat4 = Eigen::Matrix4d;
+  /// `static_map` B (per ϖ², invertible), `dynamic_map` D (per ϖ̇: the reaction of accelerating
+  /// rotors), speed limits per rotor (min ≥ 1 rad/s is enforced: the map is singular at ϖ = 0).
+  FlatForceFilter(const Mat4& static_map, const Mat4& dynamic_map, const Vec4& min_speed, const Vec4& max_speed);
+
+  /// K_0, K_1 (5.38): Butterworth pairs (ω², √2 ω) for F_z (ω_F) and τ_x, τ_y (ω_T). τ_z: with
+  /// `rotor_inertia`, k_head1 = 1/p₄ and k_head0 = ω_H/p₄ — the hover pole-zero cancellation of
+  /// (5.40c)/(5.41) that leaves τ_z/τ_zD = ω_H/(s + ω_H), p₄ = Θ_P/(2κ_T ϖ̄); without (the static
+  /// filter of (5.42)), f_dyn is ignored and τ_z gets a Butterworth pair as well.
+  void setGains(double thrust_cutoff, double tilt_cutoff, double heading_cutoff, double p4, bool rotor_inertia);
+  /// Phase lead ∈ [0, 1]: the input becomes f_D + lead (K_1/K_0) ḟ_D (own addition; 0 = as printed).
+  void setLead(double lead) { lead_ = lead; }
+
+  /// Starts at rest at the speeds ϖ₀ (ĥ = K_1 f_stat(ϖ₀)).
+  void reset(const Vec4& speed);
+  /// One step of length dt > 0 towards f_D. Returns false if the state became non-finite.
+  bool step(const Vec4& f_desired, double dt);
+
+  const Vec4& speed() const { return speed_; }          ///< ϖ̂ after the last step
+  const Vec4& speedRate() const { return speed_rate_; }  ///< ϖ̂̇ used over the last step
+  /// f(ϖ̂, ϖ̂̇) the rotors produce when they follow the filter (at the start of the last step).
+  const Vec4& force() const { return force_; }
+  const Mat4& staticMap() const { return static_map_; }
+
+ private:
+  Mat4 static_map_, static_map_inverse_, dynamic_map_;
+  Vec4 min_speed_, max_speed_;
+  Vec4 k0_ = Vec4::Ones(), k1_ = Vec4::Ones();
+  bool rotor_inertia_ = true;
+  double lead_ = 0.0;
+  Vec4 speed_ = Vec4::Zero(), speed_rate_ = Vec4::Zero(), h_ = Vec4::Zero(), force_ = Vec4::Zero();
+  Vec4 previous_f_ = Vec4::Zero();
+  bool have_previous_f_ = false;
+};
+
+class ActuationController : public Controller {
+ public:
+  enum class Filter { Thrust, Flat };
+
+  /// `inner` was made for `force_model` (kept alive here); the plant is copied. Throws ControlError
+  /// when the plant has no propellers, a propeller has no motor actuator, a force-model input has
+  /// no plant input of its name, or (flat filter) the vehicle is not four parallel rotors.
+  ActuationController(const Model& plant, std::shared_ptr<const Model> force_model,
+                      std::unique_ptr<Controller> inner, Filter filter, bool rotor_inertia);
+
+  std::string_view name() const override { return inner_->name(); }
+  bool compute(double t, const State& state, const ReferenceSample& reference, VecX& u) override;
+  void updateSignals() override;
+  void reset() override;
+  bool hasInternalState() const override { return true; }
+
+  Controller& inner() { return *inner_; }
+
+ private:
+  struct Rotor {
+    int propeller;        ///< index into plant.propellers
+    int rate_index;       ///< ϖ = ξ(rate_index)
+    int motor_input;      ///< plant input driving the rotor
+    bool speed_servo;     ///< the motor is a JointSpeedServo (else torque = gain · u)
+    int thrust_input;     ///< force-model input of its thrust
+    double inertia;       ///< Θ_P about the spin axis (+ armature) [kg m²]
+  };
+  struct PassThrough {
+    int force_input, plant_input;
+  };
+
+  void initialize(const State& state);
+  void stepThrustFilter(double dt);
+  bool stepFlatFilter(double dt);
+  void applyParameters();
+  bool failWith(const std::string& why);
+
+  Model plant_;
+  std::shared_ptr<const Model> force_model_;  ///< declared before inner_: outlives it
+  std::unique_ptr<Controller> inner_;
+  Filter filter_;
+  bool rotor_inertia_;
+  JointSubsetMap state_map_;
+  std::vector<Rotor> rotors_;
+  std::vector<PassThrough> pass_through_;
+  int first_own_signal_ = 0;
+  std::uint64_t applied_version_ = ~std::uint64_t{0};
+  int inner_parameters_ = 0;  ///< the first inner_->parameters().size() entries mirror the inner's
+
+  // Parameter indices (own).
+  int p_thrust_time_constant_ = -1, p_thrust_cutoff_ = -1, p_tilt_cutoff_ = -1, p_heading_cutoff_ = -1;
+  int p_speed_gain_ = -1, p_lead_ = -1;
+
+  // Filter state.
+  State force_state_;
+  VecX force_inputs_;          ///< F_D of the inner controller
+  VecX speed_now_, speed_next_;  ///< ϖ̂_D[k], ϖ̂_D[k+1]
+  VecX speed_rate_;            ///< ϖ̂̇_D over the step
+  VecX thrust_filtered_;       ///< F̂_D (thrust filter)
+  std::unique_ptr<FlatForceFilter> flat_;  ///< flat filter only
+  double last_t_ = 0.0;
+  bool started_ = false;
+  VecX last_u_;
+};
+
+/// Wraps `inner` (made for the force model) per `settings.actuation`. Throws ControlError for an
+/// unknown filter, unknown parameters or a vehicle the filter cannot handle.
+std::unique_ptr<Controller> makeActuationController(const Model& plant, std::shared_ptr<const Model> force_model,
+                                                    std::unique_ptr<Controller> inner,
+                                                    const ActuationSettings& settings);
+
+}  // namespace rbs

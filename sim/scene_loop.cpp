@@ -1,0 +1,69 @@
+#include "sim/scene_loop.h"
+
+#include <stdexcept>
+
+#include "core/control/actuation.h"
+#include "core/control/perturbation.h"
+#include "core/control/registry.h"
+#include "sim/closed_loop.h"
+#include "sim/perturbed_loop.h"
+
+namespace rbs {
+
+const Model& designModel(const Scene& scene) { return scene.force_model ? *scene.force_model : scene.model; }
+
+std::shared_ptr<InputSource> makeSceneInputSource(const Scene& scene) {
+  return makeSceneInputSource(scene, scene.controller.name);
+}
+
+std::shared_ptr<InputSource> makeSceneInputSource(const Scene& scene, const std::string& chosen) {
+  if (chosen.empty() || chosen == "none") return nullptr;
+  const bool from_scene = chosen == scene.controller.name;
+  const auto error = [&](int line, int column, const std::string& message) {
+    return SceneError(scene.file.string(), line, line > 0 ? column : 0, message);
+  };
+  // perturbation.mass_scale: the controller is made for (and keeps) a scaled copy of its model.
+  const PerturbationSettings& perturbation = scene.perturbation;
+  const Model& design_model = designModel(scene);
+  std::shared_ptr<const Model> controller_model = scene.force_model;
+  if (perturbation.mass_scale != 1.0)
+    controller_model = std::make_shared<const Model>(scaledModel(design_model, perturbation.mass_scale));
+  const ActuationSettings& actuation = scene.controller.actuation;
+  std::unique_ptr<Controller> controller;
+  bool in_actuation = false;
+  try {
+    const ControllerSettings settings = from_scene ? scene.controller : ControllerSettings{chosen, {}, {}};
+    controller = makeController(controller_model ? *controller_model : scene.model, settings);
+    if (scene.force_model) {
+      // A vehicle with propellers commands motor currents: the force-control layer
+      // (core/control/actuation.h) turns the controller's thrusts into them.
+      in_actuation = actuation.line > 0;
+      if (actuation.filter.empty())
+        throw ControlError("the model has propellers: add controller.actuation (filter: thrust_filter or flat_filter)");
+      if (scene.integrator.control_rate <= 0.0)
+        throw ControlError(
+            "actuation: the filters (5.29), (5.37) are discrete: set integrator.control_rate > 0 (the vehicles: 200)");
+      controller = makeActuationController(scene.model, controller_model, std::move(controller), actuation);
+    }
+  } catch (const ControlError& e) {
+    if (in_actuation) throw error(actuation.line, actuation.column, std::string("controller.") + e.what());
+    throw error(from_scene ? scene.controller.line : 0, scene.controller.column, std::string("controller: ") + e.what());
+  }
+  std::unique_ptr<Reference> reference;
+  try {
+    reference = makeReference(design_model, scene.reference);
+  } catch (const ControlError& e) {
+    throw error(scene.reference.line, scene.reference.column, std::string("reference: ") + e.what());
+  }
+  if (perturbation.perturbsMeasurement()) {
+    try {
+      return std::make_shared<PerturbedLoop>(scene.model, std::move(controller), std::move(reference), perturbation,
+                                             std::move(controller_model));
+    } catch (const std::invalid_argument& e) {
+      throw error(perturbation.line, perturbation.column, e.what());
+    }
+  }
+  return std::make_shared<ClosedLoop>(std::move(controller), std::move(reference), std::move(controller_model));
+}
+
+}  // namespace rbs
