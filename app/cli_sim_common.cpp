@@ -69,12 +69,10 @@ std::optional<std::shared_ptr<InputSource>> inputSourceOrReport(const Scene& sce
     if (line > 0) w += ":" + std::to_string(line) + ":" + std::to_string(column);
     return w;
   };
-  // perturbation.mass_scale: the controller is made for (and keeps) a scaled copy of the plant.
+  // perturbation.mass_scale, external_wrenches: unknown: the controller is made for (and keeps) a
+  // copy of the plant that differs from it.
   const PerturbationSettings& perturbation = scene.perturbation;
-  std::shared_ptr<const Model> controller_model;
-  if (perturbation.mass_scale != 1.0)
-    controller_model =
-        std::make_shared<const Model>(scaledModel(scene.model, perturbation.mass_scale));
+  std::shared_ptr<const Model> controller_model = controllerModel(scene.model, perturbation);
   std::unique_ptr<Controller> controller;
   try {
     ControllerSettings settings = from_scene ? scene.controller : ControllerSettings{chosen, {}, {}};
