@@ -1,6 +1,7 @@
 #include "sim/perturbed_loop.h"
 
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace rbs {
@@ -14,22 +15,55 @@ PerturbedLoop::PerturbedLoop(const Model& model, std::unique_ptr<Controller> con
                              std::unique_ptr<Reference> reference,
                              const PerturbationSettings& settings,
                              std::shared_ptr<const Model> controller_model)
-    : ClosedLoop(std::move(controller), std::move(reference), std::move(controller_model)),
+    : ClosedLoop(std::move(controller), std::move(reference), controller_model),
       layout_(model),
       settings_(settings),
       rng_(settings.seed) {
   if (std::string e = perturbationError(settings_); !e.empty())
     throw std::invalid_argument("perturbation: " + e);
+  if (settings_.estimator.enabled) {
+    // The estimator's model is the controller's (the vehicle's firmware knows no better).
+    estimator_model_ = controller_model ? controller_model : std::make_shared<const Model>(model);
+    try {
+      estimator_ = std::make_unique<SimulatedEstimator>(layout_, *estimator_model_, settings_);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string("perturbation: ") + e.what());
+    }
+    applied_.setZero(model.numInputs());
+  }
 }
 
 void PerturbedLoop::restart() {
   history_.clear();
+  if (estimator_) {
+    estimator_->restart();
+    applied_.setZero();
+    estimator_failure_.clear();
+  }
   rng_.reseed(settings_.seed);
   have_last_ = false;
 }
 
 void PerturbedLoop::evaluateForSample(double t, const State& state, VecX& u) {
+  if (estimator_) sample_truth_ = state;
   ClosedLoop::evaluateForSample(t, state, u);
+}
+
+std::vector<ChannelInfo> PerturbedLoop::channels() const {
+  std::vector<ChannelInfo> out = ClosedLoop::channels();
+  if (estimator_)
+    for (ChannelInfo& c : SimulatedEstimator::channels()) out.push_back(std::move(c));
+  return out;
+}
+
+void PerturbedLoop::sample(double* out) {
+  ClosedLoop::sample(out);
+  if (estimator_)
+    estimator_->sample(sample_truth_, out + static_cast<std::ptrdiff_t>(controller().signals().size()));
+}
+
+std::string PerturbedLoop::failure() const {
+  return estimator_failure_.empty() ? ClosedLoop::failure() : estimator_failure_;
 }
 
 void PerturbedLoop::reset(double t0) {
@@ -39,6 +73,10 @@ void PerturbedLoop::reset(double t0) {
 
 void PerturbedLoop::compute(double t, const State& state, VecX& u) {
   if (have_last_ && t < last_t_ - kSameTime) restart();  // the simulator was reset
+  if (estimator_) {
+    computeWithEstimator(t, state, u);
+    return;
+  }
   if (!have_last_ || t > last_t_ + kSameTime) {
     history_.push_back({t, state});
     last_t_ = t;
@@ -57,6 +95,28 @@ void PerturbedLoop::compute(double t, const State& state, VecX& u) {
     addMeasurementNoise(layout_, settings_.noise, rng_, measured_);
   }
   ClosedLoop::compute(t, measured_, u);
+}
+
+void PerturbedLoop::computeWithEstimator(double t, const State& state, VecX& u) {
+  if (!estimator_failure_.empty()) {  // the estimate is gone: the run stops with the message
+    u.setConstant(std::numeric_limits<double>::quiet_NaN());
+    return;
+  }
+  if (!have_last_ || t > last_t_ + kSameTime) {
+    last_t_ = t;
+    have_last_ = true;
+    if (!estimator_->update(t, state, applied_)) {
+      estimator_failure_ = estimator_->message().empty() ? "estimator: failed" : estimator_->message();
+      u.setConstant(std::numeric_limits<double>::quiet_NaN());
+      return;
+    }
+    measured_ = estimator_->estimate();
+    measured_time_ = t;
+    if (settings_.estimator.bias_compensation)
+      controller().setExternalForceEstimate(estimator_->estimator().externalForce());
+  }
+  ClosedLoop::compute(t, measured_, u);
+  applied_ = u;
 }
 
 }  // namespace rbs

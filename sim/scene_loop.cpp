@@ -22,12 +22,12 @@ std::shared_ptr<InputSource> makeSceneInputSource(const Scene& scene, const std:
   const auto error = [&](int line, int column, const std::string& message) {
     return SceneError(scene.file.string(), line, line > 0 ? column : 0, message);
   };
-  // perturbation.mass_scale: the controller is made for (and keeps) a scaled copy of its model.
+  // perturbation.mass_scale, external_wrenches: unknown: the controller is made for (and keeps) a
+  // copy of its design model that differs from the plant.
   const PerturbationSettings& perturbation = scene.perturbation;
   const Model& design_model = designModel(scene);
-  std::shared_ptr<const Model> controller_model = scene.force_model;
-  if (perturbation.mass_scale != 1.0)
-    controller_model = std::make_shared<const Model>(scaledModel(design_model, perturbation.mass_scale));
+  std::shared_ptr<const Model> controller_model = controllerModel(design_model, perturbation);
+  if (!controller_model) controller_model = scene.force_model;
   const ActuationSettings& actuation = scene.controller.actuation;
   std::unique_ptr<Controller> controller;
   bool in_actuation = false;

@@ -268,6 +268,7 @@ bool ComputedTorqueController::compute(double /*t*/, const State& state,
     return fail("computed_torque: state or reference has the wrong size");
 
   evaluatePlant(model_, state, ws_, plant_);
+  compensateExternalForce(plant_.b);
   computeKinematics(model_, reference.x, reference.xi, ws_ref_);
   tracking_.evaluate(ws_, ws_ref_, state.x, reference.x, signal_values_.data());
 

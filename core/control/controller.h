@@ -56,7 +56,22 @@ class Controller {
 
   const std::string& message() const { return message_; }
 
+  /// An estimate f̂ (size n = model.nxi, generalized forces in the coordinates of ξ) of the forces
+  /// the controller's model lacks: the plant is taken as M ξ̇ + b = B u + f̂ (thesis 5.4.2, 5.4.6:
+  /// the estimated force/torque bias F_B, τ_B takes the place of integral action). Used from the
+  /// next compute() on by the controllers built on evaluatePlant (prototype_*, tiltrotor_inversion,
+  /// computed_torque; geometric_se3 on its base wrench); others ignore it. Empty (the default):
+  /// none, and the controllers compute exactly what they compute without this hook.
+  void setExternalForceEstimate(const VecX& f) { external_force_ = f; }
+  const VecX& externalForceEstimate() const { return external_force_; }
+
  protected:
+  /// b ← b − f̂ when an estimate of size b.size() is set (plant-based controllers, after
+  /// evaluatePlant); otherwise b is left untouched.
+  void compensateExternalForce(VecX& b) const {
+    if (external_force_.size() != 0 && external_force_.size() == b.size()) b -= external_force_;
+  }
+
   /// Declares a signal; call in the constructor only. Returns its index into signalValues().
   int addSignal(std::string name, std::string unit, std::string description);
   /// Declares several signals (e.g. TrackingErrors::signals()); returns the index of the first.
@@ -68,6 +83,9 @@ class Controller {
   std::vector<SignalInfo> signals_;
   VecX signal_values_;
   std::string message_;
+
+ private:
+  VecX external_force_;
 };
 
 }  // namespace rbs

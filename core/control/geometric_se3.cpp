@@ -172,7 +172,12 @@ bool GeometricSe3Controller::compute(double /*t*/, const State& state,
   const double kx = parameters_[kx_], kv = parameters_[kv_];
   const double kR = parameters_[kR_], kOmega = parameters_[kOmega_];
   const Vec3 e_x = r - r_d, e_v = r_dot - r_d_dot;
-  const Vec3 F = -kx * e_x - kv * e_v - mass_ * model_.gravity + mass_ * r_d_ddot;
+  Vec3 F = -kx * e_x - kv * e_v - mass_ * model_.gravity + mass_ * r_d_ddot;
+  // Bias compensation (Controller::setExternalForceEstimate): the estimated force on the base,
+  // F̂_B in body axes, is cancelled by the thrust vector; its moment about the origin below.
+  const VecX& f_hat = externalForceEstimate();
+  const bool compensate = f_hat.size() == model_.nxi;
+  if (compensate) F -= R * f_hat.segment<3>(o);
   const double f = F.dot(R.col(2));
   const double F_norm = F.norm();
   if (!(F_norm > 1e-9 * mass_))
@@ -186,7 +191,8 @@ bool GeometricSe3Controller::compute(double /*t*/, const State& state,
   // is exact for every flat-output reference
   const Vec3 w_d = G_d.R * reference.xi.segment<3>(o + 3);         // R_d Ω_d
   const Vec3 w_d_dot = G_d.R * reference.xidot.segment<3>(o + 3);  // R_d Ω̇_d
-  const Vec3 e_a = model_.gravity + (f / mass_) * R.col(2) - r_d_ddot;
+  Vec3 e_a = model_.gravity + (f / mass_) * R.col(2) - r_d_ddot;
+  if (compensate) e_a += R * f_hat.segment<3>(o) / mass_;  // the bias accelerates the CoM too
   const Vec3 jerk_d = w_d.cross(r_d_ddot - model_.gravity);
   const Vec3 F_dot = -kx * e_v - kv * e_a + mass_ * jerk_d;
 
@@ -225,6 +231,7 @@ bool GeometricSe3Controller::compute(double /*t*/, const State& state,
 
   // body wrench at the frame origin: thrust f e₃, moment about the CoM moved to the origin
   wrench_ << 0.0, 0.0, f, M + s.cross(Vec3(0.0, 0.0, f));
+  if (compensate) wrench_.tail<3>() -= f_hat.segment<3>(o + 3);
   allocation_.solve(ws_.input_matrix.middleRows(o, 6), wrench_, u);
   if (!u.allFinite()) return fail("geometric_se3: the input is not finite (non-finite state?)");
 

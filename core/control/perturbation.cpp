@@ -5,9 +5,16 @@
 #include <numbers>
 #include <sstream>
 
+#include <Eigen/LU>
+
 #include "core/math/se3.h"
 
 namespace rbs {
+
+Vec3 drawVec3(double sigma, NoiseGenerator& rng) {
+  const double a = rng.normal(), b = rng.normal(), c = rng.normal();
+  return sigma * Vec3(a, b, c);
+}
 
 namespace {
 
@@ -21,11 +28,6 @@ std::string number(double v) {
 void addNoise(double* x, int count, double sigma, NoiseGenerator& rng) {
   if (sigma <= 0.0) return;
   for (int i = 0; i < count; ++i) x[i] += sigma * rng.normal();
-}
-
-Vec3 drawVec3(double sigma, NoiseGenerator& rng) {
-  const double a = rng.normal(), b = rng.normal(), c = rng.normal();
-  return sigma * Vec3(a, b, c);
 }
 
 /// R ← R exp(wed(σ n)) for a column-stacked rotation matrix.
@@ -57,6 +59,22 @@ void perturbAttitude(bool quaternion, double* x, double sigma, NoiseGenerator& r
     perturbRotation(x, sigma, rng);
 }
 
+/// The error dynamics of one motion-capture cycle (5.62) with the gains (5.64) are, per axis and
+/// for T'_S = 1 (the characteristic polynomial (5.65) does not depend on T'_S),
+///   A_e = [1−l_r, 1−l_r, −(1−l_r)/2; −l_v, 1−l_v, l_v/2 − 1; −2l_a, −2l_a, 1+l_a].
+/// Stable when the roots of det(λI − A_e) = λ³ + c₂λ² + c₁λ + c₀ lie inside the unit circle (Jury).
+/// The thesis gains (1, 0.575, −0.025) give the roots {0, 0.5, 0.9}.
+bool stableCorrectionGains(double l_r, double l_v, double l_a) {
+  Mat3 A;
+  A << 1 - l_r, 1 - l_r, -0.5 * (1 - l_r), -l_v, 1 - l_v, 0.5 * l_v - 1, -2 * l_a, -2 * l_a, 1 + l_a;
+  const double c2 = -A.trace();
+  const double c1 = A(0, 0) * A(1, 1) - A(0, 1) * A(1, 0) + A(0, 0) * A(2, 2) - A(0, 2) * A(2, 0) +
+                    A(1, 1) * A(2, 2) - A(1, 2) * A(2, 1);
+  const double c0 = -A.determinant();
+  const double p1 = 1 + c2 + c1 + c0, pm1 = -1 + c2 - c1 + c0;
+  return std::abs(c0) < 1 && p1 > 0 && pm1 < 0 && std::abs(c0 * c0 - 1) > std::abs(c0 * c2 - c1);
+}
+
 }  // namespace
 
 std::string perturbationError(const PerturbationSettings& s) {
@@ -75,7 +93,39 @@ std::string perturbationError(const PerturbationSettings& s) {
                         {"motion_capture.rate", s.motion_capture.rate},
                         {"motion_capture.latency", s.motion_capture.latency}})
     if (std::string e = nonNegative(key, v); !e.empty()) return e;
+  const PerturbationSettings::Estimator& est = s.estimator;
+  auto inRange = [](const char* key, double v, double lo, double hi, bool hi_open) -> std::string {
+    if (std::isfinite(v) && v >= lo && (hi_open ? v < hi : v <= hi)) return {};
+    return std::string(key) + ": expected a number in [" + number(lo) + ", " + number(hi) +
+           (hi_open ? ")" : "]") + ", got " + number(v);
+  };
+  for (auto [key, v] : {std::pair<const char*, double>{"estimator.l_tau", est.l_tau},
+                        {"imu.gyro_noise", s.imu.gyro_noise},
+                        {"imu.accel_noise", s.imu.accel_noise}})
+    if (std::string e = nonNegative(key, v); !e.empty()) return e;
+  if (std::string e = inRange("estimator.l_omega", est.l_omega, 0.0, 1.0, false); !e.empty())
+    return e;
+  if (std::string e = inRange("estimator.l_f", est.l_f, 0.0, 1.0, true); !e.empty()) return e;
+  for (auto [key, v] : {std::pair<const char*, double>{"estimator.l_r", est.l_r},
+                        {"estimator.l_v", est.l_v},
+                        {"estimator.l_a", est.l_a}})
+    if (!std::isfinite(v)) return std::string(key) + ": expected a finite number, got " + number(v);
+  if (!stableCorrectionGains(est.l_r, est.l_v, est.l_a))
+    return "estimator: the gains l_r = " + number(est.l_r) + ", l_v = " + number(est.l_v) +
+           ", l_a = " + number(est.l_a) +
+           " give unstable position/velocity/bias error dynamics (5.65): choose the roots inside "
+           "the unit circle (thesis: 1, 0.575, -0.025 for {0, 0.5, 0.9})";
+  if (!s.imu.accel_bias.allFinite() || !s.imu.misalignment_rpy.allFinite())
+    return "imu: accel_bias and misalignment_rpy need finite numbers";
   return {};
+}
+
+std::shared_ptr<const Model> controllerModel(const Model& plant,
+                                             const PerturbationSettings& settings) {
+  if (!settings.changesControllerModel()) return nullptr;
+  Model model = scaledModel(plant, settings.mass_scale);
+  if (!settings.external_wrenches_known) model.external_wrenches.clear();
+  return std::make_shared<const Model>(std::move(model));
 }
 
 Model scaledModel(const Model& model, double mass_scale) {
@@ -103,6 +153,12 @@ double NoiseGenerator::normal() {
   spare_ = radius * std::sin(phase);
   has_spare_ = true;
   return radius * std::cos(phase);
+}
+
+void addPoseNoise(double sigma_position, double sigma_attitude, NoiseGenerator& rng, Vec3& r,
+                  Mat3& R) {
+  addNoise(r.data(), 3, sigma_position, rng);
+  perturbRotation(R.data(), sigma_attitude, rng);
 }
 
 void addMeasurementNoise(const Model& model, const PerturbationSettings::Noise& noise,

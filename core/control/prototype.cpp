@@ -368,6 +368,7 @@ void PrototypeController::updateJointPairs() {
 bool PrototypeController::compute(double /*t*/, const State& state, const ReferenceSample& reference, VecX& u) {
   updatePairs();
   template_.evaluateWithPlant(state, reference, ws_, ws_ref_, plant_, evaluation_);
+  compensateExternalForce(plant_.b);
   if (template_.variant() == VelocityError::Energy && !transport_map_checked_) {
     const double r = template_.transportMapResidual();
     if (!(r <= kTransportMapTolerance))

@@ -117,6 +117,7 @@ void TiltrotorInversion::updateTemplate() {
 bool TiltrotorInversion::compute(double /*t*/, const State& state, const ReferenceSample& reference, VecX& u) {
   updateTemplate();
   template_.evaluateWithPlant(state, reference, ws_, ws_ref_, plant_, evaluation_);
+  compensateExternalForce(plant_.b);
   const int o = model_.joints[base_joint_].xi_offset;
   // a_des = −M̄⁻¹ b̄ on the base (the pair only involves the base columns).
   const Eigen::LLT<Mat6> mbar(evaluation_.Mbar.block<6, 6>(o, o));

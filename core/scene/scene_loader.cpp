@@ -13,8 +13,10 @@
 #include <optional>
 #include <sstream>
 #include <system_error>
+#include <tuple>
 #include <utility>
 
+#include "core/control/state_estimator.h"
 #include "core/model/model_builder.h"
 #include "core/scene/mass_properties.h"
 #include "core/scene/overrides.h"
@@ -832,7 +834,9 @@ void Loader::readIntegrator(const YAML::Node& n, IntegratorSettings& s) const {
 }
 
 void Loader::readPerturbation(const YAML::Node& n, PerturbationSettings& p) const {
-  MapView m(src_, n, "perturbation", {"mass_scale", "noise", "motion_capture", "seed"});
+  MapView m(src_, n, "perturbation",
+            {"mass_scale", "noise", "motion_capture", "estimator", "imu", "external_wrenches",
+             "seed"});
   p.line = n.Mark().line + 1;
   p.column = n.Mark().column + 1;
   if (m.has("mass_scale")) p.mass_scale = positive(m, "mass_scale");
@@ -851,6 +855,39 @@ void Loader::readPerturbation(const YAML::Node& n, PerturbationSettings& p) cons
     p.motion_capture.rate = nonNegative(cm, "rate", p.motion_capture.rate);
     p.motion_capture.latency = nonNegative(cm, "latency", p.motion_capture.latency);
   }
+  if (const YAML::Node* en = m.find("estimator")) {
+    MapView em(src_, *en, m.at("estimator"),
+               {"enabled", "bias_compensation", "l_omega", "l_tau", "l_r", "l_v", "l_a", "l_f"});
+    PerturbationSettings::Estimator& e = p.estimator;
+    if (const YAML::Node* b = em.find("enabled")) e.enabled = readBool(src_, *b, em.at("enabled"));
+    if (const YAML::Node* b = em.find("bias_compensation"))
+      e.bias_compensation = readBool(src_, *b, em.at("bias_compensation"));
+    e.l_tau = nonNegative(em, "l_tau", e.l_tau);
+    for (auto [key, value, lo, hi, open] :
+         {std::tuple<const char*, double*, double, double, bool>{"l_omega", &e.l_omega, 0, 1, false},
+          {"l_f", &e.l_f, 0, 1, true}})
+      if (const YAML::Node* v = em.find(key)) {
+        *value = readNumber(src_, *v, em.at(key));
+        if (!(*value >= lo && (open ? *value < hi : *value <= hi)))
+          src_.fail(*v, at(em.at(key), "expected a number in [" + str(lo) + ", " + str(hi) +
+                                           (open ? ")" : "]") + ", got " + str(*value)));
+      }
+    for (auto [key, value] : {std::pair<const char*, double*>{"l_r", &e.l_r}, {"l_v", &e.l_v},
+                              {"l_a", &e.l_a}})
+      *value = em.number(key, *value);
+    if (std::string error = perturbationError(p); error.rfind("estimator", 0) == 0)
+      src_.fail(*en, at(m.at("estimator"), error));  // (5.65): the three gains together
+  }
+  if (const YAML::Node* in = m.find("imu")) {
+    MapView im(src_, *in, m.at("imu"), {"gyro_noise", "accel_noise", "accel_bias", "misalignment_rpy"});
+    p.imu.gyro_noise = nonNegative(im, "gyro_noise", p.imu.gyro_noise);
+    p.imu.accel_noise = nonNegative(im, "accel_noise", p.imu.accel_noise);
+    p.imu.accel_bias = im.vec3("accel_bias", p.imu.accel_bias);
+    p.imu.misalignment_rpy = im.vec3("misalignment_rpy", p.imu.misalignment_rpy);
+  }
+  if (const YAML::Node* w = m.find("external_wrenches"))
+    p.external_wrenches_known =
+        readChoice(src_, *w, m.at("external_wrenches"), {"known", "unknown"}) == "known";
   if (const YAML::Node* sd = m.find("seed")) {
     const int seed = readInteger(src_, *sd, m.at("seed"));
     if (seed < 0)
@@ -858,8 +895,15 @@ void Loader::readPerturbation(const YAML::Node& n, PerturbationSettings& p) cons
     p.seed = static_cast<std::uint64_t>(seed);
   }
   if (p.perturbsMeasurement() && !(integrator_control_rate_ > 0.0))
-    src_.fail(n, at("perturbation", "noise and motion_capture need a zero-order hold: set "
-                                    "integrator.control_rate > 0"));
+    src_.fail(n, at("perturbation", "noise, motion_capture and the estimator need a zero-order "
+                                    "hold: set integrator.control_rate > 0"));
+  // The estimator buffers kBufferSteps control instants: the delayed frame must lie within them.
+  const double span = static_cast<double>(StateEstimator::kBufferSteps - 2) / integrator_control_rate_;
+  if (p.estimator.enabled && p.motion_capture.latency > span)
+    src_.fail(n, at("perturbation.motion_capture.latency",
+                    "the estimator buffers " + std::to_string(StateEstimator::kBufferSteps) +
+                        " control instants: the latency must be ≤ " + str(span) +
+                        " s at control_rate " + str(integrator_control_rate_) + " Hz"));
 }
 
 void Loader::readPlots(const YAML::Node& n, std::vector<PlotGroup>& plots) const {
