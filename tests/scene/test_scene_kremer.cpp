@@ -15,9 +15,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <numbers>
-#include <sstream>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -30,24 +31,27 @@
 #include "sim/settings.h"
 #include "sim/simulator.h"
 #include "tests/support/benchmark_models.h"
+#include "tests/support/report.h"
 
 namespace rbs {
 namespace {
 
 constexpr double kPi = std::numbers::pi;
 
-std::filesystem::path scenesDir() { return std::filesystem::path(RBS_SOURCE_DIR) / "scenes"; }
-
-std::string sci(double value) {
-  std::ostringstream os;
-  os.precision(3);
-  os << std::scientific << value;
-  return os.str();
+std::filesystem::path scenesDir() {
+  return std::filesystem::path(RBS_SOURCE_DIR) / "scenes";
 }
 
+/// Records a measured value as a test property and prints it (the numbers of docs/CONTROL.md).
 void record(const std::string& name, double value) {
-  testing::Test::RecordProperty(name, sci(value));
-  std::printf("  %-58s %s\n", name.c_str(), sci(value).c_str());
+  test::recordError(name, value);
+  std::printf("  %-62s %.3e\n", name.c_str(), value);
+}
+
+std::string rollLabel(double roll) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "roll %.0e", roll);
+  return buffer;
 }
 
 /// Pitch of a body about the world y axis, unwrapped along a run: the angle of the body z axis in
@@ -81,7 +85,8 @@ struct SceneRun {
   double t_stop = 0.0;
   Recording recording;
   double max_drift_before_projection = 0.0;  ///< the simulator's measure: |qᵀq − 1|, ‖RᵀR − I‖_F
-  double max_norm_error = 0.0;  ///< |‖q‖ − 1| (quaternion) of the state the integration continues from
+  double max_norm_error =
+      0.0;  ///< |‖q‖ − 1| (quaternion) of the state the integration continues from
   std::vector<double> t, pitch;
   double max(const std::string& channel) const {
     const int i = recording.channels.find(channel);
@@ -114,8 +119,8 @@ SceneRun simulateScene(const std::string& file, const std::vector<std::string>& 
   Workspace ws(m);
   sim.on_step = [&](double, const State& s) {
     if (base_joint.type == JointType::FreeQuaternion)
-      run.max_norm_error = std::max(
-          run.max_norm_error, std::abs(s.x.segment<4>(base_joint.x_offset + 3).norm() - 1.0));
+      run.max_norm_error = std::max(run.max_norm_error,
+                                    std::abs(s.x.segment<4>(base_joint.x_offset + 3).norm() - 1.0));
   };
   sim.on_sample = [&](double t, const std::vector<double>&) {
     computeKinematics(m, sim.state().x, sim.state().xi, ws);
@@ -146,6 +151,9 @@ struct DriftCase {
   double run_bound_quaternion, run_bound_matrix;
 };
 
+/// gtest prints the parameter in test names and failures: the case name, not its bytes.
+void PrintTo(const DriftCase& c, std::ostream* os) { *os << c.name; }
+
 // RK4 at dt = 1 ms leaves O((|ω| dt)⁵) off the manifold per step; the bounds are ~10× the
 // measured values (this build, in the comments), so rounding and compiler changes pass while a
 // wrong kinematic map ẋ = A(x)ξ (drift O(dt)) or a lost projection fails by orders of magnitude.
@@ -159,8 +167,12 @@ const std::vector<DriftCase> kDriftCases = {
     {"arm3_tumbling",
      "kremer_quadcopter_arm3.yaml",
      false,
-     {"joints.base_free.initial.twist=[0, 0, 0, 1.0, 2.0, 0.8]", "joints.joint2.initial.velocity=3"},
-     3e-12, 1.5e-11, 3e-11, 1.5e-10},
+     {"joints.base_free.initial.twist=[0, 0, 0, 1.0, 2.0, 0.8]",
+      "joints.joint2.initial.velocity=3"},
+     3e-12,
+     1.5e-11,
+     3e-11,
+     1.5e-10},
     // The controlled backflip: one full turn in 4 s. Measured per step q 2.1e-14, R 6.2e-14;
     // over the run q 7.6e-13, R 4.2e-12.
     {"backflip", "kremer_quadcopter_backflip.yaml", true, {}, 3e-13, 6e-13, 1e-11, 5e-11},
@@ -224,7 +236,8 @@ PassiveFlip passiveFlip(JointType type, double roll, double pitch_rate) {
   const Vec3 omega(0, pitch_rate, 0);  // body
   const Vec3 r0(0, 0, 2.0);
   if (type == JointType::SphericalEulerZYX) {
-    for (int k = 0; k < 3; ++k) f.initial.x(m.joints[m.jointIndex(std::string("base_") + "xyz"[k])].x_offset) = r0(k);
+    for (int k = 0; k < 3; ++k)
+      f.initial.x(m.joints[m.jointIndex(std::string("base_") + "xyz"[k])].x_offset) = r0(k);
     jointCoordinatesFromMotion(base, Pose::rotation(R0), f.initial.x.data() + base.x_offset);
     const double* angles = f.initial.x.data() + base.x_offset;  // roll, pitch, yaw
     f.initial.xi.segment<3>(base.xi_offset) =
@@ -262,7 +275,8 @@ FlipRun simulateFlip(const PassiveFlip& f, double duration) {
     pitch.add(ws.pose[base].R);
     run.t.push_back(t);
     run.pitch.push_back(pitch.value());
-    run.samples.push_back({ws.pose[base], ws.pose[link], computeEnergies(m, st.x, st.xi, ws).total()});
+    run.samples.push_back(
+        {ws.pose[base], ws.pose[link], computeEnergies(m, st.x, st.xi, ws).total()});
   });
   return run;
 }
@@ -279,10 +293,11 @@ constexpr double kFlipDuration = 2.0;   // s
 TEST(KremerBackflip, PassiveRedundantCoordinatesFlipTogetherAndConserveEnergy) {
   // Exactly planar start (roll 0) and a tilted one: both redundant versions turn through 360°.
   for (double roll : {0.0, 1e-4}) {
-    const FlipRun matrix = simulateFlip(passiveFlip(JointType::Free, roll, kFlipPitchRate), kFlipDuration);
+    const FlipRun matrix =
+        simulateFlip(passiveFlip(JointType::Free, roll, kFlipPitchRate), kFlipDuration);
     const FlipRun quat =
         simulateFlip(passiveFlip(JointType::FreeQuaternion, roll, kFlipPitchRate), kFlipDuration);
-    const std::string label = "roll " + sci(roll);
+    const std::string label = rollLabel(roll);
     ASSERT_TRUE(matrix.result.ok) << label << ": " << matrix.result.message;
     ASSERT_TRUE(quat.result.ok) << label << ": " << quat.result.message;
     ASSERT_EQ(matrix.samples.size(), quat.samples.size());
@@ -292,8 +307,8 @@ TEST(KremerBackflip, PassiveRedundantCoordinatesFlipTogetherAndConserveEnergy) {
     for (size_t k = 0; k < matrix.samples.size(); ++k) {
       pose = std::max({pose, poseDifference(matrix.samples[k].base, quat.samples[k].base),
                        poseDifference(matrix.samples[k].link, quat.samples[k].link)});
-      energy = std::max({energy, std::abs(matrix.samples[k].energy - W0),
-                         std::abs(quat.samples[k].energy - W0)});
+      energy = std::max(
+          {energy, std::abs(matrix.samples[k].energy - W0), std::abs(quat.samples[k].energy - W0)});
     }
     // Two RK4 discretizations (1 ms) of one flow: O(dt⁴) apart; measured 1.6e-10 (both rolls).
     // A coordinate-specific error would show at O(1e-3) within the turn.
@@ -340,14 +355,14 @@ TEST(KremerBackflip, PassiveEulerAnglesStopAtPitch90) {
   // singular mass matrix first); δ = 1e-6, 1e-7 jump the first passage with a wrong pose and stop
   // at a later one (1.14 s, 1.18 s).
   for (double roll : {1e-3, 1e-4, 1e-5}) {
-    const std::string label = "roll " + sci(roll);
+    const std::string label = rollLabel(roll);
     const FlipRun matrix =
         simulateFlip(passiveFlip(JointType::Free, roll, kFlipPitchRate), kFlipDuration);
     ASSERT_TRUE(matrix.result.ok) << label << ": " << matrix.result.message;
     const double t90 = passageTime(matrix);
     ASSERT_FALSE(std::isnan(t90)) << label;
-    const FlipRun euler =
-        simulateFlip(passiveFlip(JointType::SphericalEulerZYX, roll, kFlipPitchRate), kFlipDuration);
+    const FlipRun euler = simulateFlip(
+        passiveFlip(JointType::SphericalEulerZYX, roll, kFlipPitchRate), kFlipDuration);
     EXPECT_FALSE(euler.result.ok) << label << ": the Euler-angle base ran through pitch 90°";
     // At the passage: not before the sample that first shows 90° (1 ms grid), at most 5 RK4
     // steps after it.
@@ -407,7 +422,7 @@ TEST(KremerBackflip, PrototypeFliesTheWholeTurnOnTheReference) {
   // Tracking from a start on the reference with the matched template and the composite CoM as
   // flat output: measured 1.5e-7 m and 2.1e-7 rad (max over the run); bounds ~7×. With the base
   // origin as flat output (ε = 0) the error is 6.8 cm: the bounds catch that inconsistency.
-  constexpr double kPositionBound = 1e-6;  // m
+  constexpr double kPositionBound = 1e-6;    // m
   constexpr double kAttitudeBound = 1.5e-6;  // rad
   EXPECT_LT(run.max("error.position"), kPositionBound);
   EXPECT_LT(run.max("error.attitude"), kAttitudeBound);
