@@ -69,13 +69,31 @@ Model sevenDofArm() {
 Model kremerAerialManipulator(int links, const AerialManipulatorParameters& p) {
   if (links < 0 || links > 3)
     throw std::invalid_argument("kremerAerialManipulator: links must be 0..3");
-  ModelBuilder b;
-  b.addBody(BodySpec{"base", p.base_mass, Vec3::Zero(), p.base_inertia.asDiagonal()});
-  if (p.base_joint != JointType::Free && p.base_joint != JointType::FreeQuaternion)
+  if (p.base_joint != JointType::Free && p.base_joint != JointType::FreeQuaternion &&
+      p.base_joint != JointType::SphericalEulerZYX)
     throw std::invalid_argument(
-        "kremerAerialManipulator: base_joint must be free or free_quaternion");
+        "kremerAerialManipulator: base_joint must be free, free_quaternion or "
+        "spherical_euler_zyx");
+  ModelBuilder b;
+  std::string base_parent = rbs::kWorld;
+  if (p.base_joint == JointType::SphericalEulerZYX) {
+    // r = (x, y, z) by three prismatic joints along the world axes (the carriers do not rotate).
+    const Mat3 carrier_inertia = 1e-3 * kEulerCarrierMass * Mat3::Identity();
+    const char* axes[3] = {"x", "y", "z"};
+    for (int k = 0; k < 3; ++k) {
+      const std::string carrier = std::string("carrier_") + axes[k];
+      b.addBody(BodySpec{carrier, kEulerCarrierMass, Vec3::Zero(), carrier_inertia});
+      b.addJoint(JointSpec{.name = std::string("base_") + axes[k],
+                           .type = JointType::Prismatic,
+                           .parent = base_parent,
+                           .child = carrier,
+                           .axis = Vec3::Unit(k)});
+      base_parent = carrier;
+    }
+  }
+  b.addBody(BodySpec{"base", p.base_mass, Vec3::Zero(), p.base_inertia.asDiagonal()});
   b.addJoint(
-      JointSpec{.name = "base_free", .type = p.base_joint, .parent = rbs::kWorld, .child = "base"});
+      JointSpec{.name = "base_free", .type = p.base_joint, .parent = base_parent, .child = "base"});
 
   // X configuration: rotors on the diagonals of the body xy plane, thrust along body +z.
   const double c = p.rotor_arm / std::sqrt(2.0);

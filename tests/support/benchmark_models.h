@@ -51,9 +51,19 @@ struct AerialManipulatorParameters {
   double link_length = 0.44;
   /// The first joint sits this far below the base centre (assumption: not given).
   double shoulder_drop = 0.10;
-  /// Base joint: Free (r, R) or FreeQuaternion (r, q; Kremer et al.'s attitude coordinates).
+  /// Base joint: Free (r, R), FreeQuaternion (r, q; Kremer et al.'s attitude coordinates) or
+  /// SphericalEulerZYX: the Euler-angle model Kremer et al. compare against (position r and ZYX
+  /// angles, velocities ṙ in world axes and the angle rates). rbsim has no Euler-angle free
+  /// joint, so r is three prismatic joints along the world x, y, z axes carrying the bodies
+  /// "carrier_x", "carrier_y", "carrier_z" of kEulerCarrierMass each (the builder needs m > 0);
+  /// the spherical Euler joint "base_free" turns the base on carrier_z.
   JointType base_joint = JointType::Free;
 };
+
+/// Mass of each translation carrier of the Euler-angle base [kg]: 3e-9 kg against the vehicle's
+/// 6–8.3 kg changes its translational inertia by < 5e-10 (relative) and nothing else (the
+/// carriers do not rotate; gravity on carrier_x and carrier_y is taken up by the world).
+inline constexpr double kEulerCarrierMass = 1e-9;
 
 /// Kremer et al.'s aerial manipulator with `links` ∈ {0, 1, 2, 3} arm links: a free-floating
 /// quadcopter base ("base", p.base_joint, body twist) in X configuration, rotors at
