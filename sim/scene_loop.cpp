@@ -46,7 +46,11 @@ std::shared_ptr<InputSource> makeSceneInputSource(const Scene& scene, const std:
       controller = makeActuationController(scene.model, controller_model, std::move(controller), actuation);
     }
   } catch (const ControlError& e) {
-    if (in_actuation) throw error(actuation.line, actuation.column, std::string("controller.") + e.what());
+    if (in_actuation) {
+      const std::string what = e.what();
+      throw error(actuation.line, actuation.column,
+                  what.rfind("actuation", 0) == 0 ? "controller." + what : "controller.actuation: " + what);
+    }
     throw error(from_scene ? scene.controller.line : 0, scene.controller.column, std::string("controller: ") + e.what());
   }
   std::unique_ptr<Reference> reference;

@@ -84,9 +84,10 @@ bool FlatForceFilter::step(const Vec4& f_desired, double dt) {
   const Vec4 w = speed_;
   const Vec4 f_static = static_map_ * w.array().square().matrix();
   Vec4 w_dot = (static_map_inverse_ * (h_ - k1_.cwiseProduct(f_static))).array() / (2.0 * w.array());
-  force_ = f_static;
-  if (rotor_inertia_) force_ += dynamic_map_ * w_dot;
-  h_ += dt * k0_.cwiseProduct(f_input - force_);
+  // What the rotors produce while following ϖ̂ includes their reaction f_dyn; the static filter
+  // (5.42) feeds back f_stat only.
+  force_ = f_static + dynamic_map_ * w_dot;
+  h_ += dt * k0_.cwiseProduct(f_input - (rotor_inertia_ ? force_ : f_static));
   const Vec4 next = w + dt * w_dot;
   speed_ = next.cwiseMax(min_speed_).cwiseMin(max_speed_);
   if (speed_ != next) {
