@@ -7,6 +7,7 @@
 #include <osg/Depth>
 #include <osg/Geometry>
 #include <osg/LineWidth>
+#include <osg/Notify>
 #include <osg/PolygonOffset>
 #include <osg/ShapeDrawable>
 #include <osgDB/ReadFile>
@@ -79,7 +80,12 @@ osg::ref_ptr<osg::Node> makeVisualNode(const Visual& v, const std::filesystem::p
       break;
     case Visual::Shape::Mesh: {
       const std::filesystem::path file = assets_dir / v.mesh_file;
+      // OSG's OBJ reader warns about every face group without a material (ours take the
+      // visual's colour); failures are reported below
+      const osg::NotifySeverity level = osg::getNotifyLevel();
+      osg::setNotifyLevel(osg::FATAL);
       osg::ref_ptr<osg::Node> mesh = osgDB::readRefNodeFile(file.string());
+      osg::setNotifyLevel(level);
       if (!mesh) {
         warning = "cannot read mesh '" + file.string() + "'; drawn as a magenta box";
         placed->addChild(placeholderBox());
