@@ -28,4 +28,8 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
 std::string benchUsage();
 int runBench(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
+/// render: simulate a scene and draw it offscreen into an MP4 video, PNG frames or one screenshot.
+std::string renderUsage();
+int runRender(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
 }  // namespace rbs::cli

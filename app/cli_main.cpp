@@ -1,5 +1,5 @@
 // rbsim-cli: headless front end. Dispatches to the subcommands in the table below (check, run,
-// bench; render arrives with its issue). docs/CLI.md describes them.
+// bench, render). docs/CLI.md describes them.
 #include <exception>
 #include <iostream>
 #include <string>
@@ -19,6 +19,8 @@ const std::vector<Command>& commands() {
       {"run", "simulate a scene and write every channel as CSV", rbs::cli::runUsage, rbs::cli::runRun},
       {"bench", "time the right-hand side and the real-time factor of a scene", rbs::cli::benchUsage,
        rbs::cli::runBench},
+      {"render", "simulate a scene and draw it into an MP4 video, PNG frames or a screenshot",
+       rbs::cli::renderUsage, rbs::cli::runRender},
   };
   return table;
 }

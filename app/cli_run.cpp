@@ -18,6 +18,7 @@
 
 #include "app/cli_args.h"
 #include "app/cli_commands.h"
+#include "app/cli_progress.h"
 #include "app/cli_sim_common.h"
 #include "core/scene/scene.h"
 #include "sim/channels.h"
@@ -32,30 +33,6 @@ namespace {
 constexpr long kSamplesPerSlice = 100;
 /// The shell convention for "terminated by SIGINT".
 constexpr int kExitInterrupted = 130;
-
-volatile std::sig_atomic_t g_interrupt_requested = 0;
-extern "C" void requestInterrupt(int) { g_interrupt_requested = 1; }
-
-/// Installs SIGINT/SIGTERM handlers that only set a flag, and restores the previous ones.
-class InterruptGuard {
- public:
-  InterruptGuard() {
-    g_interrupt_requested = 0;
-    previous_int_ = std::signal(SIGINT, requestInterrupt);
-    previous_term_ = std::signal(SIGTERM, requestInterrupt);
-  }
-  ~InterruptGuard() {
-    std::signal(SIGINT, previous_int_);
-    std::signal(SIGTERM, previous_term_);
-  }
-  InterruptGuard(const InterruptGuard&) = delete;
-  InterruptGuard& operator=(const InterruptGuard&) = delete;
-  bool requested() const { return g_interrupt_requested != 0; }
-
- private:
-  void (*previous_int_)(int) = SIG_DFL;
-  void (*previous_term_)(int) = SIG_DFL;
-};
 
 const std::vector<OptionSpec>& runOptions() {
   static const std::vector<OptionSpec> options = {
@@ -74,43 +51,6 @@ const std::vector<OptionSpec>& runOptions() {
   };
   return options;
 }
-
-/// A one-line progress bar on stderr, redrawn at most ten times per second.
-class ProgressBar {
- public:
-  ProgressBar(std::ostream& err, bool enabled, double t0, double t_end)
-      : err_(err), enabled_(enabled), t0_(t0), t_end_(t_end) {}
-
-  void update(double t) {
-    if (!enabled_) return;
-    const auto now = std::chrono::steady_clock::now();
-    if (drawn_ && now - last_ < std::chrono::milliseconds(100)) return;
-    last_ = now;
-    drawn_ = true;
-    const double span = t_end_ - t0_;
-    const double frac = span > 0.0 ? std::clamp((t - t0_) / span, 0.0, 1.0) : 1.0;
-    constexpr int kWidth = 40;
-    const int filled = static_cast<int>(std::lround(frac * kWidth));
-    std::ostringstream line;
-    line << "\r[" << std::string(filled, '#') << std::string(kWidth - filled, ' ') << "] " << std::setw(3)
-         << std::lround(frac * 100.0) << "%  t = " << std::fixed << std::setprecision(3) << t << " / " << t_end_
-         << " s";
-    err_ << line.str() << std::flush;
-  }
-
-  /// Clears the bar so that the summary starts on a clean line.
-  void finish() {
-    if (!enabled_ || !drawn_) return;
-    err_ << "\r" << std::string(80, ' ') << "\r" << std::flush;
-  }
-
- private:
-  std::ostream& err_;
-  bool enabled_;
-  double t0_, t_end_;
-  bool drawn_ = false;
-  std::chrono::steady_clock::time_point last_;
-};
 
 /// Removes the temporary output file unless it has been renamed (any early return or exception).
 struct TempFileGuard {

@@ -1,0 +1,58 @@
+// Where the 3D view looks from: an orbit about a fixed point or about a moving body ("follow"),
+// set by distance, azimuth and elevation; named presets for the CLI and the GUI; framing of the
+// whole scene. Pure geometry (no OSG), world frame z up, metres and radians.
+//
+// Convention: the eye sits at target + d (cos e cos a, cos e sin a, sin e) — azimuth a from +x
+// towards +y, elevation e above the horizontal plane — and looks at the target with +z up.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/model/model.h"
+#include "core/scene/scene.h"
+
+namespace rbs::render {
+
+struct CameraSpec {
+  std::string name = "scene";
+  int follow_body = -1;          ///< ≥ 0: the target is this body's centre of mass, moving with it
+  Vec3 target = Vec3::Zero();    ///< fixed target (world frame) when follow_body < 0 [m]
+  double distance = 3.0;         ///< eye to target [m], > 0
+  double azimuth = 0.6;          ///< [rad]
+  double elevation = 0.4;        ///< [rad], in [−π/2, π/2]
+  double fov_y = 0.61;           ///< vertical field of view [rad] (35°)
+};
+
+/// A look-at camera: eye and target (world frame) and the screen's up direction (unit).
+struct CameraPose {
+  Vec3 eye = Vec3::Zero();
+  Vec3 center = Vec3::Zero();
+  Vec3 up = Vec3::UnitZ();
+};
+
+/// The camera at body poses `body_poses` (world poses of the bodies; needed for follow).
+CameraPose cameraPose(const Model& model, const CameraSpec& spec,
+                      const std::vector<Pose>& body_poses);
+
+/// Distance at which a sphere of `radius` fills the view (field of view fov_y, width/height
+/// `aspect`) with a small margin.
+double framingDistance(double radius, double fov_y, double aspect);
+
+/// The names makeCamera accepts: scene, fit, follow, front, side, top, iso (and follow:BODY).
+std::vector<std::string> cameraNames();
+
+/// The camera `name` for a model whose scene asks for `scene_camera`, at the model's initial
+/// state; `aspect` = width/height of the image.
+///   scene    the scene file's camera section (orbit about its target point or body, or follow);
+///   fit      frames every body at the initial state, seen from the scene camera's direction;
+///   follow   follows the scene camera's target body, else the first body on a free joint;
+///   follow:BODY  follows the named body;
+///   front, side, top, iso  fixed directions (from +x, from −y, from above, from +x −y above)
+///            about the scene camera's target, at its distance (following when it follows).
+/// Throws std::invalid_argument naming the known cameras (or bodies) for anything else.
+CameraSpec makeCamera(std::string_view name, const Model& model, const CameraSettings& scene_camera,
+                      double aspect);
+
+}  // namespace rbs::render

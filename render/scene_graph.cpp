@@ -1,0 +1,429 @@
+#include "render/scene_graph.h"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+#include <osg/BlendFunc>
+#include <osg/Depth>
+#include <osg/Light>
+#include <osg/LightModel>
+#include <osg/LightSource>
+#include <osg/LineWidth>
+#include <osg/Material>
+#include <osgText/Font>
+
+#include "core/dynamics/snapshot.h"
+#include "render/pose_conversion.h"
+
+#ifndef RBS_DEFAULT_ASSETS_DIR
+#define RBS_DEFAULT_ASSETS_DIR "assets"
+#endif
+
+namespace rbs::render {
+
+namespace {
+
+constexpr int kHudBin = 1000;
+/// OpenGL light numbers of the sun and the fill light (0 is left to a viewer's headlight).
+constexpr int kSunLight = 1;
+constexpr int kFillLight = 2;
+/// The font of the HUD (Debian fonts-dejavu-core); OSG's built-in font when it is missing.
+constexpr const char* kHudFont = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
+
+int index(Overlay o) { return static_cast<int>(o); }
+
+std::filesystem::path assetsDir(const std::filesystem::path& given) {
+  if (!given.empty()) return given;
+  if (const char* env = std::getenv("RBSIM_ASSETS_DIR"); env && *env) return env;
+  return RBS_DEFAULT_ASSETS_DIR;
+}
+
+const osg::Vec4 kTrailColors[] = {{0.95f, 0.45f, 0.05f, 1.0f}, {0.55f, 0.2f, 0.8f, 1.0f},
+                                  {0.0f, 0.6f, 0.6f, 1.0f},    {0.85f, 0.1f, 0.4f, 1.0f},
+                                  {0.2f, 0.5f, 0.1f, 1.0f}};
+
+osg::ref_ptr<osgText::Text> hudText(osgText::Font* font, osgText::Text::AlignmentType align) {
+  osg::ref_ptr<osgText::Text> t = new osgText::Text;
+  if (font) t->setFont(font);
+  t->setFontResolution(64, 64);
+  t->setAlignment(align);
+  t->setColor(osg::Vec4(1.0f, 1.0f, 1.0f, 1.0f));
+  t->setDrawMode(osgText::Text::TEXT | osgText::Text::FILLEDBOUNDINGBOX);
+  t->setBoundingBoxColor(osg::Vec4(0.05f, 0.07f, 0.1f, 0.55f));
+  t->setDataVariance(osg::Object::DYNAMIC);
+  return t;
+}
+
+std::string format(const char* fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+}  // namespace
+
+std::string overlayName(Overlay o) {
+  switch (o) {
+    case Overlay::Ground: return "ground";
+    case Overlay::BodyFrames: return "frames";
+    case Overlay::ReferenceGhost: return "ghost";
+    case Overlay::Trails: return "trails";
+    case Overlay::ForceArrows: return "forces";
+    case Overlay::Hud: return "hud";
+  }
+  return "";
+}
+
+std::optional<Overlay> overlayFromName(const std::string& name) {
+  for (Overlay o : allOverlays())
+    if (overlayName(o) == name) return o;
+  return std::nullopt;
+}
+
+std::vector<Overlay> allOverlays() {
+  return {Overlay::Ground,      Overlay::BodyFrames,  Overlay::ReferenceGhost,
+          Overlay::Trails,      Overlay::ForceArrows, Overlay::Hud};
+}
+
+SceneGraph::SceneGraph(const Model& model, SceneOptions options)
+    : model_(model), options_(std::move(options)) {
+  // the initial state fixes the sizes of everything scene-dependent
+  Workspace ws(model_);
+  Snapshot initial;
+  fillBodyPoses(model_, model_.initial_state.x, 0.0, ws, initial);
+  bounds_ = sceneBounds(model_, initial.body_poses);
+  scene_size_ = std::max(bounds_.radius, 0.1);
+  ground_z_ = std::min(0.0, bounds_.center.z() - bounds_.radius);
+  if (ground_z_ < 0.0) ground_z_ -= 1e-3;
+
+  root_ = new osg::Group;
+  root_->setName("rbsim");
+  root_->addChild(makeSky(osg::Vec4(0.46f, 0.62f, 0.80f, 1.0f), osg::Vec4(0.90f, 0.92f, 0.94f, 1.0f)));
+  root_->getChild(0)->setName("sky");
+  buildLights();
+  buildBodies();
+  buildOverlays();
+  buildHud();
+  updateOverlayMasks();
+  apply(initial);
+  last_time_ = -1e300;  // the first real snapshot may start anywhere
+  clearTrails();
+}
+
+void SceneGraph::buildLights() {
+  osg::ref_ptr<osg::Group> lights = new osg::Group;
+  lights->setName("lights");
+  osg::StateSet* s = root_->getOrCreateStateSet();
+  auto add = [&](int number, const osg::Vec4& direction, float diffuse, float specular) {
+    osg::ref_ptr<osg::Light> light = new osg::Light(number);
+    light->setPosition(direction);  // w = 0: directional, towards the light
+    light->setAmbient(osg::Vec4(0.0f, 0.0f, 0.0f, 1.0f));
+    light->setDiffuse(osg::Vec4(diffuse, diffuse, diffuse, 1.0f));
+    light->setSpecular(osg::Vec4(specular, specular, specular, 1.0f));
+    osg::ref_ptr<osg::LightSource> source = new osg::LightSource;
+    source->setLight(light.get());
+    source->setLocalStateSetModes(osg::StateAttribute::ON);
+    source->setStateSetModes(*s, osg::StateAttribute::ON);
+    lights->addChild(source);
+  };
+  add(kSunLight, osg::Vec4(0.35f, -0.45f, 0.82f, 0.0f), 0.8f, 0.45f);
+  add(kFillLight, osg::Vec4(-0.5f, 0.55f, 0.25f, 0.0f), 0.3f, 0.0f);
+  osg::ref_ptr<osg::LightModel> model = new osg::LightModel;
+  model->setAmbientIntensity(osg::Vec4(0.38f, 0.38f, 0.40f, 1.0f));
+  model->setTwoSided(true);
+  s->setAttributeAndModes(model.get());
+  s->setMode(GL_LIGHTING, osg::StateAttribute::ON);
+  s->setMode(GL_LIGHT0, osg::StateAttribute::OFF);
+  s->setMode(GL_NORMALIZE, osg::StateAttribute::ON);
+  root_->addChild(lights);
+}
+
+void SceneGraph::buildBodies() {
+  const std::filesystem::path assets = assetsDir(options_.assets_dir);
+  osg::ref_ptr<osg::Group> bodies = new osg::Group;
+  bodies->setName("bodies");
+  osg::ref_ptr<osg::Group> frames = new osg::Group;
+  osg::ref_ptr<osg::Group> ghost = new osg::Group;
+  const int nb = model_.numBodies();
+  for (int b = 0; b < nb; ++b) {
+    const std::string& name = model_.bodies[b].name;
+    // the visuals, shared by the body and its ghost
+    osg::ref_ptr<osg::Group> visuals = new osg::Group;
+    visuals->setName("visuals:" + name);
+    for (const Visual& v : model_.visuals) {
+      if (v.body != b) continue;
+      std::string warning;
+      visuals->addChild(makeVisualNode(v, assets, warning));
+      if (!warning.empty()) warnings_.push_back("body '" + name + "': " + warning);
+    }
+    bodies_.push_back(new osg::MatrixTransform);
+    bodies_.back()->setName("body:" + name);
+    bodies_.back()->addChild(visuals);
+    bodies->addChild(bodies_.back());
+
+    ghosts_.push_back(new osg::MatrixTransform);
+    ghosts_.back()->setName("ghost:" + name);
+    ghosts_.back()->addChild(visuals);
+    ghost->addChild(ghosts_.back());
+
+    const double axis = std::max(0.8 * bodyBoundsLocal(model_, b).radius, 0.1 * scene_size_);
+    frames_.push_back(new osg::MatrixTransform);
+    frames_.back()->setName("frame:" + name);
+    frames_.back()->addChild(makeAxes(axis));
+    frames->addChild(frames_.back());
+  }
+  root_->addChild(bodies);
+  overlays_[index(Overlay::BodyFrames)] = frames;
+  overlays_[index(Overlay::ReferenceGhost)] = ghost;
+
+  // the ghost: one translucent colour over every visual's own material
+  osg::StateSet* s = ghost->getOrCreateStateSet();
+  osg::ref_ptr<osg::Material> m = new osg::Material;
+  m->setColorMode(osg::Material::OFF);
+  const osg::Vec4 ghost_color(0.30f, 0.62f, 1.0f, 0.35f);
+  m->setDiffuse(osg::Material::FRONT_AND_BACK, ghost_color);
+  m->setAmbient(osg::Material::FRONT_AND_BACK, osg::Vec4(0.15f, 0.3f, 0.5f, 0.35f));
+  m->setSpecular(osg::Material::FRONT_AND_BACK, osg::Vec4(0.0f, 0.0f, 0.0f, 1.0f));
+  const auto override_on = osg::StateAttribute::ON | osg::StateAttribute::OVERRIDE;
+  s->setAttributeAndModes(m.get(), override_on);
+  s->setAttributeAndModes(new osg::BlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA), override_on);
+  s->setAttributeAndModes(new osg::Depth(osg::Depth::LESS, 0.0, 1.0, false), override_on);
+  s->setRenderingHint(osg::StateSet::TRANSPARENT_BIN);
+  s->setRenderBinDetails(11, "DepthSortedBin");
+}
+
+void SceneGraph::buildOverlays() {
+  // ground: grid spacing by the size of the scene, the disc well beyond it
+  const double spacing = scene_size_ <= 2.0 ? 0.25 : (scene_size_ <= 10.0 ? 1.0 : 5.0);
+  const double extent = std::max(15.0, 12.0 * scene_size_);
+  osg::ref_ptr<osg::Group> ground = new osg::Group;
+  ground->addChild(makeGround(ground_z_, extent, spacing, 4));
+  overlays_[index(Overlay::Ground)] = ground;
+
+  // trails: by default the centre of mass of every freely flying body
+  std::vector<TrailSpec> specs = options_.trails;
+  if (specs.empty())
+    for (int b = 0; b < model_.numBodies(); ++b) {
+      const JointType t = model_.joints[b].type;
+      if (t == JointType::Free || t == JointType::FreeQuaternion) specs.push_back({b, model_.bodies[b].com});
+    }
+  osg::ref_ptr<osg::Geode> trail_geode = new osg::Geode;
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    if (specs[i].body < 0 || specs[i].body >= model_.numBodies())
+      throw std::invalid_argument("trail: no body with index " + std::to_string(specs[i].body));
+    Trail t;
+    t.spec = specs[i];
+    t.geometry = new osg::Geometry;
+    t.geometry->setDataVariance(osg::Object::DYNAMIC);
+    t.geometry->setUseDisplayList(false);
+    t.geometry->setUseVertexBufferObjects(true);
+    t.geometry->setVertexArray(new osg::Vec3Array);
+    t.geometry->setColorArray(new osg::Vec4Array, osg::Array::BIND_PER_VERTEX);
+    t.geometry->addPrimitiveSet(new osg::DrawArrays(GL_LINE_STRIP, 0, 0));
+    t.geometry->setName("trail:" + model_.bodies[specs[i].body].name);
+    t.color = static_cast<int>(i % std::size(kTrailColors));
+    trail_geode->addDrawable(t.geometry.get());
+    trails_.push_back(std::move(t));
+  }
+  osg::StateSet* ts = trail_geode->getOrCreateStateSet();
+  ts->setMode(GL_LIGHTING, osg::StateAttribute::OFF | osg::StateAttribute::PROTECTED);
+  ts->setMode(GL_BLEND, osg::StateAttribute::ON);
+  ts->setAttributeAndModes(new osg::BlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA));
+  ts->setAttributeAndModes(new osg::LineWidth(2.5f));
+  ts->setAttributeAndModes(new osg::Depth(osg::Depth::LESS, 0.0, 1.0, false));
+  ts->setRenderBinDetails(9, "RenderBin");
+  osg::ref_ptr<osg::Group> trails = new osg::Group;
+  trails->addChild(trail_geode);
+  overlays_[index(Overlay::Trails)] = trails;
+  if (options_.trail_spacing <= 0.0) options_.trail_spacing = scene_size_ / 400.0;
+
+  // force arrows: one per body-force actuator, scaled so that the vehicle's weight is 1.2 sizes
+  double mass = 0.0;
+  for (const Body& b : model_.bodies) mass += b.mass;
+  const double g = model_.gravity.norm() > 0.0 ? model_.gravity.norm() : 9.81;
+  if (options_.force_scale <= 0.0) options_.force_scale = 1.2 * scene_size_ / std::max(mass * g, 1e-6);
+  osg::ref_ptr<osg::Group> forces = new osg::Group;
+  const double shaft_radius = std::max(0.02 * scene_size_, 0.002);
+  for (int i = 0; i < model_.numInputs(); ++i) {
+    if (model_.actuators[i].kind != ActuatorKind::BodyForce) continue;
+    Arrow a{i, makeArrow(shaft_radius, osg::Vec4(1.0f, 0.55f, 0.05f, 1.0f))};
+    a.parts.root->setName("force:" + model_.actuators[i].name);
+    a.parts.root->setNodeMask(0);
+    forces->addChild(a.parts.root);
+    arrows_.push_back(std::move(a));
+  }
+  for (int p = 0; p < static_cast<int>(model_.propellers.size()); ++p) {  // thrust κ_F ϖ² (5.3)
+    Arrow a{propellerForceIndex(model_, p), makeArrow(shaft_radius, osg::Vec4(1.0f, 0.55f, 0.05f, 1.0f))};
+    a.parts.root->setName("force:" + model_.propellers[p].name);
+    a.parts.root->setNodeMask(0);
+    forces->addChild(a.parts.root);
+    arrows_.push_back(std::move(a));
+  }
+  overlays_[index(Overlay::ForceArrows)] = forces;
+
+  const char* names[] = {"overlay:ground", "overlay:frames", "overlay:ghost",
+                         "overlay:trails", "overlay:forces"};
+  for (int i = 0; i < 5; ++i) {
+    overlays_[i]->setName(names[i]);
+    root_->addChild(overlays_[i]);
+  }
+}
+
+void SceneGraph::buildHud() {
+  hud_camera_ = new osg::Camera;
+  hud_camera_->setName("overlay:hud");
+  hud_camera_->setReferenceFrame(osg::Transform::ABSOLUTE_RF);
+  hud_camera_->setRenderOrder(osg::Camera::NESTED_RENDER);
+  hud_camera_->setViewMatrix(osg::Matrixd::identity());
+  hud_camera_->setClearMask(0);
+  hud_camera_->setAllowEventFocus(false);
+  osg::ref_ptr<osgText::Font> font;
+  if (std::filesystem::exists(kHudFont)) font = osgText::readRefFontFile(kHudFont);
+  hud_title_ = hudText(font.get(), osgText::Text::LEFT_TOP);
+  hud_time_ = hudText(font.get(), osgText::Text::LEFT_BOTTOM);
+  hud_rate_ = hudText(font.get(), osgText::Text::RIGHT_BOTTOM);
+  hud_status_ = hudText(font.get(), osgText::Text::RIGHT_TOP);
+  osg::ref_ptr<osg::Geode> geode = new osg::Geode;
+  for (osgText::Text* t : {hud_title_.get(), hud_time_.get(), hud_rate_.get(), hud_status_.get()})
+    geode->addDrawable(t);
+  osg::StateSet* s = geode->getOrCreateStateSet();
+  s->setMode(GL_LIGHTING, osg::StateAttribute::OFF | osg::StateAttribute::PROTECTED);
+  s->setMode(GL_DEPTH_TEST, osg::StateAttribute::OFF | osg::StateAttribute::PROTECTED);
+  s->setMode(GL_BLEND, osg::StateAttribute::ON);
+  s->setRenderBinDetails(kHudBin, "RenderBin");
+  hud_camera_->addChild(geode);
+  overlays_[index(Overlay::Hud)] = hud_camera_;
+  root_->addChild(hud_camera_);
+  setViewportSize(1280, 720);
+  HudInfo info;
+  info.scene_name = options_.scene_name;
+  setHud(info);
+}
+
+void SceneGraph::setViewportSize(int width, int height) {
+  const float w = static_cast<float>(std::max(width, 1));
+  const float h = static_cast<float>(std::max(height, 1));
+  hud_camera_->setProjectionMatrix(osg::Matrixd::ortho2D(0.0, w, 0.0, h));
+  const float size = std::max(10.0f, h / 32.0f);
+  const float margin = 0.6f * size;
+  hud_title_->setPosition(osg::Vec3(margin, h - margin, 0.0f));
+  hud_time_->setPosition(osg::Vec3(margin, margin, 0.0f));
+  hud_rate_->setPosition(osg::Vec3(w - margin, margin, 0.0f));
+  hud_status_->setPosition(osg::Vec3(w - margin, h - margin, 0.0f));
+  for (osgText::Text* t : {hud_title_.get(), hud_time_.get(), hud_rate_.get(), hud_status_.get()}) {
+    t->setCharacterSize(size);
+    t->setBoundingBoxMargin(0.3f * size);
+  }
+  hud_title_->setCharacterSize(1.1f * size);
+}
+
+void SceneGraph::setHud(const HudInfo& hud) {
+  const auto utf8 = osgText::String::ENCODING_UTF8;
+  hud_title_->setText(hud.scene_name, utf8);
+  hud_time_->setText(std::isfinite(hud.time) ? format("t = %.3f s", hud.time) : "", utf8);
+  hud_rate_->setText(std::isfinite(hud.real_time_factor)
+                         ? format("%.2f\u00d7 real time", hud.real_time_factor)
+                         : "",
+                     utf8);
+  hud_status_->setText(hud.status, utf8);
+}
+
+void SceneGraph::setOverlay(Overlay o, bool visible) {
+  overlay_on_[index(o)] = visible;
+  updateOverlayMasks();
+}
+
+bool SceneGraph::overlay(Overlay o) const { return overlay_on_[index(o)]; }
+
+osg::Node* SceneGraph::overlayNode(Overlay o) const { return overlays_[index(o)].get(); }
+
+void SceneGraph::updateOverlayMasks() {
+  for (Overlay o : allOverlays()) {
+    bool on = overlay_on_[index(o)];
+    if (o == Overlay::ReferenceGhost) on = on && have_reference_;
+    overlays_[index(o)]->setNodeMask(on ? ~0u : 0u);
+  }
+}
+
+void SceneGraph::clearTrails() {
+  for (Trail& t : trails_) {
+    t.points.clear();
+    updateTrail(t, Vec3::Constant(std::numeric_limits<double>::quiet_NaN()));
+  }
+}
+
+std::vector<int> SceneGraph::trailSizes() const {
+  std::vector<int> n;
+  for (const Trail& t : trails_) n.push_back(static_cast<int>(t.points.size()));
+  return n;
+}
+
+void SceneGraph::updateTrail(Trail& trail, const Vec3& p) {
+  // store p when it has moved far enough (NaN: only redraw)
+  if (p.allFinite()) {
+    const osg::Vec3 q(static_cast<float>(p.x()), static_cast<float>(p.y()), static_cast<float>(p.z()));
+    if (!trail.points.empty() && (trail.points.back() - q).length() < options_.trail_spacing) return;
+    trail.points.push_back(q);
+    while (static_cast<int>(trail.points.size()) > std::max(options_.trail_points, 2))
+      trail.points.pop_front();
+  }
+  auto* v = static_cast<osg::Vec3Array*>(trail.geometry->getVertexArray());
+  auto* c = static_cast<osg::Vec4Array*>(trail.geometry->getColorArray());
+  const osg::Vec4 color = kTrailColors[trail.color];
+  const std::size_t n = trail.points.size();
+  v->assign(trail.points.begin(), trail.points.end());
+  c->resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    // oldest transparent, newest opaque
+    const float a = n > 1 ? static_cast<float>(i) / static_cast<float>(n - 1) : 1.0f;
+    (*c)[i] = osg::Vec4(color.r(), color.g(), color.b(), 0.9f * a * a);
+  }
+  v->dirty();
+  c->dirty();
+  static_cast<osg::DrawArrays*>(trail.geometry->getPrimitiveSet(0))->setCount(static_cast<GLsizei>(n));
+  trail.geometry->dirtyBound();
+}
+
+void SceneGraph::apply(const Snapshot& snapshot) {
+  const int nb = model_.numBodies();
+  if (static_cast<int>(snapshot.body_poses.size()) != nb)
+    throw std::invalid_argument("Snapshot has " + std::to_string(snapshot.body_poses.size()) +
+                                " body poses; the model has " + std::to_string(nb) + " bodies");
+  if (snapshot.time < last_time_) clearTrails();
+  last_time_ = snapshot.time;
+
+  for (int b = 0; b < nb; ++b) {
+    const osg::Matrixd M = toOsg(snapshot.body_poses[b]);
+    bodies_[b]->setMatrix(M);
+    frames_[b]->setMatrix(M);
+  }
+  const bool have_reference = static_cast<int>(snapshot.reference_poses.size()) == nb;
+  if (have_reference)
+    for (int b = 0; b < nb; ++b) ghosts_[b]->setMatrix(toOsg(snapshot.reference_poses[b]));
+  if (have_reference != have_reference_) {
+    have_reference_ = have_reference;
+    updateOverlayMasks();
+  }
+
+  for (Arrow& a : arrows_) a.parts.root->setNodeMask(0);
+  for (const AppliedForce& f : snapshot.forces) {
+    for (Arrow& a : arrows_) {
+      if (a.actuator != f.actuator) continue;
+      const double length = f.force.norm() * options_.force_scale;
+      if (!(length > 1e-6)) break;  // also NaN
+      const double shaft = std::max(length - a.parts.head_length, 1e-6);
+      a.parts.root->setMatrix(toOsg(Pose{rotationFromZ(f.force), f.point}));
+      a.parts.shaft->setMatrix(osg::Matrixd::scale(1.0, 1.0, shaft));
+      a.parts.head->setMatrix(osg::Matrixd::translate(0.0, 0.0, shaft));
+      a.parts.root->setNodeMask(~0u);
+      break;
+    }
+  }
+
+  for (Trail& t : trails_) updateTrail(t, snapshot.body_poses[t.spec.body] * t.spec.point);
+  bounds_ = sceneBounds(model_, snapshot.body_poses);
+}
+
+}  // namespace rbs::render

@@ -1,0 +1,273 @@
+#include "render/shapes.h"
+
+#include <cmath>
+
+#include <osg/BlendFunc>
+#include <osg/CullFace>
+#include <osg/Depth>
+#include <osg/Geometry>
+#include <osg/LineWidth>
+#include <osg/Notify>
+#include <osg/PolygonOffset>
+#include <osg/ShapeDrawable>
+#include <osgDB/ReadFile>
+
+#include "render/pose_conversion.h"
+
+namespace rbs::render {
+
+namespace {
+
+/// Render bins (drawn in ascending order): sky first, opaque, transparent, overlays.
+constexpr int kSkyBin = -100;
+constexpr int kTransparentBin = 10;
+
+void makeTranslucent(osg::StateSet& state) {
+  state.setMode(GL_BLEND, osg::StateAttribute::ON);
+  state.setAttributeAndModes(new osg::BlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA));
+  state.setAttributeAndModes(new osg::Depth(osg::Depth::LESS, 0.0, 1.0, false));
+  state.setRenderingHint(osg::StateSet::TRANSPARENT_BIN);
+  state.setRenderBinDetails(kTransparentBin, "DepthSortedBin");
+}
+
+osg::ref_ptr<osg::Drawable> shapeDrawable(osg::Shape* shape) {
+  osg::ref_ptr<osg::TessellationHints> hints = new osg::TessellationHints;
+  hints->setDetailRatio(1.5f);
+  osg::ref_ptr<osg::ShapeDrawable> d = new osg::ShapeDrawable(shape, hints.get());
+  return d;
+}
+
+osg::ref_ptr<osg::Node> placeholderBox() {
+  osg::ref_ptr<osg::Geode> g = new osg::Geode;
+  g->addDrawable(shapeDrawable(new osg::Box(osg::Vec3(), 0.05f)));
+  applyMaterial(*g->getOrCreateStateSet(), osg::Vec4(1.0f, 0.0f, 1.0f, 1.0f));
+  return g;
+}
+
+}  // namespace
+
+void applyMaterial(osg::StateSet& state, const osg::Vec4& rgba) {
+  osg::ref_ptr<osg::Material> m = new osg::Material;
+  m->setColorMode(osg::Material::OFF);
+  const osg::Vec4 ambient(rgba.r() * 0.45f, rgba.g() * 0.45f, rgba.b() * 0.45f, rgba.a());
+  m->setAmbient(osg::Material::FRONT_AND_BACK, ambient);
+  m->setDiffuse(osg::Material::FRONT_AND_BACK, rgba);
+  m->setSpecular(osg::Material::FRONT_AND_BACK, osg::Vec4(0.25f, 0.25f, 0.25f, 1.0f));
+  m->setShininess(osg::Material::FRONT_AND_BACK, 40.0f);
+  state.setAttributeAndModes(m.get());
+  if (rgba.a() < 1.0f) makeTranslucent(state);
+}
+
+osg::ref_ptr<osg::Node> makeVisualNode(const Visual& v, const std::filesystem::path& assets_dir,
+                                       std::string& warning) {
+  osg::ref_ptr<osg::MatrixTransform> placed = new osg::MatrixTransform(toOsg(v.origin));
+  const float sx = static_cast<float>(v.size[0]);
+  const float sy = static_cast<float>(v.size[1]);
+  const float sz = static_cast<float>(v.size[2]);
+  osg::ref_ptr<osg::Geode> geode = new osg::Geode;
+  switch (v.shape) {
+    case Visual::Shape::Box:
+      geode->addDrawable(shapeDrawable(new osg::Box(osg::Vec3(), sx, sy, sz)));
+      break;
+    case Visual::Shape::Cylinder:
+      geode->addDrawable(shapeDrawable(new osg::Cylinder(osg::Vec3(), sx, sy)));
+      break;
+    case Visual::Shape::Capsule:
+      geode->addDrawable(shapeDrawable(new osg::Capsule(osg::Vec3(), sx, sy)));
+      break;
+    case Visual::Shape::Sphere:
+      geode->addDrawable(shapeDrawable(new osg::Sphere(osg::Vec3(), sx)));
+      break;
+    case Visual::Shape::Mesh: {
+      const std::filesystem::path file = assets_dir / v.mesh_file;
+      // OSG's OBJ reader warns about every face group without a material (ours take the
+      // visual's colour); failures are reported below
+      const osg::NotifySeverity level = osg::getNotifyLevel();
+      osg::setNotifyLevel(osg::FATAL);
+      osg::ref_ptr<osg::Node> mesh = osgDB::readRefNodeFile(file.string());
+      osg::setNotifyLevel(level);
+      if (!mesh) {
+        warning = "cannot read mesh '" + file.string() + "'; drawn as a magenta box";
+        placed->addChild(placeholderBox());
+        return placed;
+      }
+      osg::ref_ptr<osg::MatrixTransform> scaled =
+          new osg::MatrixTransform(osg::Matrixd::scale(v.size[0], v.size[1], v.size[2]));
+      scaled->getOrCreateStateSet()->setMode(GL_NORMALIZE, osg::StateAttribute::ON);
+      scaled->addChild(mesh);
+      applyMaterial(*scaled->getOrCreateStateSet(), toOsgColor(v.color));
+      placed->addChild(scaled);
+      return placed;
+    }
+  }
+  applyMaterial(*geode->getOrCreateStateSet(), toOsgColor(v.color));
+  placed->addChild(geode);
+  return placed;
+}
+
+osg::ref_ptr<osg::Geode> makeAxes(double length) {
+  osg::ref_ptr<osg::Geometry> g = new osg::Geometry;
+  osg::ref_ptr<osg::Vec3Array> v = new osg::Vec3Array;
+  osg::ref_ptr<osg::Vec4Array> c = new osg::Vec4Array;
+  const float l = static_cast<float>(length);
+  const osg::Vec4 colors[3] = {{0.9f, 0.1f, 0.1f, 1.0f}, {0.1f, 0.75f, 0.1f, 1.0f},
+                               {0.15f, 0.3f, 1.0f, 1.0f}};
+  for (int i = 0; i < 3; ++i) {
+    osg::Vec3 tip;
+    tip[i] = l;
+    v->push_back(osg::Vec3());
+    v->push_back(tip);
+    c->push_back(colors[i]);
+    c->push_back(colors[i]);
+  }
+  g->setVertexArray(v.get());
+  g->setColorArray(c.get(), osg::Array::BIND_PER_VERTEX);
+  g->addPrimitiveSet(new osg::DrawArrays(GL_LINES, 0, 6));
+  osg::ref_ptr<osg::Geode> geode = new osg::Geode;
+  geode->addDrawable(g.get());
+  osg::StateSet* s = geode->getOrCreateStateSet();
+  s->setMode(GL_LIGHTING, osg::StateAttribute::OFF | osg::StateAttribute::PROTECTED);
+  s->setAttributeAndModes(new osg::LineWidth(2.5f));
+  return geode;
+}
+
+ArrowParts makeArrow(double shaft_radius, const osg::Vec4& rgba) {
+  ArrowParts a;
+  const float r = static_cast<float>(shaft_radius);
+  a.head_length = 4.0 * shaft_radius;
+  a.root = new osg::MatrixTransform;
+  a.shaft = new osg::MatrixTransform;
+  a.head = new osg::MatrixTransform;
+  osg::ref_ptr<osg::Geode> shaft = new osg::Geode;
+  shaft->addDrawable(shapeDrawable(new osg::Cylinder(osg::Vec3(0.0f, 0.0f, 0.5f), r, 1.0f)));
+  osg::ref_ptr<osg::Geode> head = new osg::Geode;
+  // osg::Cone's centre is a quarter of its height above the base
+  const float h = static_cast<float>(a.head_length);
+  head->addDrawable(shapeDrawable(new osg::Cone(osg::Vec3(0.0f, 0.0f, 0.25f * h), 2.2f * r, h)));
+  a.shaft->addChild(shaft);
+  a.head->addChild(head);
+  a.root->addChild(a.shaft);
+  a.root->addChild(a.head);
+  osg::StateSet* s = a.root->getOrCreateStateSet();
+  applyMaterial(*s, rgba);
+  s->setMode(GL_NORMALIZE, osg::StateAttribute::ON);  // the shaft is scaled
+  return a;
+}
+
+osg::ref_ptr<osg::Node> makeGround(double z, double extent, double spacing, int major_every) {
+  osg::ref_ptr<osg::Geode> geode = new osg::Geode;
+  const float fz = static_cast<float>(z);
+  const float e = static_cast<float>(extent);
+
+  // the disc: opaque in the middle, fading out towards the rim
+  {
+    osg::ref_ptr<osg::Geometry> g = new osg::Geometry;
+    osg::ref_ptr<osg::Vec3Array> v = new osg::Vec3Array;
+    osg::ref_ptr<osg::Vec4Array> c = new osg::Vec4Array;
+    const osg::Vec4 ground(0.80f, 0.81f, 0.80f, 1.0f);
+    constexpr int kRings = 3;
+    constexpr int kSegments = 96;
+    const float ring_radius[kRings + 1] = {0.0f, 0.35f * e, 0.7f * e, e};
+    const float ring_alpha[kRings + 1] = {1.0f, 1.0f, 0.8f, 0.0f};
+    for (int ring = 0; ring < kRings; ++ring) {
+      const GLint first = static_cast<GLint>(v->size());
+      for (int k = 0; k <= kSegments; ++k) {
+        const float a = 2.0f * static_cast<float>(M_PI) * static_cast<float>(k) / kSegments;
+        for (int side = 1; side >= 0; --side) {
+          const float rr = ring_radius[ring + side];
+          v->push_back(osg::Vec3(rr * std::cos(a), rr * std::sin(a), fz));
+          osg::Vec4 col = ground;
+          col.a() = ring_alpha[ring + side];
+          c->push_back(col);
+        }
+      }
+      g->addPrimitiveSet(new osg::DrawArrays(GL_TRIANGLE_STRIP, first, 2 * (kSegments + 1)));
+    }
+    g->setVertexArray(v.get());
+    g->setColorArray(c.get(), osg::Array::BIND_PER_VERTEX);
+    // push the disc behind the grid lines drawn at the same height
+    g->getOrCreateStateSet()->setAttributeAndModes(new osg::PolygonOffset(1.0f, 1.0f));
+    geode->addDrawable(g.get());
+  }
+
+  // the grid lines, fading out like the disc
+  {
+    osg::ref_ptr<osg::Geometry> g = new osg::Geometry;
+    osg::ref_ptr<osg::Vec3Array> v = new osg::Vec3Array;
+    osg::ref_ptr<osg::Vec4Array> c = new osg::Vec4Array;
+    const int n = static_cast<int>(std::floor(extent / spacing));
+    for (int i = -n; i <= n; ++i) {
+      const float p = static_cast<float>(i * spacing);
+      const bool major = i % major_every == 0;
+      const float strength = major ? 0.55f : 0.25f;
+      const float half = std::sqrt(std::max(0.0f, e * e - p * p));  // clip to the disc
+      for (int axis = 0; axis < 2; ++axis) {
+        // three vertices per line: transparent ends, opaque middle
+        for (int k = -1; k <= 1; ++k) {
+          const float q = static_cast<float>(k) * half;
+          v->push_back(axis == 0 ? osg::Vec3(p, q, fz) : osg::Vec3(q, p, fz));
+          const float fade = 1.0f - std::sqrt(p * p + q * q) / e;
+          c->push_back(osg::Vec4(0.35f, 0.37f, 0.4f, strength * std::max(0.0f, fade)));
+          if (k == 0) {  // the middle vertex also starts the second segment
+            v->push_back(v->back());
+            c->push_back(c->back());
+          }
+        }
+      }
+    }
+    g->setVertexArray(v.get());
+    g->setColorArray(c.get(), osg::Array::BIND_PER_VERTEX);
+    g->addPrimitiveSet(new osg::DrawArrays(GL_LINES, 0, static_cast<GLsizei>(v->size())));
+    g->getOrCreateStateSet()->setAttributeAndModes(new osg::LineWidth(1.0f));
+    geode->addDrawable(g.get());
+  }
+
+  osg::StateSet* s = geode->getOrCreateStateSet();
+  s->setMode(GL_LIGHTING, osg::StateAttribute::OFF | osg::StateAttribute::PROTECTED);
+  s->setMode(GL_CULL_FACE, osg::StateAttribute::OFF);
+  s->setMode(GL_BLEND, osg::StateAttribute::ON);
+  s->setAttributeAndModes(new osg::BlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA));
+  // drawn after the opaque bodies (in the default bin 0, before the transparent bin), writing
+  // depth so that translucent things above it blend correctly
+  s->setRenderBinDetails(1, "RenderBin");
+  return geode;
+}
+
+osg::ref_ptr<osg::Camera> makeSky(const osg::Vec4& top, const osg::Vec4& horizon) {
+  osg::ref_ptr<osg::Camera> cam = new osg::Camera;
+  cam->setReferenceFrame(osg::Transform::ABSOLUTE_RF);
+  cam->setRenderOrder(osg::Camera::NESTED_RENDER);
+  cam->setProjectionMatrix(osg::Matrixd::ortho2D(0.0, 1.0, 0.0, 1.0));
+  cam->setViewMatrix(osg::Matrixd::identity());
+  cam->setClearMask(0);
+  cam->setAllowEventFocus(false);
+  cam->setCullingActive(false);
+
+  osg::ref_ptr<osg::Geometry> g = new osg::Geometry;
+  osg::ref_ptr<osg::Vec3Array> v = new osg::Vec3Array;
+  v->push_back(osg::Vec3(0.0f, 0.0f, 0.0f));
+  v->push_back(osg::Vec3(1.0f, 0.0f, 0.0f));
+  v->push_back(osg::Vec3(1.0f, 1.0f, 0.0f));
+  v->push_back(osg::Vec3(0.0f, 1.0f, 0.0f));
+  osg::ref_ptr<osg::Vec4Array> c = new osg::Vec4Array;
+  c->push_back(horizon);
+  c->push_back(horizon);
+  c->push_back(top);
+  c->push_back(top);
+  g->setVertexArray(v.get());
+  g->setColorArray(c.get(), osg::Array::BIND_PER_VERTEX);
+  g->addPrimitiveSet(new osg::DrawArrays(GL_QUADS, 0, 4));
+  g->setCullingActive(false);
+  osg::ref_ptr<osg::Geode> geode = new osg::Geode;
+  geode->addDrawable(g.get());
+  geode->setCullingActive(false);
+  osg::StateSet* s = geode->getOrCreateStateSet();
+  s->setMode(GL_LIGHTING, osg::StateAttribute::OFF | osg::StateAttribute::PROTECTED);
+  s->setMode(GL_DEPTH_TEST, osg::StateAttribute::OFF | osg::StateAttribute::PROTECTED);
+  s->setAttributeAndModes(new osg::Depth(osg::Depth::ALWAYS, 0.0, 1.0, false));
+  s->setRenderBinDetails(kSkyBin, "RenderBin");
+  cam->addChild(geode);
+  return cam;
+}
+
+}  // namespace rbs::render

@@ -1,0 +1,215 @@
+// Tests for render/offscreen.h, render/video_encoder.h and rbsim-cli render, with OpenGL (Mesa's
+// software renderer under Xvfb in CI).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <osgDB/ReadFile>
+
+#include "core/dynamics/snapshot.h"
+#include "render/camera.h"
+#include "render/offscreen.h"
+#include "render/scene_graph.h"
+#include "render/video_encoder.h"
+#include "tests/render/render_test_models.h"
+#include "tests/scene/scene_test_util.h"
+
+namespace rbs::render {
+namespace {
+
+/// A red cube on an otherwise empty view (no ground, no HUD): where is it in the image?
+struct CubeView {
+  Model model = test::redCube(Pose::translation(Vec3(0.5, -0.3, 1.2)));
+  SceneGraph graph{model};
+  OffscreenRenderer renderer{320, 240, 0};
+  CameraPose camera{Vec3(4, -3, 2.5), Vec3(0, 0, 1), Vec3::UnitZ()};
+
+  CubeView() {
+    for (Overlay o : allOverlays()) graph.setOverlay(o, false);
+    renderer.setScene(graph.root());
+    renderer.setCamera(camera, 0.61);
+  }
+  bool isRed(int x, int y, const Image& img) const {
+    const std::uint8_t* p = img.pixel(x, y);
+    return p[0] > 100 && p[0] > 2 * p[1] && p[0] > 2 * p[2];
+  }
+  /// Pixel (x from the left, y from the top) of a world point.
+  std::pair<int, int> project(const Vec3& w) const {
+    const osg::Vec3d win = osg::Vec3d(w.x(), w.y(), w.z()) * renderer.worldToWindow();
+    return {static_cast<int>(win.x()), renderer.height() - 1 - static_cast<int>(win.y())};
+  }
+};
+
+TEST(Offscreen, ImageIsNotBlankAndTheBodyIsWhereProjected) {
+  CubeView v;
+  const Image& img = v.renderer.render();
+  ASSERT_EQ(img.width, 320);
+  ASSERT_EQ(img.height, 240);
+  // not blank: the sky gradient and the cube give many distinct colours
+  int red = 0;
+  for (int y = 0; y < img.height; ++y)
+    for (int x = 0; x < img.width; ++x) red += v.isRed(x, y, img);
+  EXPECT_GT(red, 200);
+  EXPECT_LT(red, img.width * img.height / 4);
+  // the cube's centre is red, a point 1 m beside it is not
+  const auto [cx, cy] = v.project(Vec3(0.5, -0.3, 1.2));
+  ASSERT_TRUE(cx >= 0 && cx < img.width && cy >= 0 && cy < img.height);
+  EXPECT_TRUE(v.isRed(cx, cy, img)) << "centre at " << cx << ", " << cy;
+  const auto [ox, oy] = v.project(Vec3(0.5, 1.2, 1.2));
+  if (ox >= 0 && ox < img.width && oy >= 0 && oy < img.height) {
+    EXPECT_FALSE(v.isRed(ox, oy, img));
+  }
+  // moving the body moves it in the image: up by 0.6 m is up on the screen
+  Snapshot s;
+  s.body_poses = {Pose::translation(Vec3(0.5, -0.3, 1.8))};
+  v.graph.apply(s);
+  const Image& moved = v.renderer.render();
+  const auto [mx, my] = v.project(Vec3(0.5, -0.3, 1.8));
+  EXPECT_LT(my, cy);
+  EXPECT_TRUE(v.isRed(mx, my, moved));
+  EXPECT_FALSE(v.renderer.glRenderer().empty());
+}
+
+TEST(Offscreen, PngRoundTripKeepsTheTopRow) {
+  CubeView v;
+  const Image& img = v.renderer.render();
+  const std::string file = ::testing::TempDir() + "rbs_render_roundtrip.png";
+  writePng(img, file);
+  osg::ref_ptr<osg::Image> back = osgDB::readRefImageFile(file);
+  ASSERT_TRUE(back.valid());
+  ASSERT_EQ(back->s(), img.width);
+  ASSERT_EQ(back->t(), img.height);
+  // osg::Image rows run from the bottom: our top row is its last
+  const unsigned char* top = back->data(0, back->t() - 1);
+  const unsigned char* ours = img.pixel(0, 0);
+  for (int c = 0; c < 3; ++c) EXPECT_NEAR(top[c], ours[c], 1);
+  std::remove(file.c_str());
+}
+
+TEST(VideoEncoder, MissingFfmpegNamesThePackage) {
+  VideoOptions o;
+  o.file = ::testing::TempDir() + "never.mp4";
+  o.ffmpeg = "rbsim-no-such-ffmpeg";
+  try {
+    VideoEncoder e(o);
+    FAIL() << "no exception";
+  } catch (const RenderError& e) {
+    EXPECT_NE(std::string(e.what()).find("Debian package 'ffmpeg'"), std::string::npos) << e.what();
+  }
+  o.ffmpeg = "ffmpeg";
+  o.width = 321;
+  EXPECT_THROW(VideoEncoder{o}, RenderError);
+}
+
+TEST(VideoEncoder, FfmpegFailureIsReportedNotHung) {
+  VideoOptions o;
+  o.file = "/nonexistent-dir/x.mp4";  // ffmpeg cannot open it and exits
+  o.width = 64;
+  o.height = 48;
+  VideoEncoder e(o);
+  Image frame{64, 48, std::vector<std::uint8_t>(64 * 48 * 3, 128)};
+  for (int k = 0; k < 200 && e.write(frame); ++k) {
+  }
+  EXPECT_FALSE(e.finish());
+  EXPECT_NE(e.error().find("ffmpeg"), std::string::npos) << e.error();
+}
+
+/// rbsim-cli render, end to end.
+class RenderCli : public test::SceneDir {
+ protected:
+  static std::string scene(const std::string& name) {
+    return std::string("'") + RBS_SOURCE_DIR + "/scenes/" + name + "'";
+  }
+  std::string probe(const std::filesystem::path& file) const {
+    const auto out = dir_ / "probe.txt";
+    const std::string cmd = "ffprobe -v error -select_streams v:0 -count_frames -show_entries "
+                            "stream=codec_name,width,height,nb_read_frames,pix_fmt -of default=nw=1 '" +
+                            file.string() + "' >'" + out.string() + "' 2>&1";
+    EXPECT_EQ(std::system(cmd.c_str()), 0);
+    return slurp(out);
+  }
+};
+
+TEST_F(RenderCli, TwoSecondVideoIsH264WithTwoFpsFrames) {
+  const auto file = dir_ / "quad.mp4";
+  const test::CliResult r = run("render " + scene("quadcopter_looping.yaml") + " --out '" + file.string() +
+                                "' --t-end 2 --fps 12 --size 320x180 --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string info = probe(file);
+  EXPECT_NE(info.find("codec_name=h264"), std::string::npos) << info;
+  EXPECT_NE(info.find("width=320"), std::string::npos) << info;
+  EXPECT_NE(info.find("height=180"), std::string::npos) << info;
+  EXPECT_NE(info.find("pix_fmt=yuv420p"), std::string::npos) << info;
+  EXPECT_NE(info.find("nb_read_frames=24"), std::string::npos) << info;
+}
+
+TEST_F(RenderCli, ScreenshotAndFrames) {
+  const auto png = dir_ / "shot.png";
+  test::CliResult r = run("render " + scene("tricopter_suspended_load.yaml") + " --screenshot '" + png.string() +
+                          "' --at 0.5 --size 200x120 --camera follow --show frames");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  osg::ref_ptr<osg::Image> img = osgDB::readRefImageFile(png.string());
+  ASSERT_TRUE(img.valid());
+  EXPECT_EQ(img->s(), 200);
+  const auto frames = dir_ / "frames";
+  r = run("render " + scene("double_pendulum.yaml") + " --frames '" + frames.string() +
+          "' --t-end 0.25 --fps 20 --size 64x48 --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (int k = 0; k < 5; ++k) {
+    char name[32];
+    std::snprintf(name, sizeof name, "frame_%06d.png", k);
+    EXPECT_TRUE(std::filesystem::exists(frames / name)) << name;
+  }
+  EXPECT_FALSE(std::filesystem::exists(frames / "frame_000005.png"));
+}
+
+TEST_F(RenderCli, BadInputIsAClearMessageWithExitTwo) {
+  const std::string quad = scene("quadcopter_looping.yaml");
+  struct Case {
+    std::string args, message;
+  };
+  const Case cases[] = {
+      {"--out " + (dir_ / "a.mp4").string() + " --camera nowhere", "unknown camera 'nowhere'"},
+      {"--out " + (dir_ / "a.mp4").string() + " --camera follow:nobody", "no body named 'nobody'"},
+      {"--out " + (dir_ / "a.mp4").string() + " --size 1280", "--size"},
+      {"--out " + (dir_ / "a.mp4").string() + " --size 321x240", "even width and height"},
+      {"--out /nonexistent-dir/a.mp4", "cannot write '/nonexistent-dir/a.mp4'"},
+      {"--out " + (dir_ / "a.avi").string(), ".mp4"},
+      {"--screenshot " + (dir_ / "a.png").string() + " --out " + (dir_ / "a.mp4").string(), "exactly one"},
+      {"--out " + (dir_ / "a.mp4").string() + " --hide clouds", "unknown overlay 'clouds'"},
+      {"--out " + (dir_ / "a.mp4").string() + " --fps 0", "--fps"},
+      {"--frames /proc/rbsim-frames", "cannot write frames"},
+  };
+  for (const Case& c : cases) {
+    const test::CliResult r = run("render " + quad + " " + c.args);
+    EXPECT_EQ(r.exit_code, 2) << c.args << "\n" << r.err;
+    EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << "\n" << r.err;
+  }
+}
+
+TEST_F(RenderCli, MissingFfmpegNamesThePackage) {
+  // no ffmpeg on PATH (rbsim-cli is started by its absolute path)
+  const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  ::setenv("PATH", "/nonexistent", 1);
+  const test::CliResult r =
+      run("render " + scene("quadcopter_looping.yaml") + " --out '" + (dir_ / "a.mp4").string() + "'");
+  ::setenv("PATH", path.c_str(), 1);
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("Debian package 'ffmpeg'"), std::string::npos) << r.err;
+}
+
+TEST_F(RenderCli, DivergingSimulationKeepsTheFramesSoFar) {
+  // explicit Euler on a spinning rotation matrix without drift control: the orthogonality error
+  // grows by about |ω|² dt per second and passes the bound 1e-3 at t ≈ 0.18 s
+  const auto file = dir_ / "boom.mp4";
+  const test::CliResult r = run("render " + scene("free_rigid_body.yaml") + " --out '" + file.string() +
+                                "' --t-end 20 --fps 10 --size 64x48 --quiet --controller none "
+                                "--set integrator.stepper=euler --set integrator.dt=0.001 "
+                                "--set integrator.drift=none --set joint.float.initial.twist=[0,0,0,2,0,0]");
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("coordinate drift"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("wrote the 2 frames"), std::string::npos) << r.err;
+  EXPECT_NE(probe(file).find("nb_read_frames=2"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rbs::render

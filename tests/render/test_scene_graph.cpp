@@ -1,0 +1,226 @@
+// Tests for render/scene_graph.h, render/bounds.h, render/camera.h and core/dynamics/snapshot.h:
+// structure and posing of the scene graph, without an OpenGL context.
+#include <gtest/gtest.h>
+
+#include <osg/NodeVisitor>
+
+#include "core/dynamics/snapshot.h"
+#include "core/model/model_builder.h"
+#include "core/scene/scene.h"
+#include "render/camera.h"
+#include "render/offscreen.h"
+#include "render/pose_conversion.h"
+#include "render/scene_graph.h"
+#include "tests/render/render_test_models.h"
+
+namespace rbs::render {
+namespace {
+
+constexpr double kTol = 1e-9;
+
+/// Every node name in the graph.
+struct NameCollector : osg::NodeVisitor {
+  NameCollector() : osg::NodeVisitor(TRAVERSE_ALL_CHILDREN) { setNodeMaskOverride(~0u); }  // hidden too
+  std::vector<std::string> names;
+  void apply(osg::Node& n) override {
+    if (!n.getName().empty()) names.push_back(n.getName());
+    traverse(n);
+  }
+};
+
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+Scene library(const std::string& name) {
+  return loadScene(std::string(RBS_SOURCE_DIR) + "/scenes/" + name);
+}
+
+TEST(SceneGraph, NodePerBodyAndEveryOverlay) {
+  const Scene scene = library("tricopter_suspended_load.yaml");
+  SceneGraph graph(scene.model);
+  NameCollector names;
+  graph.root()->accept(names);
+  for (const Body& b : scene.model.bodies) {
+    EXPECT_TRUE(contains(names.names, "body:" + b.name)) << b.name;
+    EXPECT_TRUE(contains(names.names, "frame:" + b.name)) << b.name;
+    EXPECT_TRUE(contains(names.names, "ghost:" + b.name)) << b.name;
+  }
+  for (const char* o : {"overlay:ground", "overlay:frames", "overlay:ghost", "overlay:trails",
+                        "overlay:forces", "overlay:hud", "sky", "lights"})
+    EXPECT_TRUE(contains(names.names, o)) << o;
+  // three thrust actuators (body forces) get arrows; servo and motor torques do not
+  int arrows = 0;
+  for (const std::string& n : names.names) arrows += n.rfind("force:", 0) == 0;
+  EXPECT_EQ(arrows, 3);
+  // each body holds as many visual nodes as the model gives it
+  for (int b = 0; b < scene.model.numBodies(); ++b) {
+    int visuals = 0;
+    for (const Visual& v : scene.model.visuals) visuals += v.body == b;
+    auto* group = graph.bodyTransform(b)->getChild(0)->asGroup();
+    ASSERT_NE(group, nullptr);
+    EXPECT_EQ(static_cast<int>(group->getNumChildren()), visuals) << scene.model.bodies[b].name;
+  }
+  EXPECT_TRUE(graph.warnings().empty());
+}
+
+TEST(SceneGraph, OverlaysSwitch) {
+  SceneGraph graph(test::redCube());
+  for (Overlay o : allOverlays()) {
+    graph.setOverlay(o, true);
+    EXPECT_TRUE(graph.overlay(o));
+    graph.setOverlay(o, false);
+    EXPECT_EQ(graph.overlayNode(o)->getNodeMask(), 0u) << overlayName(o);
+    EXPECT_EQ(overlayFromName(overlayName(o)), o);
+  }
+  EXPECT_FALSE(overlayFromName("nonsense"));
+}
+
+TEST(SceneGraph, GhostOnlyWithReference) {
+  const Model model = test::redCube();
+  SceneGraph graph(model);
+  Workspace ws(model);
+  Snapshot s;
+  fillBodyPoses(model, model.initial_state.x, 0.0, ws, s);
+  graph.apply(s);
+  EXPECT_EQ(graph.overlayNode(Overlay::ReferenceGhost)->getNodeMask(), 0u);
+  s.reference_poses = {Pose::translation(Vec3(0, 0, 1))};
+  graph.apply(s);
+  EXPECT_NE(graph.overlayNode(Overlay::ReferenceGhost)->getNodeMask(), 0u);
+}
+
+TEST(SceneGraph, BodyTransformFollowsSnapshot) {
+  const Model model = test::redCube();
+  SceneGraph graph(model);
+  Snapshot s;
+  s.time = 0.5;
+  s.body_poses = {Pose{Mat3(Eigen::AngleAxisd(0.3, Vec3::UnitY())), Vec3(1, 2, 3)}};
+  graph.apply(s);
+  const Pose back = fromOsg(graph.bodyTransform(0)->getMatrix());
+  EXPECT_LT((back.R - s.body_poses[0].R).norm(), kTol);
+  EXPECT_LT((back.r - s.body_poses[0].r).norm(), kTol);
+  EXPECT_LT((graph.bounds().center - Vec3(1, 2, 3)).norm(), kTol);
+  // the wrong number of poses is refused, not read out of bounds
+  s.body_poses.clear();
+  EXPECT_THROW(graph.apply(s), std::invalid_argument);
+}
+
+TEST(SceneGraph, TrailsAreBoundedAndResetWhenTimeGoesBack) {
+  const Model model = test::redCube();
+  SceneOptions options;
+  options.trail_points = 50;
+  SceneGraph graph(model, options);
+  ASSERT_EQ(graph.trailSizes().size(), 1u);  // the free body by default
+  Snapshot s;
+  s.body_poses.resize(1);
+  for (int k = 0; k < 200; ++k) {
+    s.time = 0.01 * k;
+    s.body_poses[0] = Pose::translation(Vec3(0.1 * k, 0, 1));
+    graph.apply(s);
+  }
+  EXPECT_EQ(graph.trailSizes()[0], 50);
+  s.time = 0.0;
+  graph.apply(s);
+  EXPECT_EQ(graph.trailSizes()[0], 1);
+}
+
+TEST(Snapshot, ActuatorForcesInWorldCoordinates) {
+  const Model model = test::redCube();
+  Workspace ws(model);
+  Snapshot s;
+  // body turned a quarter about x: body z points along world −y
+  const Model turned = test::redCube(Pose{Mat3(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitX())), Vec3(0, 0, 1)});
+  fillBodyPoses(turned, turned.initial_state.x, 0.0, ws, s);
+  VecX u(1);
+  u << 2.0;
+  fillActuatorForces(turned, VecX(), u, s);
+  ASSERT_EQ(s.forces.size(), 1u);
+  EXPECT_LT((s.forces[0].point - Vec3(0.2, 0, 1)).norm(), kTol);
+  EXPECT_LT((s.forces[0].force - Vec3(0, -2, 0)).norm(), kTol);
+}
+
+TEST(Snapshot, PropellerThrustIsKappaFOmegaSquaredAlongItsAxis) {
+  ModelBuilder b;
+  b.addBody({"rotor", 0.01, Vec3::Zero(), Vec3(1.8e-5, 1.8e-5, 3.6e-5).asDiagonal()});
+  b.addJoint({.name = "spin", .type = JointType::RevoluteUnitCircle, .parent = kWorld, .child = "rotor",
+              .parent_placement = Pose{Mat3(Eigen::AngleAxisd(M_PI / 2, Vec3::UnitX())), Vec3(0, 0, 1)},
+              .axis = -Vec3::UnitZ()});
+  b.addPropeller({.name = "prop", .joint = "spin", .thrust_coefficient = 1.44e-5});
+  b.addActuator({.name = "motor", .joint = "spin", .gain = 0.0105});
+  const Model model = b.build();
+  Workspace ws(model);
+  Snapshot s;
+  fillBodyPoses(model, model.initial_state.x, 0.0, ws, s);
+  VecX xi(1);
+  xi << 400.0;
+  fillActuatorForces(model, xi, VecX::Zero(1), s);
+  ASSERT_EQ(s.forces.size(), 1u);
+  EXPECT_EQ(s.forces[0].actuator, propellerForceIndex(model, 0));
+  // thrust direction +z of the rotor, which the mount turns onto world −y
+  EXPECT_LT((s.forces[0].force - Vec3(0, -1.44e-5 * 400 * 400, 0)).norm(), kTol);
+  EXPECT_LT((s.forces[0].point - Vec3(0, 0, 1)).norm(), kTol);
+}
+
+TEST(Bounds, SphereContainsBoth) {
+  Bounds b;
+  b.expand(Vec3(0, 0, 0), 1.0);
+  b.expand(Vec3(4, 0, 0), 1.0);
+  EXPECT_NEAR(b.radius, 3.0, kTol);
+  EXPECT_LT((b.center - Vec3(2, 0, 0)).norm(), kTol);
+  b.expand(Vec3(2, 0, 0), 0.5);  // inside: no change
+  EXPECT_NEAR(b.radius, 3.0, kTol);
+}
+
+TEST(Camera, OrbitConvention) {
+  const Model model = test::redCube();
+  CameraSpec c;
+  c.target = Vec3(1, 1, 1);
+  c.distance = 2.0;
+  c.azimuth = M_PI / 2;
+  c.elevation = 0.0;
+  const CameraPose p = cameraPose(model, c, {Pose::identity()});
+  EXPECT_LT((p.eye - Vec3(1, 3, 1)).norm(), kTol);  // azimuth π/2: on the +y side
+  c.elevation = M_PI / 2;
+  const CameraPose top = cameraPose(model, c, {Pose::identity()});
+  EXPECT_LT((top.eye - Vec3(1, 1, 3)).norm(), kTol);
+  EXPECT_NEAR(top.up.dot(top.center - top.eye), 0.0, kTol);  // a valid look-at, not along +z
+}
+
+TEST(Camera, NamedCamerasAndErrors) {
+  const Scene scene = library("quadcopter_looping.yaml");
+  const CameraSpec s = makeCamera("scene", scene.model, scene.camera, 16.0 / 9.0);
+  EXPECT_LT((s.target - Vec3(0, 0, 2)).norm(), kTol);
+  EXPECT_DOUBLE_EQ(s.distance, 7.0);
+  const CameraSpec follow = makeCamera("follow", scene.model, scene.camera, 16.0 / 9.0);
+  EXPECT_EQ(follow.follow_body, 0);
+  const CameraSpec fit = makeCamera("fit", scene.model, scene.camera, 16.0 / 9.0);
+  EXPECT_GT(fit.distance, 0.0);
+  for (const char* n : {"front", "side", "top", "iso", "follow:base"})
+    EXPECT_NO_THROW(makeCamera(n, scene.model, scene.camera, 1.0)) << n;
+  try {
+    makeCamera("bogus", scene.model, scene.camera, 1.0);
+    FAIL() << "no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("available: scene, fit"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(makeCamera("follow:nobody", scene.model, scene.camera, 1.0), std::invalid_argument);
+  // the follow camera moves with the body
+  std::vector<Pose> poses = {Pose::translation(Vec3(5, 0, 0))};
+  EXPECT_LT((cameraPose(scene.model, follow, poses).center - Vec3(5, 0, 0)).norm(), kTol);
+}
+
+TEST(Camera, FramingDistanceFitsTheSphere) {
+  // a unit sphere at the framing distance subtends at most the smaller half field of view
+  const double fov = 0.61, aspect = 16.0 / 9.0;
+  const double d = framingDistance(1.0, fov, aspect);
+  EXPECT_LE(std::asin(1.0 / d), 0.5 * fov);
+}
+
+TEST(Offscreen, ParseSize) {
+  EXPECT_EQ(parseSize("1280x720"), std::make_pair(1280, 720));
+  for (const char* bad : {"", "1280", "x720", "1280x", "0x0", "8x8", "99999x10", "12a0x720", "-5x20"})
+    EXPECT_THROW(parseSize(bad), std::invalid_argument) << bad;
+}
+
+}  // namespace
+}  // namespace rbs::render
