@@ -62,6 +62,20 @@ TEST(SceneControl, EveryControllerAndReferenceOfTheLibraryIsValid) {
   EXPECT_GE(controlled, 21);
 }
 
+TEST(SceneControl, EveryPlottedChannelExists) {
+  // The UI plots the scene's `plots` groups by channel name: each must be a channel of the run.
+  for (const auto& entry : std::filesystem::directory_iterator(scenesDir())) {
+    if (entry.path().extension() != ".yaml") continue;
+    const Scene scene = loadScene(entry.path());
+    Simulator sim(scene.model, simulationOptions(scene.integrator), makeSceneInputSource(scene));
+    sim.reset(scene.model.initial_state);
+    for (const PlotGroup& group : scene.plots)
+      for (const std::string& channel : group.channels)
+        EXPECT_GE(sim.recording().channels.find(channel), 0)
+            << entry.path().filename() << ": plot '" << group.title << "' names no channel '" << channel << "'";
+  }
+}
+
 struct Expectation {
   const char* scene;
   const char* channel;
