@@ -53,7 +53,7 @@ const std::vector<OptionSpec>& renderOptions() {
       {"show", true, "LIST", "overlays to switch on, comma separated (see below)"},
       {"hide", true, "LIST", "overlays to switch off, comma separated"},
       {"trail", true, "BODY", "draw the path of BODY's centre of mass (repeatable; default: free bodies)"},
-      {"msaa", true, "N", "multisampling: 0 (off), 2, 4 (default) or 8 samples per pixel"},
+      {"msaa", true, "N", "multisampling: 0 (off; default for videos), 2, 4 (default for images) or 8 samples per pixel"},
       {"crf", true, "Q", "x264 quality, 0 (lossless) … 51 (default 20)"},
       {"controller", true, "NAME", "controller computing the inputs (default: the scene's; none: zero)"},
       {"set", true, "PATH=VALUE", "override a value of the scene (repeatable)"},
@@ -176,7 +176,9 @@ int runRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
   const double at = nonNegativeOption(parsed, "at", 0.0);
   const long fps = countOption(parsed, "fps", kDefaultFps);
   if (fps > kMaxFps) throw UsageError("option '--fps' is at most " + std::to_string(kMaxFps));
-  int samples = 4;
+  // Videos default to no multisampling: with software GL that is what keeps the export faster than
+  // real time (docs/BENCHMARKS.md, "Offscreen rendering"); stills can afford 4×.
+  int samples = mode == Output::Video ? 0 : 4;
   if (parsed.has("msaa")) {
     const std::string& m = parsed.all("msaa").back();
     if (m != "0" && m != "2" && m != "4" && m != "8") throw UsageError("option '--msaa' is 0, 2, 4 or 8, got '" + m + "'");
