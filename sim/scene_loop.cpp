@@ -32,7 +32,12 @@ std::shared_ptr<InputSource> makeSceneInputSource(const Scene& scene, const std:
   std::unique_ptr<Controller> controller;
   bool in_actuation = false;
   try {
-    const ControllerSettings settings = from_scene ? scene.controller : ControllerSettings{chosen, {}, {}};
+    ControllerSettings settings = scene.controller;
+    if (!from_scene) {  // another controller with its defaults, behind the scene's actuation layer
+      settings.name = chosen;
+      settings.parameters.clear();
+      settings.options.clear();
+    }
     controller = makeController(controller_model ? *controller_model : scene.model, settings);
     if (scene.force_model) {
       // A vehicle with propellers commands motor currents: the force-control layer

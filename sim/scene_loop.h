@@ -17,7 +17,8 @@ const Model& designModel(const Scene& scene);
 
 /// Makes the input source of `scene`: its controller, or the one named `controller` instead
 /// ("" or "none": no controller, returns null; another name: that controller with its default
-/// parameters), tracking the scene's reference. Throws SceneError located at the offending
+/// parameters and options, behind the scene's `controller.actuation` layer if any), tracking the
+/// scene's reference. Throws SceneError located at the offending
 /// section (controller, controller.actuation, reference, perturbation) for settings that
 /// cannot be realized, e.g. "…:12:3: controller: unknown controller 'pd'".
 std::shared_ptr<InputSource> makeSceneInputSource(const Scene& scene, const std::string& controller);

@@ -175,6 +175,16 @@ TEST(SceneActuation, HoverRecoveryFromUpsideSidewaysNeedsSofterPoles) {
   EXPECT_TRUE(!stiff.ok || stiff.at(8.0, "error.position") > 1.0);
 }
 
+TEST(SceneActuation, AnotherControllerKeepsTheActuationLayer) {
+  // Choosing a different controller (CLI --controller, the GUI's selector) keeps the propellers'
+  // force-control layer: geometric SE(3) on the force model hovers the propeller quadcopter.
+  const VehicleRun r =
+      simulate("quadcopter_table51.yaml", {"reference.parameters.start_time=100", "integrator.t_end=3"}, "geometric_se3");
+  ASSERT_TRUE(r.ok) << r.message;
+  EXPECT_LT(r.at(3.0, "error.position"), 1e-3);
+  EXPECT_GT(r.at(3.0, "actuation.speed_setpoint.rotor1"), 300.0);
+}
+
 TEST(SceneActuation, PrintedFilterWithoutLeadLagsTheLooping) {
   // The filter of (5.36) as printed (lead 0) delays the collective thrust by K_1/K_0 ≈ 14 ms; on
   // the looping that costs several centimetres (measured 9.5 cm rms): the reason for the lead.
