@@ -66,11 +66,10 @@ double number(const rbs::cli::ParsedArgs& parsed, const std::string& name, doubl
   return v;
 }
 
+/// An X display: the 3D view renders through GLX (render/offscreen.h), whatever Qt's platform.
 bool haveDisplay() {
-  for (const char* var : {"DISPLAY", "WAYLAND_DISPLAY"})
-    if (const char* v = std::getenv(var); v && *v) return true;
-  const char* platform = std::getenv("QT_QPA_PLATFORM");
-  return platform && std::string(platform) == "offscreen";
+  const char* display = std::getenv("DISPLAY");
+  return display && *display;
 }
 
 }  // namespace
@@ -132,6 +131,7 @@ int main(int argc, char** argv) {
   QApplication::setOrganizationName("rbsim");
   QApplication::setApplicationName("rbsim");
   rbs::ui::MainWindow window;
+  // scripted: shown on the offscreen platform (or briefly on the display) so that the layout is real
   if (!script.any()) window.resize(1500, 950);
   else window.resize(1600, 1000);
 
@@ -151,6 +151,7 @@ int main(int argc, char** argv) {
       std::cerr << "rbsim: " << window.lastError().toStdString() << "\n";
       return 2;
     }
+    window.show();
     return rbs::ui::runScript(window, script, std::cerr);
   }
   window.show();

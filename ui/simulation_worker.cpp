@@ -172,14 +172,16 @@ void SimulationWorker::loop() {
       const double wall = seconds(now - e.rate_history.front().first);
       if (wall > 1e-3) rate = (sim.time() - e.rate_history.front().second) / wall;
     }
-    const Snapshot& frame = e.frame->make(sim.time(), sim.state(), e.u);
+    // a run that stopped on a non-finite state keeps showing the last finite pose
+    const bool finite = sim.state().x.allFinite() && sim.state().xi.allFinite() && e.u.allFinite();
+    const Snapshot* frame = finite ? &e.frame->make(sim.time(), sim.state(), e.u) : nullptr;
     long dropped = 0;
     {
       std::lock_guard lock(sample_mutex_);
       dropped = dropped_;
     }
     std::lock_guard lock(snapshot_mutex_);
-    snapshot_.frame = frame;
+    if (frame) snapshot_.frame = *frame;
     snapshot_.time = sim.time();
     snapshot_.real_time_factor = rate;
     snapshot_.drift = drift;
