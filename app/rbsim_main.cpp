@@ -34,6 +34,7 @@ const std::vector<OptionSpec>& options() {
       {"export-plots", true, "DIR", "simulate to --t-end S, write every plot group as PNG, PDF, CSV, then exit"},
       {"window-shot", true, "FILE.png", "write a picture of the whole window (after the other actions), then exit"},
       {"t-end", true, "S", "simulated time for --record and --export-plots [s] (default: the scene's t_end)"},
+      {"measure", true, "S", "run at real time for S s of wall time with a 60 s plot window; print frame and plot rates"},
       {"size", true, "WxH", "image size of --screenshot and --record (default 1280x720)"},
       {"help", false, "", "show this help"},
   };
@@ -94,6 +95,7 @@ int main(int argc, char** argv) {
     script.export_plots = path("export-plots");
     script.window_shot = path("window-shot");
     script.at = number(parsed, "at", 0.0);
+    if (parsed.has("measure")) script.measure = number(parsed, "measure", 0.0);
     if (parsed.has("t-end")) script.t_end = number(parsed, "t-end", 0.0);
     if (parsed.has("size")) {
       try {
@@ -125,7 +127,8 @@ int main(int argc, char** argv) {
       return 1;
     }
   }
-  if (script.any() && !std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
+  // our own Xvfb shows nothing to anyone: no window system for the widgets either
+  if (display && !std::getenv("QT_QPA_PLATFORM")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
 
   QApplication app(argc, argv);
   QApplication::setOrganizationName("rbsim");

@@ -224,6 +224,7 @@ void PlotPanel::refresh() {
     p.widget->replot(QCustomPlot::rpQueuedReplot);
   }
   ++replots_;
+  ++replots_total_;
   if (now - rate_start_ms_ >= 1000) {
     replot_rate_ = 1000.0 * replots_ / static_cast<double>(now - rate_start_ms_);
     replots_ = 0;

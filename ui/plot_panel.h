@@ -57,6 +57,8 @@ class PlotPanel : public QWidget {
   const std::string& title(int i) const { return plots_[i].title; }
   /// Replots per second of wall time (over the last second).
   double replotsPerSecond() const { return replot_rate_; }
+  long replotCount() const { return replots_total_; }
+  int curveCount(int i) const { return static_cast<int>(plots_[i].channels.size()); }
   /// Points the curves hold in total.
   long pointCount() const;
 
@@ -87,6 +89,7 @@ class PlotPanel : public QWidget {
   QDoubleSpinBox* window_box_ = nullptr;
   QCheckBox* pause_box_ = nullptr;
   int replots_ = 0;
+  long replots_total_ = 0;
   double replot_rate_ = 0.0;
   qint64 rate_start_ms_ = 0;
 

@@ -6,9 +6,12 @@
 #include <thread>
 
 #include <QApplication>
+#include <QEventLoop>
+#include <QTimer>
 
 #include "render/offscreen.h"
 #include "ui/main_window.h"
+#include "ui/view3d.h"
 
 namespace rbs::ui {
 
@@ -54,6 +57,29 @@ int runScript(MainWindow& window, const ScriptOptions& options, std::ostream& er
       const std::filesystem::path run = std::filesystem::path(*options.export_plots) / "run.csv";
       window.writeRunCsv(run);
       err << "wrote " << run.string() << "\n";
+    }
+    if (options.measure) {
+      PlotPanel& plots = *window.plots();
+      plots.setWindowLength(60.0);
+      long channels = 0;
+      for (int i = 0; i < plots.plotCount(); ++i) channels += plots.curveCount(i);
+      const long frames0 = window.view()->framesShown(), replots0 = plots.replotCount();
+      window.worker()->setSpeed(1.0);
+      window.worker()->play();
+      QEventLoop loop;
+      QTimer::singleShot(static_cast<int>(1000 * *options.measure), &loop, &QEventLoop::quit);
+      const auto start = std::chrono::steady_clock::now();
+      loop.exec();
+      const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const WorkerSnapshot s = window.worker()->snapshot();
+      window.plotTick();
+      const std::size_t samples = window.runLog().time.size();
+      err << "measure: " << wall << " s wall, sim t = " << s.time << " s, 3D view "
+          << (window.view()->framesShown() - frames0) / wall << " fps (" << window.view()->width() << "x"
+          << window.view()->height() << "), plots " << (plots.replotCount() - replots0) / wall << " Hz ("
+          << channels << " channels, " << plots.pointCount() << " points, window 60 s), real-time factor "
+          << s.time / wall << ", samples " << samples << " of " << std::lround(s.time / window.worker()->outputStep()) + 1
+          << ", dropped " << s.dropped_samples << (s.failed ? ", FAILED: " + s.message : "") << "\n";
     }
     if (options.window_shot) {
       if (!options.export_plots && !options.screenshot && !simulateTo(window, t_end)) return stopped(t_end);

@@ -18,8 +18,11 @@ struct ScriptOptions {
   std::optional<std::string> export_plots;  ///< folder: every plot group as PNG, PDF, CSV at t_end
   std::optional<std::string> window_shot;   ///< PNG of the whole window at the end
   std::optional<double> t_end;              ///< [s]; nothing: the scene's integrator.t_end
+  /// Runs at real time for this many seconds of wall time with a 60 s plot window and prints the
+  /// 3D view's frame rate, the plot rate, the real-time factor and dropped samples (docs/BENCHMARKS.md).
+  std::optional<double> measure;
   int width = 1280, height = 720;           ///< screenshot and video size
-  bool any() const { return screenshot || record || export_plots || window_shot; }
+  bool any() const { return screenshot || record || export_plots || window_shot || measure; }
 };
 
 /// Runs the window's simulation as fast as possible up to t [s], keeping the GUI alive (events,

@@ -76,6 +76,7 @@ void View3D::showFrame(const Snapshot& snapshot, const render::HudInfo& hud) {
   if (image.width > 0)
     image_ = QImage(image.rgb.data(), image.width, image.height, 3 * image.width, QImage::Format_RGB888).copy();
   ++frames_;
+  ++frames_total_;
   const auto now = std::chrono::steady_clock::now();
   const double dt = std::chrono::duration<double>(now - fps_start_).count();
   if (dt >= 1.0) {

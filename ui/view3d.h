@@ -38,6 +38,7 @@ class View3D : public QWidget {
   render::SceneGraph* sceneGraph() const { return graph_.get(); }
   /// Frames drawn per second of wall time (over the last second).
   double framesPerSecond() const { return fps_; }
+  long framesShown() const { return frames_total_; }
   /// Why there is no picture (no X display, no OpenGL), else empty.
   const std::string& error() const { return error_; }
 
@@ -61,6 +62,7 @@ class View3D : public QWidget {
   QPoint drag_start_;
   double drag_azimuth_ = 0.0, drag_elevation_ = 0.0;
   int frames_ = 0;
+  long frames_total_ = 0;
   double fps_ = 0.0;
   std::chrono::steady_clock::time_point fps_start_ = std::chrono::steady_clock::now();
 
