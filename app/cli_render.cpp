@@ -25,6 +25,7 @@
 #include "core/dynamics/snapshot.h"
 #include "core/scene/scene.h"
 #include "render/camera.h"
+#include "render/frame_snapshot.h"
 #include "render/offscreen.h"
 #include "render/scene_graph.h"
 #include "render/video_encoder.h"
@@ -246,8 +247,6 @@ int runRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
   if (!options) return 2;
   const std::optional<std::shared_ptr<InputSource>> source = inputSourceOrReport(scene, parsed, err);
   if (!source) return 2;
-  std::unique_ptr<Reference> reference;
-  if (*source) reference = makeReference(model, scene.reference);  // checked by inputSourceOrReport
 
   // the output must be writable before anything slow starts
   if (mode == Output::Frames) {
@@ -295,9 +294,9 @@ int runRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
   std::vector<int> u_channels;
   for (const Actuator& a : model.actuators) u_channels.push_back(sim.channels().find("u." + a.name));
 
+  // the reference is checked by inputSourceOrReport
+  render::FrameSnapshot frame(model, *source ? makeReference(model, scene.reference) : nullptr);
   Workspace ws(model);
-  Snapshot snapshot;
-  ReferenceSample reference_sample;
   VecX u = VecX::Zero(model.numInputs());
   render::HudInfo hud;
   hud.scene_name = scene_options.scene_name;
@@ -309,16 +308,10 @@ int runRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
   double render_seconds = 0.0, output_seconds = 0.0;
   auto drawFrame = [&](double t) -> const render::Image& {
     const auto start = std::chrono::steady_clock::now();
-    fillBodyPoses(model, sim.state().x, t, ws, snapshot);
-    snapshot.reference_poses.clear();
-    if (reference) {
-      reference->sample(t, reference_sample);
-      fillReferencePoses(model, reference_sample.x, ws, snapshot);
-    }
     if (!sim.recording().values.empty())
       for (int i = 0; i < model.numInputs(); ++i)
         u[i] = u_channels[i] >= 0 ? sim.recording().values.back()[u_channels[i]] : 0.0;
-    fillActuatorForces(model, sim.state().xi, u, snapshot);
+    const Snapshot& snapshot = frame.make(t, sim.state(), u);
     graph->apply(snapshot);
     hud.time = t;
     graph->setHud(hud);

@@ -1,0 +1,405 @@
+#include "ui/main_window.h"
+
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <stdexcept>
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QInputDialog>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressDialog>
+#include <QPushButton>
+#include <QSettings>
+#include <QStatusBar>
+#include <QVBoxLayout>
+
+#include "core/control/registry.h"
+#include "render/offscreen.h"
+#include "sim/integrator.h"
+#include "ui/gain_panel.h"
+#include "ui/scene_browser.h"
+#include "ui/video_export.h"
+#include "ui/view3d.h"
+
+namespace rbs::ui {
+namespace {
+
+constexpr int kFrameIntervalMs = 25;  ///< 3D view: 40 fps asked (≥ 30 required), as the renderer gives
+constexpr int kPlotIntervalMs = 40;   ///< plots: 25 Hz asked (≥ 20 Hz required)
+constexpr int kDefaultSpeedIndex = 3;  ///< ×1
+
+QString speedText(double speed) {
+  return speed == SimulationWorker::kMaxSpeed ? QObject::tr("as fast as possible") : QStringLiteral("×%1").arg(speed);
+}
+
+}  // namespace
+
+const std::vector<double>& MainWindow::speeds() {
+  static const std::vector<double> values = {0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, SimulationWorker::kMaxSpeed};
+  return values;
+}
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  setWindowTitle("rbsim");
+  view_ = new View3D(this);
+  setCentralWidget(view_);
+  buildDocks();
+  buildMenus();
+  time_label_ = new QLabel(this);
+  rate_label_ = new QLabel(this);
+  drift_label_ = new QLabel(this);
+  warning_label_ = new QLabel(this);
+  warning_label_->setStyleSheet("color: #b00020;");
+  statusBar()->addWidget(time_label_);
+  statusBar()->addWidget(rate_label_);
+  statusBar()->addWidget(drift_label_);
+  statusBar()->addWidget(warning_label_, 1);
+  frame_timer_.setTimerType(Qt::PreciseTimer);
+  plot_timer_.setTimerType(Qt::PreciseTimer);
+  connect(&frame_timer_, &QTimer::timeout, this, &MainWindow::frameTick);
+  connect(&plot_timer_, &QTimer::timeout, this, &MainWindow::plotTick);
+  frame_timer_.start(kFrameIntervalMs);
+  plot_timer_.start(kPlotIntervalMs);
+
+  QSettings settings;
+  restoreGeometry(settings.value("window/geometry").toByteArray());
+  restoreState(settings.value("window/state").toByteArray());
+  browser_->setRecentFiles(settings.value("scenes/recent").toStringList());
+}
+
+MainWindow::~MainWindow() { worker_.reset(); }
+
+void MainWindow::buildDocks() {
+  setDockNestingEnabled(true);
+  const auto dock = [this](const QString& title, const char* name, QWidget* widget, Qt::DockWidgetArea area) {
+    auto* d = new QDockWidget(title, this);
+    d->setObjectName(name);
+    d->setWidget(widget);
+    addDockWidget(area, d);
+    return d;
+  };
+
+  // run controls, controller and integrator
+  auto* run = new QWidget(this);
+  auto* run_layout = new QVBoxLayout(run);
+  auto* buttons = new QHBoxLayout;
+  play_button_ = new QPushButton(tr("Play"), run);
+  auto* pause = new QPushButton(tr("Pause"), run);
+  auto* step = new QPushButton(tr("Step"), run);
+  auto* reset = new QPushButton(tr("Reset"), run);
+  for (QPushButton* b : {play_button_, pause, step, reset}) buttons->addWidget(b);
+  run_layout->addLayout(buttons);
+  auto* form = new QFormLayout;
+  speed_box_ = new QComboBox(run);
+  for (double s : speeds()) speed_box_->addItem(speedText(s), s);
+  speed_box_->setCurrentIndex(kDefaultSpeedIndex);
+  controller_box_ = new QComboBox(run);
+  stepper_box_ = new QComboBox(run);
+  form->addRow(tr("Speed"), speed_box_);
+  form->addRow(tr("Controller"), controller_box_);
+  form->addRow(tr("Integrator"), stepper_box_);
+  run_layout->addLayout(form);
+  run_layout->addStretch();
+  dock(tr("Run"), "dock.run", run, Qt::LeftDockWidgetArea);
+  connect(play_button_, &QPushButton::clicked, this, [this] { if (worker_) worker_->play(); });
+  connect(pause, &QPushButton::clicked, this, [this] { if (worker_) worker_->pause(); });
+  connect(step, &QPushButton::clicked, this, [this] { if (worker_) worker_->stepOnce(); });
+  connect(reset, &QPushButton::clicked, this, [this] { if (worker_) worker_->reset(); });
+  connect(speed_box_, &QComboBox::currentIndexChanged, this, [this] {
+    if (worker_) worker_->setSpeed(speed_box_->currentData().toDouble());
+  });
+  connect(controller_box_, &QComboBox::activated, this, [this] {
+    restart(controller_box_->currentData().toString().toStdString(), worker_ ? worker_->stepperName() : "");
+  });
+  connect(stepper_box_, &QComboBox::activated, this, [this] {
+    restart(worker_ ? worker_->controllerName() : "", stepper_box_->currentText().toStdString());
+  });
+
+  browser_ = new SceneBrowser(this);
+  QDockWidget* scenes = dock(tr("Scenes"), "dock.scenes", browser_, Qt::LeftDockWidgetArea);
+  connect(browser_, &SceneBrowser::openRequested, this, [this](const QString& f) { openScene(f.toStdString()); });
+  connect(browser_, &SceneBrowser::reloadRequested, this, [this] { reloadScene(); });
+
+  gains_ = new GainPanel(this);
+  QDockWidget* gains = dock(tr("Gains"), "dock.gains", gains_, Qt::LeftDockWidgetArea);
+  // scenes and gains share the left column's lower part as tabs, gains in front: both need height
+  tabifyDockWidget(scenes, gains);
+  gains->raise();
+  connect(gains_, &GainPanel::parameterChanged, this, [this](int i, double v) { if (worker_) worker_->setParameter(i, v); });
+  connect(gains_, &GainPanel::resetAll, this, [this] { if (worker_) worker_->resetParameters(); });
+
+  plots_ = new PlotPanel(this);
+  dock(tr("Plots"), "dock.plots", plots_, Qt::RightDockWidgetArea);
+}
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(tr("&Open…"), QKeySequence::Open, this, [this] {
+    const QString f = QFileDialog::getOpenFileName(this, tr("Open scene"), QString::fromStdString(libraryDir().string()),
+                                                   tr("Scenes (*.yaml *.yml *.urdf)"));
+    if (!f.isEmpty()) openScene(f.toStdString());
+  });
+  file->addAction(tr("&Reload from disk"), QKeySequence(Qt::Key_F5), this, [this] { reloadScene(); });
+  file->addSeparator();
+  file->addAction(tr("Export run as &CSV…"), this, [this] { exportRunCsvDialog(); });
+  file->addAction(tr("&Screenshot…"), this, [this] { screenshotDialog(); });
+  file->addAction(tr("Record &video…"), this, [this] { videoDialog(); });
+  file->addSeparator();
+  file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+  QMenu* sim = menuBar()->addMenu(tr("&Simulation"));
+  sim->addAction(tr("Play"), QKeySequence(Qt::Key_Space), this, [this] { if (worker_) worker_->play(); });
+  sim->addAction(tr("Pause"), QKeySequence(Qt::Key_P), this, [this] { if (worker_) worker_->pause(); });
+  sim->addAction(tr("Step"), QKeySequence(Qt::Key_S), this, [this] { if (worker_) worker_->stepOnce(); });
+  sim->addAction(tr("Reset"), QKeySequence(Qt::Key_R), this, [this] { if (worker_) worker_->reset(); });
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
+}
+
+void MainWindow::showError(const QString& title, const QString& message) {
+  last_error_ = message;
+  warning_label_->setText(message);
+  // not modal: scripted use and tests must not block on it
+  auto* box = new QMessageBox(QMessageBox::Warning, title, message, QMessageBox::Ok, this);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->setModal(false);
+  box->show();
+}
+
+bool MainWindow::openScene(const std::filesystem::path& file, const std::vector<std::string>& overrides) {
+  std::shared_ptr<const Scene> scene;
+  try {
+    scene = std::make_shared<const Scene>(loadScene(file, overrides));
+  } catch (const std::exception& e) {  // SceneError: file:line:column: what
+    showError(tr("Cannot load scene"), QString::fromStdString(e.what()));
+    return false;
+  }
+  if (!start(scene, "", "")) return false;
+  overrides_ = overrides;
+  browser_->setCurrent(file);
+  QSettings settings;
+  settings.setValue("scenes/last", QString::fromStdString(std::filesystem::absolute(file).string()));
+  settings.setValue("scenes/recent", browser_->recentFiles());
+  return true;
+}
+
+bool MainWindow::reloadScene() {
+  if (!scene_) return false;
+  return openScene(scene_->file, overrides_);
+}
+
+bool MainWindow::restart(const std::string& controller, const std::string& stepper) {
+  if (!scene_) return false;
+  return start(scene_, controller, stepper);
+}
+
+bool MainWindow::start(std::shared_ptr<const Scene> scene, const std::string& controller, const std::string& stepper) {
+  std::unique_ptr<SimulationWorker> worker;
+  try {
+    worker = std::make_unique<SimulationWorker>(scene, controller, stepper);
+  } catch (const std::exception& e) {  // SceneError (controller, reference), invalid_argument (integrator)
+    showError(tr("Cannot start the simulation"), QString::fromStdString(e.what()));
+    fillSelectors();  // back to what runs
+    return false;
+  }
+  worker_ = std::move(worker);  // the old worker's thread stops here
+  scene_ = std::move(scene);
+  last_error_.clear();
+  warning_.clear();
+  failure_shown_ = false;
+  shown_serial_ = 0;
+  run_ = 0;
+  log_.channels = worker_->channels();
+  log_.clear();
+  std::string graph_warnings;
+  try {
+    for (const std::string& w : view_->setScene(*scene_)) graph_warnings += (graph_warnings.empty() ? "" : "; ") + w;
+  } catch (const std::exception& e) {
+    graph_warnings = e.what();
+  }
+  warning_ = QString::fromStdString(graph_warnings);
+  plots_->setup(&log_, scene_->plots);
+  gains_->setParameters(worker_->parameterSpecs());
+  worker_->setSpeed(speed_box_->currentData().toDouble());
+  fillSelectors();
+  setWindowTitle(QStringLiteral("rbsim — %1").arg(QString::fromStdString(scene_->name.empty() ? scene_->file.stem().string() : scene_->name)));
+  frameTick();
+  plotTick();
+  return true;
+}
+
+void MainWindow::fillSelectors() {
+  if (!worker_) return;
+  {
+    const QSignalBlocker block(controller_box_);
+    controller_box_->clear();
+    const std::string& own = scene_->controller.name;
+    if (!own.empty()) controller_box_->addItem(tr("%1 (scene)").arg(QString::fromStdString(own)), QString::fromStdString(own));
+    for (const ControllerInfo& c : controllerCatalog()) {
+      if (c.name == own) continue;
+      controller_box_->addItem(QString::fromStdString(c.name), QString::fromStdString(c.name));
+      controller_box_->setItemData(controller_box_->count() - 1, QString::fromStdString(c.description), Qt::ToolTipRole);
+    }
+    controller_box_->addItem(tr("none (zero inputs)"), QStringLiteral("none"));
+    controller_box_->setCurrentIndex(std::max(0, controller_box_->findData(QString::fromStdString(worker_->controllerName()))));
+  }
+  const QSignalBlocker block(stepper_box_);
+  stepper_box_->clear();
+  for (StepperKind k : kAllSteppers) stepper_box_->addItem(QString::fromStdString(std::string(stepperName(k))));
+  stepper_box_->setCurrentText(QString::fromStdString(worker_->stepperName()));
+}
+
+QString MainWindow::warning() const { return warning_label_->text(); }
+
+void MainWindow::frameTick() {
+  if (!worker_) return;
+  const WorkerSnapshot s = worker_->snapshot();
+  render::HudInfo hud;
+  hud.scene_name = scene_->name.empty() ? scene_->file.stem().string() : scene_->name;
+  hud.time = s.time;
+  hud.real_time_factor = s.running ? s.real_time_factor : std::nan("");
+  hud.status = s.failed ? "stopped" : s.running ? "running" : "paused";
+  view_->showFrame(s.frame, hud);
+  if (s.serial == shown_serial_) return;
+  shown_serial_ = s.serial;
+  time_label_->setText(tr("t = %1 s").arg(s.time, 0, 'f', 3));
+  rate_label_->setText(s.running ? tr("real time ×%1").arg(s.real_time_factor, 0, 'f', 2) : tr("paused"));
+  drift_label_->setText(tr("drift %1").arg(s.drift, 0, 'e', 1));
+  play_button_->setEnabled(!s.running && !s.failed);
+  gains_->showApplied(s.parameters);
+  QString warning = warning_;
+  const auto add = [&](const QString& w) { warning += (warning.isEmpty() ? "" : "  |  ") + w; };
+  if (s.failed) add(tr("stopped: %1").arg(QString::fromStdString(s.message)));
+  if (!s.parameter_error.empty()) add(QString::fromStdString(s.parameter_error));
+  if (s.dropped_samples > 0) add(tr("%1 samples dropped").arg(s.dropped_samples));
+  if (!view_->error().empty()) add(tr("3D view: %1").arg(QString::fromStdString(view_->error())));
+  warning_label_->setText(warning);
+  if (s.failed && !failure_shown_) {
+    failure_shown_ = true;
+    statusBar()->showMessage(tr("Simulation paused: %1").arg(QString::fromStdString(s.message)), 10000);
+  }
+}
+
+void MainWindow::plotTick() {
+  if (!worker_) return;
+  worker_->drainSamples(batch_);
+  if (batch_.run != run_) {  // a reset: the plots start over
+    run_ = batch_.run;
+    log_.clear();
+    plots_->clearData();
+  }
+  log_.time.insert(log_.time.end(), batch_.time.begin(), batch_.time.end());
+  for (auto& v : batch_.values) log_.values.push_back(std::move(v));
+  plots_->refresh();
+}
+
+double MainWindow::framesPerSecond() const { return view_->framesPerSecond(); }
+double MainWindow::replotsPerSecond() const { return plots_->replotsPerSecond(); }
+
+void MainWindow::writeRunCsv(const std::filesystem::path& file) const {
+  Recording recording;
+  recording.channels = log_.channels;
+  recording.time = log_.time;
+  recording.values = log_.values;
+  std::ofstream out(file);
+  writeCsv(out, recording);
+  if (!out.flush()) throw std::runtime_error("cannot write '" + file.string() + "'");
+}
+
+void MainWindow::writeScreenshot(const std::filesystem::path& file, int width, int height) {
+  frameTick();
+  const render::Image& image = view_->renderAt(width, height);
+  if (image.width == 0) throw render::RenderError("no 3D view: " + view_->error());
+  render::writePng(image, file);
+}
+
+bool MainWindow::recordVideo(const std::filesystem::path& file, double t_end, bool interactive) {
+  if (!scene_ || !worker_) return false;
+  VideoRequest request;
+  request.file = file;
+  request.t_end = t_end;
+  request.controller = worker_->controllerName();
+  request.stepper = worker_->stepperName();
+  const WorkerSnapshot s = worker_->snapshot();
+  for (std::size_t i = 0; i < s.parameters.size(); ++i) request.parameters.emplace_back(static_cast<int>(i), s.parameters[i]);
+  request.camera = view_->camera();
+  request.camera.fov_y = view_->camera().fov_y;
+  worker_->pause();
+  std::unique_ptr<QProgressDialog> dialog;
+  if (interactive) {
+    dialog = std::make_unique<QProgressDialog>(tr("Recording %1").arg(QString::fromStdString(file.string())),
+                                               tr("Cancel"), 0, 1000, this);
+    dialog->setWindowModality(Qt::WindowModal);
+    dialog->setMinimumDuration(0);
+  }
+  int last_percent = -1;
+  const VideoResult result = ui::recordVideo(*scene_, request, [&](double t, double end) {
+    const int permille = static_cast<int>(1000.0 * t / std::max(end, 1e-9));
+    if (dialog) {
+      dialog->setValue(permille);
+      QApplication::processEvents();
+      return !dialog->wasCanceled();
+    }
+    if (permille / 100 != last_percent) {
+      last_percent = permille / 100;
+      std::cerr << "\rrecording " << file.string() << ": " << last_percent * 10 << " %" << std::flush;
+    }
+    return true;
+  });
+  if (!dialog) std::cerr << "\n";
+  if (!result.ok && !result.cancelled)
+    showError(tr("Video"), tr("The video stopped after %1 frames: %2").arg(result.frames).arg(QString::fromStdString(result.message)));
+  else if (interactive)
+    statusBar()->showMessage(tr("Wrote %1 frames to %2%3").arg(result.frames).arg(QString::fromStdString(file.string()))
+                                 .arg(result.cancelled ? tr(" (cancelled)") : ""), 10000);
+  return result.ok;
+}
+
+void MainWindow::exportRunCsvDialog() {
+  const QString f = QFileDialog::getSaveFileName(this, tr("Export run as CSV"), "run.csv", tr("CSV (*.csv)"));
+  if (f.isEmpty()) return;
+  try {
+    writeRunCsv(f.toStdString());
+  } catch (const std::exception& e) {
+    showError(tr("Export"), QString::fromStdString(e.what()));
+  }
+}
+
+void MainWindow::screenshotDialog() {
+  const QString f = QFileDialog::getSaveFileName(this, tr("Screenshot of the 3D view"), "screenshot.png", tr("PNG (*.png)"));
+  if (f.isEmpty()) return;
+  try {
+    writeScreenshot(f.toStdString(), view_->width() & ~1, view_->height() & ~1);
+  } catch (const std::exception& e) {
+    showError(tr("Screenshot"), QString::fromStdString(e.what()));
+  }
+}
+
+void MainWindow::videoDialog() {
+  if (!scene_) return;
+  const QString f = QFileDialog::getSaveFileName(this, tr("Record video"), "rbsim.mp4", tr("MP4 video (*.mp4)"));
+  if (f.isEmpty()) return;
+  bool ok = false;
+  const double t_end = QInputDialog::getDouble(this, tr("Record video"), tr("Simulated time [s]"),
+                                               scene_->integrator.t_end, 0.1, 3600.0, 2, &ok);
+  if (ok) recordVideo(f.toStdString(), t_end, true);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  QSettings settings;
+  settings.setValue("window/geometry", saveGeometry());
+  settings.setValue("window/state", saveState());
+  worker_.reset();
+  QMainWindow::closeEvent(event);
+}
+
+}  // namespace rbs::ui

@@ -1,0 +1,110 @@
+// The main window of rbsim (docs/GUI.md): the 3D view in the centre; docks for the scene browser,
+// run controls (with controller and integrator selection), gains and plots; a status bar with
+// simulation time, real-time factor, drift and warnings. A thin composition root: the work is in
+// SimulationWorker (thread), View3D, GainPanel, PlotPanel, SceneBrowser and recordVideo.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <QMainWindow>
+#include <QTimer>
+
+#include "core/scene/scene.h"
+#include "ui/plot_panel.h"
+#include "ui/simulation_worker.h"
+
+class QComboBox;
+class QLabel;
+class QPushButton;
+
+namespace rbs::ui {
+
+class View3D;
+class GainPanel;
+class SceneBrowser;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  /// The speeds of the speed box; SimulationWorker::kMaxSpeed is "as fast as possible".
+  static const std::vector<double>& speeds();
+
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  /// Loads `file` (with `--set` overrides) and starts it paused at t = 0. On a loader error the
+  /// message (file:line:column: what) is shown, lastError() returns it, the current scene stays
+  /// and the result is false.
+  bool openScene(const std::filesystem::path& file, const std::vector<std::string>& overrides = {});
+  bool reloadScene();
+  /// A new run of the current scene with another controller ("" the scene's, "none") or stepper.
+  bool restart(const std::string& controller, const std::string& stepper);
+
+  SimulationWorker* worker() const { return worker_.get(); }
+  const Scene* scene() const { return scene_.get(); }
+  View3D* view() const { return view_; }
+  GainPanel* gains() const { return gains_; }
+  PlotPanel* plots() const { return plots_; }
+  const RunLog& runLog() const { return log_; }
+  const QString& lastError() const { return last_error_; }
+  /// The status line's warning (divergence, dropped samples, rejected gains), empty if none.
+  QString warning() const;
+
+  /// One frame of the GUI: the latest snapshot into the 3D view and the status bar.
+  void frameTick();
+  /// Drains the worker's samples into the run log and refreshes the plots.
+  void plotTick();
+  /// Frames shown and replots per second over the last second.
+  double framesPerSecond() const;
+  double replotsPerSecond() const;
+
+  /// Writes the whole run (every channel) as CSV. Throws std::runtime_error when it cannot.
+  void writeRunCsv(const std::filesystem::path& file) const;
+  /// The 3D view at width × height as PNG. Throws render::RenderError.
+  void writeScreenshot(const std::filesystem::path& file, int width, int height);
+  /// Records a video of `t_end` s with a progress dialog (interactive) or progress on stderr.
+  bool recordVideo(const std::filesystem::path& file, double t_end, bool interactive);
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  std::shared_ptr<const Scene> scene_;
+  std::vector<std::string> overrides_;
+  std::unique_ptr<SimulationWorker> worker_;
+  RunLog log_;
+  SampleBatch batch_;
+  std::uint64_t run_ = 0;
+  std::uint64_t shown_serial_ = 0;
+  bool failure_shown_ = false;
+  QString last_error_;
+  QString warning_;
+
+  View3D* view_ = nullptr;
+  SceneBrowser* browser_ = nullptr;
+  GainPanel* gains_ = nullptr;
+  PlotPanel* plots_ = nullptr;
+  QComboBox* speed_box_ = nullptr;
+  QComboBox* controller_box_ = nullptr;
+  QComboBox* stepper_box_ = nullptr;
+  QPushButton* play_button_ = nullptr;
+  QLabel* time_label_ = nullptr;
+  QLabel* rate_label_ = nullptr;
+  QLabel* drift_label_ = nullptr;
+  QLabel* warning_label_ = nullptr;
+  QTimer frame_timer_, plot_timer_;
+
+  void buildDocks();
+  void buildMenus();
+  bool start(std::shared_ptr<const Scene> scene, const std::string& controller, const std::string& stepper);
+  void showError(const QString& title, const QString& message);
+  void fillSelectors();
+  void exportRunCsvDialog();
+  void screenshotDialog();
+  void videoDialog();
+};
+
+}  // namespace rbs::ui

@@ -1,0 +1,337 @@
+#include "ui/plot_panel.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <limits>
+#include <stdexcept>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDateTime>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMessageBox>
+#include <QMouseEvent>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+namespace rbs::ui {
+namespace {
+
+constexpr double kDefaultWindow = 10.0;  ///< [s] of simulation time visible
+constexpr int kPlotHeight = 220;         ///< [px] per plot
+
+/// Distinct colours for up to 10 curves per plot (tab10), then repeating.
+QColor curveColor(int i) {
+  static const QColor colors[] = {{31, 119, 180}, {255, 127, 14}, {44, 160, 44},  {214, 39, 40},
+                                  {148, 103, 189}, {140, 86, 75}, {227, 119, 194}, {127, 127, 127},
+                                  {188, 189, 34}, {23, 190, 207}};
+  return colors[i % 10];
+}
+
+}  // namespace
+
+PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
+  auto* outer = new QVBoxLayout(this);
+  auto* bar = new QHBoxLayout;
+  bar->addWidget(new QLabel(tr("Window"), this));
+  window_box_ = new QDoubleSpinBox(this);
+  window_box_->setRange(0.5, 3600.0);
+  window_box_->setValue(kDefaultWindow);
+  window_box_->setSuffix(" s");
+  window_box_->setToolTip(tr("length of the scrolling time window"));
+  bar->addWidget(window_box_);
+  pause_box_ = new QCheckBox(tr("Pause plots"), this);
+  bar->addWidget(pause_box_);
+  channel_box_ = new QComboBox(this);
+  channel_box_->setToolTip(tr("add any channel to the Custom plot"));
+  channel_box_->setMinimumContentsLength(16);
+  bar->addWidget(channel_box_, 1);
+  auto* add = new QPushButton(tr("Add"), this);
+  bar->addWidget(add);
+  auto* export_button = new QPushButton(tr("Export…"), this);
+  bar->addWidget(export_button);
+  outer->addLayout(bar);
+  auto* scroll = new QScrollArea(this);
+  scroll->setWidgetResizable(true);
+  auto* body = new QWidget(scroll);
+  plots_layout_ = new QVBoxLayout(body);
+  scroll->setWidget(body);
+  outer->addWidget(scroll, 1);
+
+  connect(pause_box_, &QCheckBox::toggled, this, [this](bool on) { paused_ = on; });
+  connect(window_box_, &QDoubleSpinBox::valueChanged, this, [this] {
+    for (Plot& p : plots_) scrollPlot(p);
+  });
+  connect(add, &QPushButton::clicked, this, [this] { addChannel(channel_box_->currentText().toStdString()); });
+  connect(export_button, &QPushButton::clicked, this, [this] { exportDialog(); });
+}
+
+double PlotPanel::windowLength() const { return window_box_->value(); }
+void PlotPanel::setWindowLength(double seconds) { window_box_->setValue(seconds); }
+void PlotPanel::setPaused(bool paused) { pause_box_->setChecked(paused); }
+
+void PlotPanel::setup(const RunLog* log, const std::vector<PlotGroup>& groups) {
+  for (Plot& p : plots_) delete p.widget;
+  plots_.clear();
+  log_ = log;
+  added_ = 0;
+  channel_box_->clear();
+  for (int i = 0; i < log->channels.size(); ++i) channel_box_->addItem(QString::fromStdString(log->channels[i].name));
+  for (const PlotGroup& g : groups) {
+    std::vector<int> channels;
+    std::string missing;
+    for (const std::string& name : g.channels) {
+      const int c = log->channels.find(name);
+      if (c >= 0) channels.push_back(c);
+      else missing += (missing.empty() ? "" : ", ") + name;
+    }
+    makePlot(missing.empty() ? g.title : g.title + " (not in this run: " + missing + ")", channels);
+  }
+  if (groups.empty()) {  // a scene without plots: the energies
+    std::vector<int> channels;
+    for (const char* name : {"energy.kinetic", "energy.potential", "energy.total"})
+      if (const int c = log->channels.find(name); c >= 0) channels.push_back(c);
+    makePlot("Energies", channels);
+  }
+}
+
+PlotPanel::Plot& PlotPanel::makePlot(const std::string& title, const std::vector<int>& channels) {
+  Plot p;
+  p.title = title;
+  p.widget = new QCustomPlot(this);
+  p.widget->setMinimumHeight(kPlotHeight);
+  p.widget->setNoAntialiasingOnDrag(true);
+  p.widget->setNotAntialiasedElements(QCP::aeAll);
+  p.widget->plotLayout()->insertRow(0);
+  p.widget->plotLayout()->addElement(0, 0, new QCPTextElement(p.widget, QString::fromStdString(title)));
+  p.widget->xAxis->setLabel("t [s]");
+  p.widget->legend->setVisible(true);
+  p.widget->legend->setFont(QFont(font().family(), 8));
+  p.widget->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+  p.cursor = new QCPItemStraightLine(p.widget);
+  p.cursor->setPen(QPen(QColor(120, 120, 120), 1, Qt::DashLine));
+  p.cursor->setVisible(false);
+  p.readout = new QCPItemText(p.widget);
+  p.readout->setPositionAlignment(Qt::AlignTop | Qt::AlignRight);
+  p.readout->position->setType(QCPItemPosition::ptAxisRectRatio);
+  p.readout->position->setCoords(0.99, 0.02);
+  p.readout->setTextAlignment(Qt::AlignRight);
+  p.readout->setBrush(QBrush(QColor(255, 255, 255, 220)));
+  p.readout->setPadding(QMargins(4, 2, 4, 2));
+  p.readout->setVisible(false);
+  p.widget->setMouseTracking(true);
+  p.widget->installEventFilter(this);
+  plots_layout_->addWidget(p.widget);
+  plots_.push_back(p);
+  for (int c : channels) addCurve(plots_.back(), c);
+  return plots_.back();
+}
+
+void PlotPanel::addCurve(Plot& plot, int channel) {
+  QCPGraph* graph = plot.widget->addGraph();
+  const ChannelInfo& info = log_->channels[channel];
+  graph->setName(QString::fromStdString(info.name + (info.unit.empty() || info.unit == "1" ? "" : " [" + info.unit + "]")));
+  graph->setPen(QPen(curveColor(plot.widget->graphCount() - 1), 1));
+  graph->setAdaptiveSampling(true);  // draws at most a few points per pixel column
+  plot.channels.push_back(channel);
+  // the samples already received
+  QVector<double> keys, values;
+  for (std::size_t k = 0; k < added_; ++k) {
+    keys.push_back(log_->time[k]);
+    values.push_back(log_->values[k][channel]);
+  }
+  graph->addData(keys, values, true);
+}
+
+void PlotPanel::addChannel(const std::string& name) {
+  if (!log_) return;
+  const int c = log_->channels.find(name);
+  if (c < 0) return;
+  auto custom = std::find_if(plots_.begin(), plots_.end(), [](const Plot& p) { return p.title == "Custom"; });
+  if (custom == plots_.end()) {
+    makePlot("Custom", {c});
+    scrollPlot(plots_.back());
+    plots_.back().widget->replot();
+    return;
+  }
+  if (std::find(custom->channels.begin(), custom->channels.end(), c) != custom->channels.end()) return;
+  addCurve(*custom, c);
+  scrollPlot(*custom);
+  custom->widget->replot();
+}
+
+void PlotPanel::clearData() {
+  added_ = 0;
+  for (Plot& p : plots_)
+    for (int g = 0; g < p.widget->graphCount(); ++g) p.widget->graph(g)->data()->clear();
+}
+
+long PlotPanel::pointCount() const {
+  long n = 0;
+  for (const Plot& p : plots_)
+    for (int g = 0; g < p.widget->graphCount(); ++g) n += p.widget->graph(g)->dataCount();
+  return n;
+}
+
+void PlotPanel::scrollPlot(Plot& plot) {
+  const double t = log_ && !log_->time.empty() ? log_->time.back() : 0.0;
+  const double w = windowLength();
+  plot.widget->xAxis->setRange(std::max(0.0, t - w), std::max(w, t));
+  bool first = true;
+  for (int g = 0; g < plot.widget->graphCount(); ++g) {
+    bool found = false;
+    const QCPRange r = plot.widget->graph(g)->getValueRange(found, QCP::sdBoth, plot.widget->xAxis->range());
+    if (!found) continue;
+    if (first) plot.widget->yAxis->setRange(r);
+    else plot.widget->yAxis->setRange(QCPRange(std::min(r.lower, plot.widget->yAxis->range().lower),
+                                               std::max(r.upper, plot.widget->yAxis->range().upper)));
+    first = false;
+  }
+  if (!first) {
+    const QCPRange r = plot.widget->yAxis->range();
+    const double pad = std::max(0.05 * r.size(), 1e-9 * std::max(1.0, std::abs(r.center())));
+    plot.widget->yAxis->setRange(r.lower - pad, r.upper + pad);
+  }
+}
+
+void PlotPanel::refresh() {
+  if (!log_) return;
+  const std::size_t n = log_->time.size();
+  if (n > added_) {
+    QVector<double> keys(static_cast<qsizetype>(n - added_));
+    for (std::size_t k = added_; k < n; ++k) keys[static_cast<qsizetype>(k - added_)] = log_->time[k];
+    QVector<double> values(keys.size());
+    for (Plot& p : plots_)
+      for (std::size_t g = 0; g < p.channels.size(); ++g) {
+        for (std::size_t k = added_; k < n; ++k) values[static_cast<qsizetype>(k - added_)] = log_->values[k][p.channels[g]];
+        p.widget->graph(static_cast<int>(g))->addData(keys, values, true);
+      }
+    added_ = n;
+  }
+  const qint64 now = QDateTime::currentMSecsSinceEpoch();
+  if (rate_start_ms_ == 0) rate_start_ms_ = now;
+  if (paused_) return;
+  for (Plot& p : plots_) {
+    scrollPlot(p);
+    p.widget->replot(QCustomPlot::rpQueuedReplot);
+  }
+  ++replots_;
+  ++replots_total_;
+  if (now - rate_start_ms_ >= 1000) {
+    replot_rate_ = 1000.0 * replots_ / static_cast<double>(now - rate_start_ms_);
+    replots_ = 0;
+    rate_start_ms_ = now;
+  }
+}
+
+bool PlotPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (event->type() != QEvent::MouseMove && event->type() != QEvent::Leave) return QWidget::eventFilter(watched, event);
+  for (Plot& p : plots_) {
+    if (p.widget != watched) continue;
+    if (event->type() == QEvent::Leave) {
+      p.cursor->setVisible(false);
+      p.readout->setVisible(false);
+    } else {
+      const double key = p.widget->xAxis->pixelToCoord(static_cast<QMouseEvent*>(event)->position().x());
+      p.cursor->point1->setCoords(key, 0);
+      p.cursor->point2->setCoords(key, 1);
+      QString text = QStringLiteral("t = %1 s").arg(key, 0, 'f', 3);
+      for (int g = 0; g < p.widget->graphCount(); ++g) {
+        const auto points = p.widget->graph(g)->data();
+        if (points->isEmpty()) continue;
+        auto it = points->findBegin(key, false);
+        if (it == points->constEnd()) --it;
+        text += QStringLiteral("\n%1: %2").arg(p.widget->graph(g)->name()).arg(it->value, 0, 'g', 6);
+      }
+      p.readout->setText(text);
+      p.cursor->setVisible(true);
+      p.readout->setVisible(true);
+    }
+    p.widget->replot(QCustomPlot::rpQueuedReplot);
+  }
+  return QWidget::eventFilter(watched, event);
+}
+
+std::string PlotPanel::fileStem(int i) const {
+  std::string stem;
+  for (char c : plots_[i].title) {
+    if (c == '(') break;
+    const unsigned char u = static_cast<unsigned char>(c);
+    stem += std::isalnum(u) ? static_cast<char>(std::tolower(u)) : '_';
+  }
+  while (!stem.empty() && stem.back() == '_') stem.pop_back();
+  return stem.empty() ? "plot" + std::to_string(i + 1) : stem;
+}
+
+std::vector<std::filesystem::path> PlotPanel::exportPlot(int i, const std::filesystem::path& dir, bool whole_run) {
+  Plot& p = plots_[i];
+  const std::filesystem::path stem = dir / fileStem(i);
+  const QCPRange visible = p.widget->xAxis->range();
+  const QCPRange visible_y = p.widget->yAxis->range();
+  QCPRange range = visible;
+  if (whole_run && log_ && !log_->time.empty()) {
+    range = QCPRange(log_->time.front(), std::max(log_->time.back(), log_->time.front() + 1e-9));
+    p.widget->xAxis->setRange(range);
+    bool first = true;
+    for (int g = 0; g < p.widget->graphCount(); ++g) {
+      p.widget->graph(g)->rescaleValueAxis(!first, true);
+      first = false;
+    }
+  }
+  p.cursor->setVisible(false);
+  p.readout->setVisible(false);
+  std::vector<std::filesystem::path> written;
+  const auto check = [&](bool ok, const std::filesystem::path& file) {
+    if (!ok) throw std::runtime_error("cannot write '" + file.string() + "'");
+    written.push_back(file);
+  };
+  const int w = std::max(p.widget->width(), 800), h = std::max(p.widget->height(), 400);
+  const std::filesystem::path png = stem.string() + ".png", pdf = stem.string() + ".pdf", csv = stem.string() + ".csv";
+  check(p.widget->savePng(QString::fromStdString(png.string()), w, h), png);
+  check(p.widget->savePdf(QString::fromStdString(pdf.string()), w, h), pdf);
+  {
+    std::ofstream out(csv);
+    out << "t";
+    for (int c : p.channels) out << ',' << log_->channels[c].name;
+    out << '\n' << std::setprecision(17);
+    if (log_)
+      for (std::size_t k = 0; k < log_->time.size(); ++k) {
+        const double t = log_->time[k];
+        if (t < range.lower - 1e-12 || t > range.upper + 1e-12) continue;
+        out << t;
+        for (int c : p.channels) out << ',' << log_->values[k][c];
+        out << '\n';
+      }
+    check(static_cast<bool>(out.flush()), csv);
+  }
+  p.widget->xAxis->setRange(visible);
+  p.widget->yAxis->setRange(visible_y);
+  p.widget->replot(QCustomPlot::rpQueuedReplot);
+  return written;
+}
+
+void PlotPanel::exportDialog() {
+  if (plots_.empty()) return;
+  const QString dir = QFileDialog::getExistingDirectory(this, tr("Export plots into folder"));
+  if (dir.isEmpty()) return;
+  const bool whole = QMessageBox::question(this, tr("Export plots"),
+                                           tr("Export the whole run? (No: the visible window only.)")) ==
+                     QMessageBox::Yes;
+  try {
+    int files = 0;
+    for (int i = 0; i < plotCount(); ++i) files += static_cast<int>(exportPlot(i, dir.toStdString(), whole).size());
+    QMessageBox::information(this, tr("Export plots"), tr("Wrote %1 files into %2.").arg(files).arg(dir));
+  } catch (const std::exception& e) {
+    QMessageBox::warning(this, tr("Export plots"), QString::fromStdString(e.what()));
+  }
+}
+
+}  // namespace rbs::ui

@@ -1,0 +1,102 @@
+// The plot panel: one QCustomPlot per plot group of the scene (energies, tracking errors, inputs,
+// constraint drift), plus a "custom" plot any channel can be added to. Data arrive in batches on
+// a timer (never per simulation step); the key axis scrolls with an adjustable window; pause
+// freezes the view (data keep coming); a crosshair reads out every curve; legends on.
+// Export: PNG, PDF and CSV of one or all groups, the visible window or the whole run.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <QWidget>
+
+#include "core/scene/scene.h"
+#include "sim/channels.h"
+
+class QCustomPlot;
+class QCPItemStraightLine;
+class QCPItemText;
+class QComboBox;
+class QDoubleSpinBox;
+class QCheckBox;
+class QVBoxLayout;
+
+namespace rbs::ui {
+
+/// The whole run as the GUI received it (the worker's samples, in order).
+struct RunLog {
+  ChannelSet channels;
+  std::vector<double> time;
+  std::vector<std::vector<double>> values;
+  void clear() {
+    time.clear();
+    values.clear();
+  }
+};
+
+class PlotPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit PlotPanel(QWidget* parent = nullptr);
+
+  /// One plot per group (channels the run does not have are left out with a note in the title);
+  /// the log is read on every refresh() and must outlive the panel's use of it.
+  void setup(const RunLog* log, const std::vector<PlotGroup>& groups);
+  /// Adds samples log.time[from…] to the curves and, unless paused, scrolls and replots.
+  void refresh();
+  /// Starts the curves over (the run was reset).
+  void clearData();
+  void addChannel(const std::string& name);
+
+  double windowLength() const;
+  void setWindowLength(double seconds);
+  void setPaused(bool paused);
+  int plotCount() const { return static_cast<int>(plots_.size()); }
+  QCustomPlot* plot(int i) const { return plots_[i].widget; }
+  const std::string& title(int i) const { return plots_[i].title; }
+  /// Replots per second of wall time (over the last second).
+  double replotsPerSecond() const { return replot_rate_; }
+  long replotCount() const { return replots_total_; }
+  int curveCount(int i) const { return static_cast<int>(plots_[i].channels.size()); }
+  /// Points the curves hold in total.
+  long pointCount() const;
+
+  /// Writes DIR/STEM.png, .pdf, .csv for plot i (STEM from the title). `whole_run`: the full
+  /// time range, else the visible window. Returns the files written; throws std::runtime_error
+  /// naming the file that could not be written.
+  std::vector<std::filesystem::path> exportPlot(int i, const std::filesystem::path& dir, bool whole_run);
+  /// File-name stem of plot i ("Energies" -> "energies").
+  std::string fileStem(int i) const;
+
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
+ private:
+  struct Plot {
+    std::string title;
+    std::vector<int> channels;  ///< indices into the log's channels
+    QCustomPlot* widget = nullptr;
+    QCPItemStraightLine* cursor = nullptr;
+    QCPItemText* readout = nullptr;
+  };
+  const RunLog* log_ = nullptr;
+  std::vector<Plot> plots_;
+  std::size_t added_ = 0;  ///< samples of the log already in the curves
+  bool paused_ = false;
+  QVBoxLayout* plots_layout_ = nullptr;
+  QComboBox* channel_box_ = nullptr;
+  QDoubleSpinBox* window_box_ = nullptr;
+  QCheckBox* pause_box_ = nullptr;
+  int replots_ = 0;
+  long replots_total_ = 0;
+  double replot_rate_ = 0.0;
+  qint64 rate_start_ms_ = 0;
+
+  Plot& makePlot(const std::string& title, const std::vector<int>& channels);
+  void addCurve(Plot& plot, int channel);
+  void scrollPlot(Plot& plot);
+  void exportDialog();
+};
+
+}  // namespace rbs::ui

@@ -1,0 +1,305 @@
+#include "ui/simulation_worker.h"
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "core/control/reference.h"
+#include "render/frame_snapshot.h"
+#include "sim/closed_loop.h"
+#include "sim/scene_loop.h"
+#include "sim/settings.h"
+#include "sim/simulator.h"
+
+namespace rbs::ui {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// Output samples per slice of advanceTo: small enough that commands and snapshots stay fresh
+/// (a slice of the slowest scenes takes a few milliseconds), large enough to amortize the locks.
+constexpr long kMaxSliceSamples = 20;
+/// Behind wall time by more than this [s of wall time]: give up catching up (MuJoCo's re-sync).
+constexpr double kResyncLag = 0.1;
+/// Window of the real-time-factor estimate [s of wall time].
+constexpr double kRateWindow = 0.5;
+
+double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+
+}  // namespace
+
+struct SimulationWorker::Engine {
+  std::shared_ptr<const Scene> scene;
+  std::shared_ptr<InputSource> source;
+  ParameterSet* parameters = nullptr;  ///< the controller's, or null
+  std::unique_ptr<Simulator> sim;
+  std::unique_ptr<render::FrameSnapshot> frame;
+  std::vector<int> u_channels;
+  int drift_channel = -1;
+  VecX u;
+
+  // pending samples of the current slice
+  std::vector<double> pending_time;
+  std::vector<std::vector<double>> pending_values;
+
+  // run state
+  bool running = false;
+  double speed = 1.0;
+  long k = 0;                    ///< index of the last output sample (time k·dt_out)
+  long until_k = -1;             ///< ≥ 0: run as fast as possible to this sample, then pause
+  Clock::time_point anchor_wall;
+  double anchor_time = 0.0;
+  std::deque<std::pair<Clock::time_point, double>> rate_history;
+  std::uint64_t run = 0;
+  std::string parameter_error;
+};
+
+SimulationWorker::SimulationWorker(std::shared_ptr<const Scene> scene, const std::string& controller,
+                                   const std::string& stepper)
+    : scene_(std::move(scene)), engine_(std::make_unique<Engine>()) {
+  Engine& e = *engine_;
+  e.scene = scene_;
+  const Scene& s = *scene_;
+  IntegratorSettings settings = s.integrator;
+  if (!stepper.empty()) settings.stepper = stepper;
+  const SimulationOptions options = simulationOptions(settings);  // throws std::invalid_argument
+  dt_out_ = options.dt_out;
+  stepper_name_ = settings.stepper;
+  controller_name_ = controller.empty() ? s.controller.name : controller;
+  e.source = makeSceneInputSource(s, controller_name_);  // throws SceneError
+  if (!e.source) controller_name_ = "none";
+  if (auto* loop = dynamic_cast<ClosedLoop*>(e.source.get())) e.parameters = &loop->controller().parameters();
+  if (e.parameters) parameter_specs_ = *e.parameters;
+  e.sim = std::make_unique<Simulator>(s.model, options, e.source);
+  e.frame = std::make_unique<render::FrameSnapshot>(s.model, e.source ? makeReference(s.model, s.reference) : nullptr);
+  channels_ = e.sim->channels();
+  for (const Actuator& a : s.model.actuators) e.u_channels.push_back(channels_.find("u." + a.name));
+  e.drift_channel = channels_.find("constraint.drift");
+  e.u = VecX::Zero(s.model.numInputs());
+  e.sim->on_sample = [&e](double t, const std::vector<double>& values) {
+    e.pending_time.push_back(t);
+    e.pending_values.push_back(values);
+  };
+  e.sim->reset(s.model.initial_state, 0.0);
+  thread_ = std::thread([this] { loop(); });
+}
+
+SimulationWorker::~SimulationWorker() {
+  {
+    std::lock_guard lock(command_mutex_);
+    quit_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void SimulationWorker::send(Command command) {
+  {
+    std::lock_guard lock(command_mutex_);
+    commands_.push_back(std::move(command));
+  }
+  wake_.notify_all();
+}
+
+void SimulationWorker::play() { send(Play{}); }
+void SimulationWorker::pause() { send(Pause{}); }
+void SimulationWorker::stepOnce() { send(Step{}); }
+void SimulationWorker::reset() { send(Reset{}); }
+void SimulationWorker::setSpeed(double speed) { send(Speed{speed}); }
+void SimulationWorker::runUntil(double t) { send(RunUntil{t}); }
+void SimulationWorker::setParameter(int index, double value) { send(SetParameter{index, value}); }
+void SimulationWorker::resetParameters() { send(ResetParameters{}); }
+
+WorkerSnapshot SimulationWorker::snapshot() const {
+  std::lock_guard lock(snapshot_mutex_);
+  return snapshot_;
+}
+
+void SimulationWorker::drainSamples(SampleBatch& out) {
+  out.time.clear();
+  out.values.clear();
+  std::lock_guard lock(sample_mutex_);
+  out.run = sample_run_;
+  out.time.assign(sample_time_.begin(), sample_time_.end());
+  out.values.reserve(sample_values_.size());
+  for (auto& v : sample_values_) out.values.push_back(std::move(v));
+  sample_time_.clear();
+  sample_values_.clear();
+}
+
+void SimulationWorker::loop() {
+  Engine& e = *engine_;
+  Simulator& sim = *e.sim;
+  const Scene& s = *scene_;
+
+  // Moves the slice's samples into the shared buffer (bounded: the oldest go first, counted).
+  const auto publishSamples = [&] {
+    std::lock_guard lock(sample_mutex_);
+    if (sample_run_ != e.run) {
+      sample_time_.clear();
+      sample_values_.clear();
+      sample_run_ = e.run;
+    }
+    for (std::size_t i = 0; i < e.pending_time.size(); ++i) {
+      if (sample_time_.size() >= kSampleCapacity) {
+        sample_time_.pop_front();
+        sample_values_.pop_front();
+        ++dropped_;
+      }
+      sample_time_.push_back(e.pending_time[i]);
+      sample_values_.push_back(std::move(e.pending_values[i]));
+    }
+    e.pending_time.clear();
+    e.pending_values.clear();
+  };
+
+  // Fills the latest-wins snapshot (the frame is made here, off the GUI thread).
+  const auto publishSnapshot = [&] {
+    const Recording& rec = sim.recording();
+    double drift = 0.0;
+    if (!rec.values.empty()) {
+      const std::vector<double>& last = rec.values.back();
+      for (int i = 0; i < s.model.numInputs(); ++i) e.u[i] = e.u_channels[i] >= 0 ? last[e.u_channels[i]] : 0.0;
+      if (e.drift_channel >= 0) drift = last[e.drift_channel];
+    }
+    const Clock::time_point now = Clock::now();
+    e.rate_history.emplace_back(now, sim.time());
+    while (e.rate_history.size() > 2 && seconds(now - e.rate_history.front().first) > kRateWindow)
+      e.rate_history.pop_front();
+    double rate = 0.0;
+    if (e.running && e.rate_history.size() >= 2) {
+      const double wall = seconds(now - e.rate_history.front().first);
+      if (wall > 1e-3) rate = (sim.time() - e.rate_history.front().second) / wall;
+    }
+    // a run that stopped on a non-finite state keeps showing the last finite pose
+    const bool finite = sim.state().x.allFinite() && sim.state().xi.allFinite() && e.u.allFinite();
+    const Snapshot* frame = finite ? &e.frame->make(sim.time(), sim.state(), e.u) : nullptr;
+    long dropped = 0;
+    {
+      std::lock_guard lock(sample_mutex_);
+      dropped = dropped_;
+    }
+    std::lock_guard lock(snapshot_mutex_);
+    if (frame) snapshot_.frame = *frame;
+    snapshot_.time = sim.time();
+    snapshot_.real_time_factor = rate;
+    snapshot_.drift = drift;
+    snapshot_.running = e.running;
+    snapshot_.failed = sim.failed();
+    snapshot_.message = sim.message();
+    snapshot_.parameters.clear();
+    if (e.parameters)
+      for (int i = 0; i < e.parameters->size(); ++i) snapshot_.parameters.push_back(e.parameters->value(i));
+    snapshot_.parameter_error = e.parameter_error;
+    snapshot_.dropped_samples = dropped;
+    snapshot_.run = e.run;
+    ++snapshot_.serial;
+  };
+
+  const auto anchor = [&] {
+    e.anchor_wall = Clock::now();
+    e.anchor_time = sim.time();
+  };
+
+  const auto advance = [&](long target_k) {
+    if (target_k <= e.k) return;
+    const bool ok = sim.advanceTo(static_cast<double>(target_k) * dt_out_);
+    e.k = ok ? target_k : static_cast<long>(std::floor(sim.time() / dt_out_));
+    if (!ok) e.running = false;
+    publishSamples();
+  };
+
+  const auto apply = [&](const Command& command) {
+    if (std::holds_alternative<Play>(command)) {
+      e.running = !sim.failed();
+      e.until_k = -1;
+      anchor();
+    } else if (std::holds_alternative<Pause>(command)) {
+      e.running = false;
+      e.until_k = -1;
+    } else if (std::holds_alternative<Step>(command)) {
+      e.running = false;
+      e.until_k = -1;
+      advance(e.k + 1);
+    } else if (std::holds_alternative<Reset>(command)) {
+      e.running = false;
+      e.until_k = -1;
+      e.pending_time.clear();
+      e.pending_values.clear();
+      ++e.run;
+      e.k = 0;
+      sim.reset(s.model.initial_state, 0.0);  // records the sample at t = 0
+      e.rate_history.clear();
+      publishSamples();
+    } else if (const auto* speed = std::get_if<Speed>(&command)) {
+      e.speed = speed->value;
+      anchor();
+    } else if (const auto* until = std::get_if<RunUntil>(&command)) {
+      e.until_k = std::lround(until->t / dt_out_);
+      e.running = !sim.failed() && e.until_k > e.k;
+    } else if (const auto* set = std::get_if<SetParameter>(&command)) {
+      if (e.parameters && set->index >= 0 && set->index < e.parameters->size()) {
+        try {
+          e.parameters->set(set->index, set->value);
+          e.parameter_error.clear();
+        } catch (const std::exception& ex) {  // ControlError: out of range, not finite
+          e.parameter_error = ex.what();
+        }
+      }
+    } else if (std::holds_alternative<ResetParameters>(command)) {
+      if (e.parameters) e.parameters->resetToDefaults();
+    }
+  };
+
+  // the first sample (t = 0) and the first snapshot
+  publishSamples();
+  publishSnapshot();
+
+  std::vector<Command> commands;
+  for (;;) {
+    {
+      std::unique_lock lock(command_mutex_);
+      if (!e.running && commands_.empty() && !quit_) wake_.wait(lock, [&] { return quit_ || !commands_.empty(); });
+      if (quit_) return;
+      commands.swap(commands_);
+    }
+    for (const Command& c : commands) apply(c);
+    const bool had_commands = !commands.empty();
+    commands.clear();
+
+    if (e.running) {
+      long target = e.k + kMaxSliceSamples;
+      if (e.until_k >= 0) {
+        target = std::min(target, e.until_k);
+      } else if (e.speed > 0.0) {
+        const double wall = seconds(Clock::now() - e.anchor_wall);
+        double wanted = e.anchor_time + e.speed * wall;
+        if (wanted - sim.time() > kResyncLag * std::max(e.speed, 1.0)) {  // too slow: stop catching up
+          anchor();
+          wanted = sim.time() + dt_out_;
+        }
+        target = std::min(target, static_cast<long>(std::floor(wanted / dt_out_ + 1e-9)));
+        if (target <= e.k) {
+          // ahead of the clock: sleep until the next sample is due (or a command arrives)
+          const double due = (static_cast<double>(e.k + 1) * dt_out_ - e.anchor_time) / e.speed;
+          const auto wake_at = e.anchor_wall + std::chrono::duration_cast<Clock::duration>(
+                                                   std::chrono::duration<double>(due));
+          if (had_commands) publishSnapshot();
+          std::unique_lock lock(command_mutex_);
+          wake_.wait_until(lock, std::min(wake_at, Clock::now() + std::chrono::milliseconds(20)),
+                           [&] { return quit_ || !commands_.empty(); });
+          continue;
+        }
+      }
+      advance(target);
+      if (e.until_k >= 0 && e.k >= e.until_k) {
+        e.running = false;
+        e.until_k = -1;
+      }
+    }
+    publishSnapshot();
+  }
+}
+
+}  // namespace rbs::ui

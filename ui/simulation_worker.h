@@ -1,0 +1,129 @@
+// The simulation of the desktop application on its own thread (docs/GUI.md). The GUI and the
+// worker meet only in three places (reference/code-style-anchors.md §R.4):
+//   commands   GUI -> worker, a mutex-protected queue applied between steps (play, pause, step,
+//              reset, speed, run-until, set parameter);
+//   snapshot   worker -> GUI, latest wins: body poses, time, real-time factor, drift, the
+//              parameter values the controller used, status;
+//   samples    worker -> GUI, a bounded buffer of every output sample (drops counted, never silent).
+// The worker never touches a Qt or OSG object; the GUI never touches the Simulator.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <variant>
+#include <vector>
+
+#include "core/control/parameters.h"
+#include "core/model/snapshot.h"
+#include "core/scene/scene.h"
+#include "sim/channels.h"
+
+namespace rbs::ui {
+
+/// What the worker last published. `run` counts resets (the plots start over when it changes).
+struct WorkerSnapshot {
+  Snapshot frame;                   ///< poses at `time` (and reference ghost, thrust arrows)
+  double time = 0.0;                ///< simulation time [s]
+  double real_time_factor = 0.0;    ///< sim time / wall time over the last ~0.5 s
+  double drift = 0.0;               ///< constraint.drift of the last sample
+  bool running = false;
+  bool failed = false;
+  std::string message;              ///< the simulator's stop message when failed
+  std::vector<double> parameters;   ///< the values the controller used in the last step
+  std::string parameter_error;      ///< the last rejected parameter change (empty: none)
+  long dropped_samples = 0;         ///< samples lost because the GUI did not drain in time
+  std::uint64_t run = 0;
+  std::uint64_t serial = 0;         ///< increases with every publication
+};
+
+/// Samples taken from the buffer: one row of channel values per time.
+struct SampleBatch {
+  std::uint64_t run = 0;
+  std::vector<double> time;
+  std::vector<std::vector<double>> values;
+};
+
+class SimulationWorker {
+ public:
+  /// `speed` 0: as fast as possible.
+  static constexpr double kMaxSpeed = 0.0;
+  static constexpr std::size_t kSampleCapacity = 1 << 18;
+
+  /// Builds the closed loop of `scene` with `controller` ("" or the scene's name: the scene's own
+  /// controller with its parameters; "none": no inputs) and the stepper `stepper` ("": the
+  /// scene's). Throws SceneError or std::invalid_argument (with the loader's message) on the
+  /// calling thread; then starts the thread, paused at t = 0.
+  SimulationWorker(std::shared_ptr<const Scene> scene, const std::string& controller,
+                   const std::string& stepper);
+  ~SimulationWorker();
+  SimulationWorker(const SimulationWorker&) = delete;
+  SimulationWorker& operator=(const SimulationWorker&) = delete;
+
+  const Scene& scene() const { return *scene_; }
+  const ChannelSet& channels() const { return channels_; }
+  /// The controller's parameters at start (specs and defaults); empty without a controller.
+  const ParameterSet& parameterSpecs() const { return parameter_specs_; }
+  const std::string& controllerName() const { return controller_name_; }
+  const std::string& stepperName() const { return stepper_name_; }
+  double outputStep() const { return dt_out_; }
+
+  void play();
+  void pause();
+  void stepOnce();  ///< one output step, then paused
+  void reset();     ///< back to t = 0, paused; parameters keep their values
+  void setSpeed(double speed);  ///< sim seconds per wall second; kMaxSpeed: as fast as possible
+  /// As fast as possible up to t [s], then paused.
+  void runUntil(double t);
+  void setParameter(int index, double value);
+  void resetParameters();
+
+  WorkerSnapshot snapshot() const;
+  /// Moves the samples published since the last call into `out` (replacing its content).
+  void drainSamples(SampleBatch& out);
+
+ private:
+  struct Play {};
+  struct Pause {};
+  struct Step {};
+  struct Reset {};
+  struct Speed { double value; };
+  struct RunUntil { double t; };
+  struct SetParameter { int index; double value; };
+  struct ResetParameters {};
+  using Command = std::variant<Play, Pause, Step, Reset, Speed, RunUntil, SetParameter, ResetParameters>;
+
+  struct Engine;  // the simulator and the closed loop: touched by the worker thread only
+
+  std::shared_ptr<const Scene> scene_;
+  ChannelSet channels_;
+  ParameterSet parameter_specs_;
+  std::string controller_name_, stepper_name_;
+  double dt_out_ = 0.01;
+  std::unique_ptr<Engine> engine_;
+
+  mutable std::mutex command_mutex_;
+  std::condition_variable wake_;
+  std::vector<Command> commands_;
+  bool quit_ = false;
+
+  mutable std::mutex snapshot_mutex_;
+  WorkerSnapshot snapshot_;
+
+  std::mutex sample_mutex_;
+  std::deque<double> sample_time_;
+  std::deque<std::vector<double>> sample_values_;
+  std::uint64_t sample_run_ = 0;
+  long dropped_ = 0;
+
+  std::thread thread_;
+
+  void send(Command command);
+  void loop();
+};
+
+}  // namespace rbs::ui

@@ -1,0 +1,130 @@
+#include "ui/view3d.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <QMouseEvent>
+#include <QPainter>
+#include <QWheelEvent>
+
+#include "core/dynamics/snapshot.h"
+#include "core/dynamics/workspace.h"
+
+namespace rbs::ui {
+namespace {
+/// Radians of orbit per pixel of mouse drag.
+constexpr double kOrbitPerPixel = 0.008;
+/// Zoom factor per wheel notch (120 units).
+constexpr double kZoomPerNotch = 1.15;
+}  // namespace
+
+View3D::View3D(QWidget* parent) : QWidget(parent) {
+  setMinimumSize(320, 240);
+  setAttribute(Qt::WA_OpaquePaintEvent);
+  setFocusPolicy(Qt::StrongFocus);
+}
+
+View3D::~View3D() = default;
+
+std::vector<std::string> View3D::setScene(const Scene& scene) {
+  model_ = std::make_unique<Model>(scene.model);
+  scene_camera_ = scene.camera;
+  const double aspect = height() > 0 ? static_cast<double>(width()) / height() : 1.5;
+  camera_ = render::makeCamera("scene", *model_, scene_camera_, aspect);
+  render::SceneOptions options;
+  options.scene_name = scene.name.empty() ? scene.file.stem().string() : scene.name;
+  graph_ = std::make_unique<render::SceneGraph>(*model_, options);
+  if (renderer_) renderer_->setScene(graph_->root());
+  Workspace ws(*model_);
+  last_ = Snapshot{};
+  fillBodyPoses(*model_, model_->initial_state.x, 0.0, ws, last_);
+  return graph_->warnings();
+}
+
+bool View3D::ensureRenderer(int width, int height) {
+  if (renderer_ && renderer_->width() == width && renderer_->height() == height) return true;
+  try {
+    renderer_.reset();
+    renderer_ = std::make_unique<render::OffscreenRenderer>(width, height, 0);
+    if (graph_) renderer_->setScene(graph_->root());
+    error_.clear();
+  } catch (const render::RenderError& e) {
+    error_ = e.what();
+    return false;
+  }
+  return true;
+}
+
+const render::Image& View3D::draw(int width, int height) {
+  static const render::Image kNone;
+  if (!graph_ || !ensureRenderer(width, height)) return kNone;
+  graph_->setViewportSize(width, height);
+  renderer_->setCamera(render::cameraPose(*model_, camera_, last_.body_poses), camera_.fov_y);
+  return renderer_->render();
+}
+
+void View3D::showFrame(const Snapshot& snapshot, const render::HudInfo& hud) {
+  if (!graph_) return;
+  if (snapshot.body_poses.size() == model_->bodies.size()) {
+    last_ = snapshot;
+    graph_->apply(last_);
+  }
+  hud_ = hud;
+  graph_->setHud(hud_);
+  const int w = std::max(16, width() & ~1), h = std::max(16, height() & ~1);
+  const render::Image& image = draw(w, h);
+  if (image.width > 0)
+    image_ = QImage(image.rgb.data(), image.width, image.height, 3 * image.width, QImage::Format_RGB888).copy();
+  ++frames_;
+  ++frames_total_;
+  const auto now = std::chrono::steady_clock::now();
+  const double dt = std::chrono::duration<double>(now - fps_start_).count();
+  if (dt >= 1.0) {
+    fps_ = frames_ / dt;
+    frames_ = 0;
+    fps_start_ = now;
+  }
+  update();
+}
+
+const render::Image& View3D::renderAt(int width, int height) {
+  const render::Image& image = draw(width, height);
+  return image;
+}
+
+void View3D::paintEvent(QPaintEvent*) {
+  QPainter painter(this);
+  if (image_.isNull()) {
+    painter.fillRect(rect(), QColor(40, 44, 52));
+    painter.setPen(Qt::white);
+    painter.drawText(rect(), Qt::AlignCenter | Qt::TextWordWrap,
+                     error_.empty() ? tr("no scene") : tr("3D view unavailable: %1").arg(QString::fromStdString(error_)));
+    return;
+  }
+  painter.drawImage(rect(), image_);
+}
+
+void View3D::mousePressEvent(QMouseEvent* event) {
+  drag_start_ = event->position().toPoint();
+  drag_azimuth_ = camera_.azimuth;
+  drag_elevation_ = camera_.elevation;
+}
+
+void View3D::mouseMoveEvent(QMouseEvent* event) {
+  if (!(event->buttons() & Qt::LeftButton)) return;
+  const QPoint d = event->position().toPoint() - drag_start_;
+  camera_.azimuth = drag_azimuth_ - kOrbitPerPixel * d.x();
+  camera_.elevation = std::clamp(drag_elevation_ + kOrbitPerPixel * d.y(), -1.5, 1.5);
+}
+
+void View3D::mouseDoubleClickEvent(QMouseEvent*) {
+  if (!model_) return;
+  camera_ = render::makeCamera("scene", *model_, scene_camera_, static_cast<double>(width()) / std::max(1, height()));
+}
+
+void View3D::wheelEvent(QWheelEvent* event) {
+  camera_.distance *= std::pow(kZoomPerNotch, -event->angleDelta().y() / 120.0);
+  camera_.distance = std::clamp(camera_.distance, 1e-3, 1e4);
+}
+
+}  // namespace rbs::ui

@@ -1,0 +1,73 @@
+// The 3D view: the OSG scene of render/ drawn offscreen (render/offscreen.h: a GLX pbuffer +
+// framebuffer object, Mesa's llvmpipe is enough) and shown as an image in a plain QWidget.
+// Chosen over a QOpenGLWidget hosting an osgViewer because it works the same under Xvfb, with
+// QT_QPA_PLATFORM=offscreen and on a desktop, and gives the pixels of the video and screenshot
+// exports by construction. Mouse: drag to orbit, wheel to zoom, double click to re-frame.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include <QImage>
+#include <QWidget>
+
+#include "core/model/snapshot.h"
+#include "core/scene/scene.h"
+#include "render/camera.h"
+#include "render/offscreen.h"
+#include "render/scene_graph.h"
+
+namespace rbs::ui {
+
+class View3D : public QWidget {
+  Q_OBJECT
+ public:
+  explicit View3D(QWidget* parent = nullptr);
+  ~View3D() override;
+
+  /// Builds the scene graph of `scene` (on the GUI thread) and the scene's camera. Warnings of
+  /// the scene graph (e.g. unreadable meshes) are returned, one per line.
+  std::vector<std::string> setScene(const Scene& scene);
+  /// Poses the scene at `snapshot` and draws it at the widget's size (scaled by `supersample`).
+  void showFrame(const Snapshot& snapshot, const render::HudInfo& hud);
+  /// Draws the last frame again at width × height (for screenshots) and returns the image.
+  const render::Image& renderAt(int width, int height);
+
+  const render::CameraSpec& camera() const { return camera_; }
+  render::SceneGraph* sceneGraph() const { return graph_.get(); }
+  /// Frames drawn per second of wall time (over the last second).
+  double framesPerSecond() const { return fps_; }
+  long framesShown() const { return frames_total_; }
+  /// Why there is no picture (no X display, no OpenGL), else empty.
+  const std::string& error() const { return error_; }
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void mouseDoubleClickEvent(QMouseEvent* event) override;
+  void wheelEvent(QWheelEvent* event) override;
+
+ private:
+  std::unique_ptr<Model> model_;  ///< copy: the camera follows bodies of it
+  CameraSettings scene_camera_;
+  render::CameraSpec camera_;
+  std::unique_ptr<render::SceneGraph> graph_;
+  std::unique_ptr<render::OffscreenRenderer> renderer_;
+  Snapshot last_;
+  render::HudInfo hud_;
+  QImage image_;
+  std::string error_;
+  QPoint drag_start_;
+  double drag_azimuth_ = 0.0, drag_elevation_ = 0.0;
+  int frames_ = 0;
+  long frames_total_ = 0;
+  double fps_ = 0.0;
+  std::chrono::steady_clock::time_point fps_start_ = std::chrono::steady_clock::now();
+
+  bool ensureRenderer(int width, int height);
+  const render::Image& draw(int width, int height);
+};
+
+}  // namespace rbs::ui
