@@ -123,8 +123,12 @@ int main(int argc, char** argv) {
   QApplication::setApplicationName("rbsim");
   rbs::ui::MainWindow window;
   // scripted: shown on the offscreen platform (or briefly on the display) so that the layout is real
-  if (!script.any()) window.resize(1500, 950);
-  else window.resize(1600, 1000);
+  if (!script.any()) {
+    window.resize(1500, 950);
+  } else {
+    window.resize(1600, 1000);
+    window.setPersistent(false);
+  }
 
   std::filesystem::path scene_file;
   if (!parsed.positional.empty()) {
