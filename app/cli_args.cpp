@@ -1,6 +1,9 @@
 #include "app/cli_args.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
 
 namespace rbs::cli {
 
@@ -61,6 +64,17 @@ const std::string& sceneArgument(const ParsedArgs& parsed, const std::string& co
                          ? command + " needs a scene file"
                          : command + " takes one scene file, got " + std::to_string(parsed.positional.size()));
   return parsed.positional[0];
+}
+
+double nonNegativeOption(const ParsedArgs& parsed, const std::string& name, double fallback) {
+  if (!parsed.has(name)) return fallback;
+  const std::string& text = parsed.all(name).back();
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v) || v < 0.0)
+    throw UsageError("option '--" + name + "' needs a finite number >= 0, got '" + text + "'");
+  return v;
 }
 
 }  // namespace rbs::cli

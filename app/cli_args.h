@@ -36,6 +36,10 @@ ParsedArgs parseArgs(const std::vector<std::string>& args, const std::vector<Opt
 /// The one positional SCENE argument of `command`; UsageError when there is none or more.
 const std::string& sceneArgument(const ParsedArgs& parsed, const std::string& command);
 
+/// The last value of option `name` as a finite number ≥ 0 (e.g. `--at 0`, the initial state);
+/// `fallback` when the option is absent. Throws UsageError naming the option otherwise.
+double nonNegativeOption(const ParsedArgs& parsed, const std::string& name, double fallback);
+
 /// The options as usage lines ("  --set PATH=VALUE   help").
 std::string formatOptions(const std::vector<OptionSpec>& options);
 

@@ -65,18 +65,6 @@ const std::vector<OptionSpec>& renderOptions() {
   return options;
 }
 
-/// A number ≥ 0 (`--at 0` is the initial state).
-double nonNegativeOption(const ParsedArgs& parsed, const std::string& name, double fallback) {
-  if (!parsed.has(name)) return fallback;
-  const std::string& text = parsed.all(name).back();
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v) || v < 0.0)
-    throw UsageError("option '--" + name + "' needs a finite number >= 0, got '" + text + "'");
-  return v;
-}
-
 std::vector<std::string> splitList(const std::string& text) {
   std::vector<std::string> out;
   std::stringstream in(text);

@@ -1,7 +1,6 @@
 // rbsim: the desktop application (docs/GUI.md). Argument parsing only; the window is ui/.
 //   rbsim [SCENE] [--set PATH=VALUE]... [--screenshot FILE.png --at S] [--record FILE.mp4 --t-end S]
 //         [--export-plots DIR --t-end S] [--window-shot FILE.png]
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -56,17 +55,6 @@ std::string usage() {
          rbs::cli::formatOptions(options());
 }
 
-double number(const rbs::cli::ParsedArgs& parsed, const std::string& name, double fallback) {
-  if (!parsed.has(name)) return fallback;
-  const std::string& text = parsed.all(name).back();
-  char* end = nullptr;
-  errno = 0;
-  const double v = std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v) || v < 0.0)
-    throw UsageError("option '--" + name + "' needs a finite number >= 0, got '" + text + "'");
-  return v;
-}
-
 /// An X display: the 3D view renders through GLX (render/offscreen.h), whatever Qt's platform.
 bool haveDisplay() {
   const char* display = std::getenv("DISPLAY");
@@ -94,9 +82,9 @@ int main(int argc, char** argv) {
     script.record = path("record");
     script.export_plots = path("export-plots");
     script.window_shot = path("window-shot");
-    script.at = number(parsed, "at", 0.0);
-    if (parsed.has("measure")) script.measure = number(parsed, "measure", 0.0);
-    if (parsed.has("t-end")) script.t_end = number(parsed, "t-end", 0.0);
+    script.at = rbs::cli::nonNegativeOption(parsed, "at", 0.0);
+    if (parsed.has("measure")) script.measure = rbs::cli::nonNegativeOption(parsed, "measure", 0.0);
+    if (parsed.has("t-end")) script.t_end = rbs::cli::nonNegativeOption(parsed, "t-end", 0.0);
     if (parsed.has("size")) {
       try {
         std::tie(script.width, script.height) = rbs::render::parseSize(parsed.all("size").back());
@@ -135,8 +123,12 @@ int main(int argc, char** argv) {
   QApplication::setApplicationName("rbsim");
   rbs::ui::MainWindow window;
   // scripted: shown on the offscreen platform (or briefly on the display) so that the layout is real
-  if (!script.any()) window.resize(1500, 950);
-  else window.resize(1600, 1000);
+  if (!script.any()) {
+    window.resize(1500, 950);
+  } else {
+    window.resize(1600, 1000);
+    window.setPersistent(false);
+  }
 
   std::filesystem::path scene_file;
   if (!parsed.positional.empty()) {

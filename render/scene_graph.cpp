@@ -320,14 +320,15 @@ void SceneGraph::setViewportSize(int width, int height) {
 }
 
 void SceneGraph::setHud(const HudInfo& hud) {
-  const auto utf8 = osgText::String::ENCODING_UTF8;
-  hud_title_->setText(hud.scene_name, utf8);
-  hud_time_->setText(std::isfinite(hud.time) ? format("t = %.3f s", hud.time) : "", utf8);
-  hud_rate_->setText(std::isfinite(hud.real_time_factor)
-                         ? format("%.2f\u00d7 real time", hud.real_time_factor)
-                         : "",
-                     utf8);
-  hud_status_->setText(hud.status, utf8);
+  // an empty line draws nothing, not even its background box (OSG keeps the old box otherwise)
+  const auto set = [](osgText::Text& text, const std::string& line) {
+    text.setText(line, osgText::String::ENCODING_UTF8);
+    text.setDrawMode(line.empty() ? osgText::Text::TEXT : osgText::Text::TEXT | osgText::Text::FILLEDBOUNDINGBOX);
+  };
+  set(*hud_title_, hud.scene_name);
+  set(*hud_time_, std::isfinite(hud.time) ? format("t = %.3f s", hud.time) : "");
+  set(*hud_rate_, std::isfinite(hud.real_time_factor) ? format("%.2f\u00d7 real time", hud.real_time_factor) : "");
+  set(*hud_status_, hud.status);
 }
 
 void SceneGraph::setOverlay(Overlay o, bool visible) {

@@ -80,7 +80,10 @@ void GainPanel::setParameters(const ParameterSet& parameters) {
     row.slider->setRange(0, kSliderSteps);
     row.slider->setToolTip(QString::fromStdString(row.spec.description));
     row.field = new QDoubleSpinBox(box);
-    row.field->setDecimals(row.spec.max < 10 ? 4 : 2);
+    // four significant digits of the default value (of the range's end when the default is 0)
+    const double typical = row.spec.default_value != 0.0 ? std::abs(row.spec.default_value) : std::abs(row.spec.max);
+    row.field->setDecimals(std::clamp(3 - static_cast<int>(std::floor(std::log10(std::max(typical, 1e-6)))), 1, 7));
+    row.field->setMaximumWidth(110);
     row.field->setRange(row.spec.min, row.spec.max);
     row.field->setSingleStep((row.spec.max - row.spec.min) / 100.0);
     row.field->setKeyboardTracking(false);

@@ -186,6 +186,7 @@ bool MainWindow::openScene(const std::filesystem::path& file, const std::vector<
   if (!start(scene, "", "")) return false;
   overrides_ = overrides;
   browser_->setCurrent(file);
+  if (!persistent_) return true;
   QSettings settings;
   settings.setValue("scenes/last", QString::fromStdString(std::filesystem::absolute(file).string()));
   settings.setValue("scenes/recent", browser_->recentFiles());
@@ -395,9 +396,11 @@ void MainWindow::videoDialog() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-  QSettings settings;
-  settings.setValue("window/geometry", saveGeometry());
-  settings.setValue("window/state", saveState());
+  if (persistent_) {
+    QSettings settings;
+    settings.setValue("window/geometry", saveGeometry());
+    settings.setValue("window/state", saveState());
+  }
   worker_.reset();
   QMainWindow::closeEvent(event);
 }

@@ -50,6 +50,9 @@ class MainWindow : public QMainWindow {
   PlotPanel* plots() const { return plots_; }
   const RunLog& runLog() const { return log_; }
   const QString& lastError() const { return last_error_; }
+  /// false: nothing is written to QSettings (scripted runs leave the user's layout and last
+  /// scene alone). Default true.
+  void setPersistent(bool persistent) { persistent_ = persistent; }
   /// The status line's warning (divergence, dropped samples, rejected gains), empty if none.
   QString warning() const;
 
@@ -80,6 +83,7 @@ class MainWindow : public QMainWindow {
   std::uint64_t run_ = 0;
   std::uint64_t shown_serial_ = 0;
   bool failure_shown_ = false;
+  bool persistent_ = true;
   QString last_error_;
   QString warning_;
 

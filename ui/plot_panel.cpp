@@ -186,18 +186,21 @@ void PlotPanel::scrollPlot(Plot& plot) {
   const double w = windowLength();
   plot.widget->xAxis->setRange(std::max(0.0, t - w), std::max(w, t));
   bool first = true;
+  double lower = 0.0, upper = 0.0;  // the value range of every curve in the window
   for (int g = 0; g < plot.widget->graphCount(); ++g) {
     bool found = false;
-    const QCPRange r = plot.widget->graph(g)->getValueRange(found, QCP::sdBoth, plot.widget->xAxis->range());
+    QCPRange r = plot.widget->graph(g)->getValueRange(found, QCP::sdBoth, plot.widget->xAxis->range());
     if (!found) continue;
-    if (first) plot.widget->yAxis->setRange(r);
-    else plot.widget->yAxis->setRange(QCPRange(std::min(r.lower, plot.widget->yAxis->range().lower),
-                                               std::max(r.upper, plot.widget->yAxis->range().upper)));
+    if (!first) r = QCPRange(std::min(r.lower, lower), std::max(r.upper, upper));
+    lower = r.lower;
+    upper = r.upper;
     first = false;
   }
   if (!first) {
-    const QCPRange r = plot.widget->yAxis->range();
-    const double pad = std::max(0.05 * r.size(), 1e-9 * std::max(1.0, std::abs(r.center())));
+    const QCPRange r(lower, upper);  // QCPAxis::setRange would refuse an empty range
+    const double c = r.center();
+    // a flat curve (e.g. the first sample only): a band around it instead of an empty range
+    const double pad = r.size() > 1e-12 * std::max(1.0, std::abs(c)) ? 0.05 * r.size() : c != 0.0 ? 0.05 * std::abs(c) : 1.0;
     plot.widget->yAxis->setRange(r.lower - pad, r.upper + pad);
   }
 }

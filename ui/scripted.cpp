@@ -20,11 +20,14 @@ bool simulateTo(MainWindow& window, double t) {
   if (!worker) return false;
   const double tolerance = 0.5 * worker->outputStep();
   worker->runUntil(t);
+  const std::uint64_t sent = worker->commandsSent();
   for (;;) {
     QApplication::processEvents();
     const WorkerSnapshot s = worker->snapshot();
-    if (s.failed) break;
-    if (!s.running && s.time >= t - tolerance) break;
+    if (s.commands >= sent) {  // else an older snapshot: runUntil (and what came before) not seen yet
+      if (s.failed) break;
+      if (!s.running && s.time >= t - tolerance) break;
+    }
     window.plotTick();
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }

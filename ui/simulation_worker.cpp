@@ -52,6 +52,7 @@ struct SimulationWorker::Engine {
   double anchor_time = 0.0;
   std::deque<std::pair<Clock::time_point, double>> rate_history;
   std::uint64_t run = 0;
+  std::uint64_t commands = 0;  ///< applied so far
   std::string parameter_error;
 };
 
@@ -98,6 +99,7 @@ void SimulationWorker::send(Command command) {
   {
     std::lock_guard lock(command_mutex_);
     commands_.push_back(std::move(command));
+    ++sent_;
   }
   wake_.notify_all();
 }
@@ -110,6 +112,11 @@ void SimulationWorker::setSpeed(double speed) { send(Speed{speed}); }
 void SimulationWorker::runUntil(double t) { send(RunUntil{t}); }
 void SimulationWorker::setParameter(int index, double value) { send(SetParameter{index, value}); }
 void SimulationWorker::resetParameters() { send(ResetParameters{}); }
+
+std::uint64_t SimulationWorker::commandsSent() const {
+  std::lock_guard lock(command_mutex_);
+  return sent_;
+}
 
 WorkerSnapshot SimulationWorker::snapshot() const {
   std::lock_guard lock(snapshot_mutex_);
@@ -194,6 +201,7 @@ void SimulationWorker::loop() {
     snapshot_.parameter_error = e.parameter_error;
     snapshot_.dropped_samples = dropped;
     snapshot_.run = e.run;
+    snapshot_.commands = e.commands;
     ++snapshot_.serial;
   };
 
@@ -265,6 +273,7 @@ void SimulationWorker::loop() {
       commands.swap(commands_);
     }
     for (const Command& c : commands) apply(c);
+    e.commands += commands.size();
     const bool had_commands = !commands.empty();
     commands.clear();
 

@@ -39,6 +39,7 @@ struct WorkerSnapshot {
   long dropped_samples = 0;         ///< samples lost because the GUI did not drain in time
   std::uint64_t run = 0;
   std::uint64_t serial = 0;         ///< increases with every publication
+  std::uint64_t commands = 0;       ///< commands applied so far (compare commandsSent())
 };
 
 /// Samples taken from the buffer: one row of channel values per time.
@@ -83,6 +84,8 @@ class SimulationWorker {
   void resetParameters();
 
   WorkerSnapshot snapshot() const;
+  /// Commands sent so far: a snapshot with `commands` ≥ this value reflects all of them.
+  std::uint64_t commandsSent() const;
   /// Moves the samples published since the last call into `out` (replacing its content).
   void drainSamples(SampleBatch& out);
 
@@ -110,6 +113,7 @@ class SimulationWorker {
   std::condition_variable wake_;
   std::vector<Command> commands_;
   bool quit_ = false;
+  std::uint64_t sent_ = 0;
 
   mutable std::mutex snapshot_mutex_;
   WorkerSnapshot snapshot_;

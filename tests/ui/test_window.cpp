@@ -159,6 +159,16 @@ TEST(Rbsim, ScreenshotIsNotBlank) {
   EXPECT_GT(colors.size(), 50u) << "a blank or flat picture";
 }
 
+TEST(Rbsim, ExportPlotsWritesEveryGroupAndTheRun) {
+  const std::filesystem::path dir = test::freshDir("export") / "plots";
+  const std::string out = run(std::string("env -u DISPLAY ") + RBSIM_GUI + " " + test::sceneFile("double_pendulum").string() +
+                              " --export-plots " + dir.string() + " --t-end 1 2>&1");
+  for (const char* ext : {".png", ".pdf", ".csv"})
+    EXPECT_GT(std::filesystem::file_size(dir / (std::string("energies") + ext)), 100u) << out;
+  const std::string run_csv = slurp(dir / "run.csv");
+  EXPECT_EQ(run_csv.rfind("t,", 0), 0u) << out;
+}
+
 TEST(Rbsim, WithoutDisplayAndWithoutScriptSaysSo) {
   const std::string out = run(std::string("env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM ") + RBSIM_GUI + " 2>&1");
   EXPECT_NE(out.find("no display"), std::string::npos) << out;
