@@ -22,8 +22,13 @@ PerturbedLoop::PerturbedLoop(const Model& model, std::unique_ptr<Controller> con
   if (std::string e = perturbationError(settings_); !e.empty())
     throw std::invalid_argument("perturbation: " + e);
   if (settings_.estimator.enabled) {
-    // The estimator's model is the controller's (the vehicle's firmware knows no better).
-    estimator_model_ = controller_model ? controller_model : std::make_shared<const Model>(model);
+    // The estimator's model is the controller's (the vehicle's firmware knows no better) — unless
+    // the controller works on a reduced model (the force model of a propeller vehicle, rotors
+    // locked): the estimator needs the plant's joints (rotor rates from the encoders), so it gets
+    // the plant with the same perturbations.
+    const bool same_layout = controller_model && controller_model->nx == model.nx && controller_model->nxi == model.nxi;
+    estimator_model_ = same_layout ? controller_model : controllerModel(model, settings);
+    if (!estimator_model_) estimator_model_ = std::make_shared<const Model>(model);
     try {
       estimator_ = std::make_unique<SimulatedEstimator>(layout_, *estimator_model_, settings_);
     } catch (const std::invalid_argument& e) {

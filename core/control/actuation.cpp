@@ -100,6 +100,11 @@ bool FlatForceFilter::step(const Vec4& f_desired, double dt) {
   return h_.allFinite() && speed_.allFinite();
 }
 
+void JointSubsetMap::applyVelocityVector(const VecX& from, VecX& to) const {
+  to.setZero(to_nxi_);
+  for (const Segment& s : segments_) to.segment(s.to_xi, s.nxi) = from.segment(s.from_xi, s.nxi);
+}
+
 ActuationController::ActuationController(const Model& plant, std::shared_ptr<const Model> force_model_ptr,
                                          std::unique_ptr<Controller> inner, Filter filter, bool rotor_inertia)
     : plant_(plant),
@@ -289,6 +294,10 @@ bool ActuationController::compute(double t, const State& state, const ReferenceS
   }
   if (started_ && t < last_t_) started_ = false;  // time went back: the run restarted
   state_map_.apply(state, force_state_);
+  if (externalForceEstimate().size() == plant_.nxi) {  // the estimator's bias, onto the force model
+    state_map_.applyVelocityVector(externalForceEstimate(), mapped_force_);
+    inner_->setExternalForceEstimate(mapped_force_);
+  }
   if (!inner_->compute(t, force_state_, reference, force_inputs_)) return fail(inner_->message());
   double dt = 0.0;
   if (!started_) {

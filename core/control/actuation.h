@@ -40,6 +40,8 @@ class JointSubsetMap {
   /// ControlError otherwise.
   JointSubsetMap(const Model& from, const Model& to);
   void apply(const State& from, State& to) const;
+  /// The same for a vector over the velocity coordinates (a generalized force).
+  void applyVelocityVector(const VecX& from, VecX& to) const;
 
  private:
   struct Segment {
@@ -146,6 +148,7 @@ class ActuationController : public Controller {
 
   // Filter state.
   State force_state_;
+  VecX mapped_force_;          ///< estimated external force in force-model coordinates
   VecX force_inputs_;          ///< F_D of the inner controller
   VecX speed_now_, speed_next_;  ///< ϖ̂_D[k], ϖ̂_D[k+1]
   VecX speed_rate_;            ///< ϖ̂̇_D over the step
