@@ -35,6 +35,11 @@ int allocatorQpIterations(Eigen::Index p) {
 /// solveBoxQp keeps its workspace on the stack up to this many inputs (p ≤ 12 in practice).
 constexpr int kStackInputs = 12;
 constexpr double kInf = std::numeric_limits<double>::infinity();
+/// Up to this many coordinates the least-squares modes keep M⁻¹, M̄⁻¹ and H⁻¹(M̄M⁻¹B)ᵀ
+/// explicitly: forming them costs about as much as the factorizations, and every solve with
+/// unchanged matrices (a free flyer: M, B and M̄ are constant) is then three products instead of
+/// six triangular solves. Depends on the size only, so results never depend on call history.
+constexpr Eigen::Index kExplicitInverseMaxSize = 12;
 
 void checkBounds(const VecX& lower, const VecX& upper, const char* who) {
   for (Eigen::Index i = 0; i < lower.size(); ++i) {
@@ -240,17 +245,30 @@ bool Allocator::solve(const MatX& M, const VecX& b, const MatX& B, const MatX& M
   }
   if (mode == AllocationMode::Exact && p != n) return false;
 
-  m_llt_.compute(M);
-  if (m_llt_.info() != Eigen::Success) return false;
-  mbar_llt_.compute(Mbar);
-  if (mbar_llt_.info() != Eigen::Success) return false;
+  auto same = [](const MatX& x, const MatX& y) {
+    return x.rows() == y.rows() && x.cols() == y.cols() && (x.array() == y.array()).all();
+  };
+  if (!(factors_valid_ && factored_mode_ == mode && same(M, factored_M_) && same(B, factored_B_) &&
+        same(Mbar, factored_Mbar_))) {
+    factors_valid_ = factorize(M, B, Mbar, mode);
+    if (!factors_valid_) return false;
+    factored_M_ = M;
+    factored_B_ = B;
+    factored_Mbar_ = Mbar;
+    factored_mode_ = mode;
+  }
 
-  minv_b_ = B;  // M⁻¹ B
-  m_llt_.solveInPlace(minv_b_);
-  work_n_ = bbar;  // M̄⁻¹ b̄ = −a_des
-  mbar_llt_.solveInPlace(work_n_);
-  a_tilde_ = b;  // ã = M⁻¹ b − M̄⁻¹ b̄
-  m_llt_.solveInPlace(a_tilde_);
+  // ã = M⁻¹ b − M̄⁻¹ b̄ (work_n_ = M̄⁻¹ b̄ = −a_des)
+  const bool explicit_inverses = mode != AllocationMode::Exact && n <= kExplicitInverseMaxSize;
+  if (explicit_inverses) {
+    work_n_.noalias() = mbar_inverse_ * bbar;
+    a_tilde_.noalias() = m_inverse_ * b;
+  } else {
+    work_n_ = bbar;
+    mbar_llt_.solveInPlace(work_n_);
+    a_tilde_ = b;
+    m_llt_.solveInPlace(a_tilde_);
+  }
   a_tilde_ -= work_n_;
 
   VecX& u0 = out.u_unconstrained;
@@ -259,30 +277,15 @@ bool Allocator::solve(const MatX& M, const VecX& b, const MatX& B, const MatX& M
     // FullPivLU::solve allocates a temporary.
     work_n2_ = b;
     work_n2_.noalias() -= M * work_n_;
-    b_lu_.compute(B);
-    if (!b_lu_.isInvertible()) return false;
     work_p_.noalias() = b_lu_.permutationP() * work_n2_;
     b_lu_.matrixLU().triangularView<Eigen::UnitLower>().solveInPlace(work_p_);
     b_lu_.matrixLU().triangularView<Eigen::Upper>().solveInPlace(work_p_);
     u0.resize(p);
     u0.noalias() = b_lu_.permutationQ() * work_p_;
+  } else if (explicit_inverses) {
+    u0.noalias() = gain_ * a_tilde_;  // (4.53) with the gain H⁻¹(M̄M⁻¹B)ᵀ formed once
   } else {
-    // H = Bᵀ M⁻¹ M̄ M⁻¹ B, u₀ = H⁻¹ Bᵀ M⁻¹ M̄ ã = H⁻¹ Bᵀ M⁻¹ (M̄ M⁻¹ b − b̄) (4.53).
-    mbar_minv_b_.noalias() = Mbar * minv_b_;
-    h_.noalias() = minv_b_.transpose() * mbar_minv_b_;
-    for (Eigen::Index j = 0; j < p; ++j)  // exactly symmetric for the QP
-      for (Eigen::Index i = j + 1; i < p; ++i) h_(j, i) = h_(i, j);
-    h_llt_.compute(h_);
-    if (!wellConditioned()) {
-      // B is (numerically) rank deficient: redundant inputs, e.g. four thrusts that only make
-      // F_z, τ_x, τ_y. The Gauss functional then has a whole affine set of minimizers; the
-      // Tikhonov term δ‖u‖² picks (in the limit) the one of least norm, and keeps the box QP's
-      // Hessian definite. δ relative to the mean diagonal changes well-posed directions by ~δ.
-      const double delta = kRegularization * std::max(h_.trace() / static_cast<double>(p), 1e-300);
-      h_.diagonal().array() += delta;
-      h_llt_.compute(h_);
-      if (!wellConditioned()) return false;
-    }
+    // u₀ = H⁻¹ Bᵀ M⁻¹ M̄ ã = H⁻¹ Bᵀ M⁻¹ (M̄ M⁻¹ b − b̄) (4.53).
     work_p_.noalias() = mbar_minv_b_.transpose() * a_tilde_;
     u0 = work_p_;
     h_llt_.solveInPlace(u0);
@@ -304,6 +307,45 @@ bool Allocator::solve(const MatX& M, const VecX& b, const MatX& B, const MatX& M
   out.qp_iterations = boxQpActiveSet(h_, u0, lower, upper, allocatorQpIterations(p), out.u,
                                      out.saturated, qp_factor_, qp_gradient_, qp_step_, qp_free_);
   out.template_deviation = templateDeviation(mbar_llt_, minv_b_, a_tilde_, out.u, work_n_);
+  return true;
+}
+
+bool Allocator::factorize(const MatX& M, const MatX& B, const MatX& Mbar, AllocationMode mode) {
+  const Eigen::Index p = B.cols();
+  m_llt_.compute(M);
+  if (m_llt_.info() != Eigen::Success) return false;
+  mbar_llt_.compute(Mbar);
+  if (mbar_llt_.info() != Eigen::Success) return false;
+  minv_b_ = B;  // M⁻¹ B
+  m_llt_.solveInPlace(minv_b_);
+  if (mode == AllocationMode::Exact) {
+    b_lu_.compute(B);
+    return b_lu_.isInvertible();
+  }
+  // H = Bᵀ M⁻¹ M̄ M⁻¹ B (4.53).
+  mbar_minv_b_.noalias() = Mbar * minv_b_;
+  h_.noalias() = minv_b_.transpose() * mbar_minv_b_;
+  for (Eigen::Index j = 0; j < p; ++j)  // exactly symmetric for the QP
+    for (Eigen::Index i = j + 1; i < p; ++i) h_(j, i) = h_(i, j);
+  h_llt_.compute(h_);
+  if (!wellConditioned()) {
+    // B is (numerically) rank deficient: redundant inputs, e.g. four thrusts that only make
+    // F_z, τ_x, τ_y. The Gauss functional then has a whole affine set of minimizers; the
+    // Tikhonov term δ‖u‖² picks (in the limit) the one of least norm, and keeps the box QP's
+    // Hessian definite. δ relative to the mean diagonal changes well-posed directions by ~δ.
+    const double delta = kRegularization * std::max(h_.trace() / static_cast<double>(p), 1e-300);
+    h_.diagonal().array() += delta;
+    h_llt_.compute(h_);
+    if (!wellConditioned()) return false;
+  }
+  if (M.rows() <= kExplicitInverseMaxSize) {
+    m_inverse_.setIdentity(M.rows(), M.rows());
+    m_llt_.solveInPlace(m_inverse_);
+    mbar_inverse_.setIdentity(M.rows(), M.rows());
+    mbar_llt_.solveInPlace(mbar_inverse_);
+    gain_ = mbar_minv_b_.transpose();  // H⁻¹ (M̄M⁻¹B)ᵀ
+    h_llt_.solveInPlace(gain_);
+  }
   return true;
 }
 

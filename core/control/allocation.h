@@ -50,6 +50,9 @@ class Allocator {
  private:
   /// h_llt_ succeeded and no pivot is below the rank tolerance.
   bool wellConditioned() const;
+  /// The factorizations that depend on M, B and M̄ alone (LLT of M and M̄, M⁻¹B, and H with its
+  /// LLT or the LU of B). False when one of them fails.
+  bool factorize(const MatX& M, const MatX& B, const MatX& Mbar, AllocationMode mode);
 
   int n_, p_;
   Eigen::LLT<MatX> m_llt_, mbar_llt_, h_llt_;  // M, M̄, H
@@ -61,6 +64,14 @@ class Allocator {
   VecX a_tilde_;                               // ã = M⁻¹ b − M̄⁻¹ b̄ (n)
   VecX work_n_, work_n2_, work_p_, qp_gradient_, qp_step_;
   Eigen::VectorXi qp_free_;
+  // The matrices the factorizations above belong to. A free flyer with body-twist coordinates
+  // and a base template has constant M, B and M̄ (only b and b̄ vary), so solve() refactorizes
+  // only when one of them differs, bit for bit, from the previous call.
+  MatX factored_M_, factored_B_, factored_Mbar_;
+  AllocationMode factored_mode_ = AllocationMode::LeastSquares;
+  bool factors_valid_ = false;
+  // Small problems, least-squares modes: M⁻¹, M̄⁻¹ and the gain H⁻¹(M̄M⁻¹B)ᵀ (factorize()).
+  MatX m_inverse_, mbar_inverse_, gain_;
 };
 
 /// Strictly convex box QP  min ½ (u − u₀)ᵀ H (u − u₀)  s.t.  lower ≤ u ≤ upper  by a primal

@@ -62,12 +62,20 @@ PrototypeTemplate::PrototypeTemplate(const Model& model, std::vector<TemplatePai
 void PrototypeTemplate::pairJacobian(const Workspace& ws, const TemplatePair& p, Pose& G, Mat6X& J,
                                      Vec6& twist, Vec6& bias) const {
   const Pose G_b = framePose(model_, ws, p.b);
-  const Pose G_a = framePose(model_, ws, p.a);
-  G = G_a.inverse() * G_b;
-  const Mat6 adinv_b = AdInv(p.b.offset);
-  J.noalias() = adinv_b * ws.jacobian(p.b.body);
-  twist = adjointInvTimes(p.b.offset, ws.twist[p.b.body]);
-  bias = adjointInvTimes(p.b.offset, ws.bias[p.b.body]);
+  if (p.a.body < 0 && p.a.offset.isIdentity()) {
+    G = G_b;  // the world frame: ^a_bG = G_b
+  } else {
+    G = framePose(model_, ws, p.a).inverse() * G_b;
+  }
+  if (p.b.offset.isIdentity()) {  // the body frame itself (a base pair)
+    J = ws.jacobian(p.b.body);
+    twist = ws.twist[p.b.body];
+    bias = ws.bias[p.b.body];
+  } else {
+    J.noalias() = AdInv(p.b.offset) * ws.jacobian(p.b.body);
+    twist = adjointInvTimes(p.b.offset, ws.twist[p.b.body]);
+    bias = adjointInvTimes(p.b.offset, ws.bias[p.b.body]);
+  }
   if (p.a.body >= 0) {
     const Vec6 eta_a = adjointInvTimes(p.a.offset, ws.twist[p.a.body]);
     const Vec6 kappa_a = adjointInvTimes(p.a.offset, ws.bias[p.a.body]);

@@ -305,9 +305,22 @@ class GeneratedReference final : public Reference {
 
   KnotTable<Vec3> heading_table_;   ///< body x axis of the integrated heading
   KnotTable<Anchor> anchor_table_;  ///< continuous base angles / quaternion
+  /// S_e⁺ = (S_eᵀS_e)⁻¹S_eᵀ of a root base joint whose S_e is constant (free, spherical): then
+  /// ξ_e = S_e⁺ V and ξ̇_e = S_e⁺ V̇ (σ_e = 0) without a factorization per sample. Empty otherwise.
+  SmallMat base_velocity_map_;
 };
 
 void GeneratedReference::prepareTables() {
+  if (base >= 0) {
+    const Joint& j = joints[base];
+    if (j.parent < 0 && j.type != JointType::Planar && hasConstantMotionSubspace(j.type)) {
+      JointMotion jm;
+      const double zero[6] = {0, 0, 0, 0, 0, 0};
+      evaluateJoint(j, x0.data() + j.x_offset, zero, Vec6::Zero(), Vec6::Zero(), jm);
+      const SmallMat StS = jm.S.transpose() * jm.S;
+      base_velocity_map_ = StS.ldlt().solve(SmallMat(jm.S.transpose()));
+    }
+  }
   if (integrated_heading) {
     heading_table_.reset(
         [this] {
@@ -520,6 +533,11 @@ void GeneratedReference::rawBase(double t, double* x, double* xi, double* xidot)
     V_dot = adjointInvTimes(j.child_placement, W_dot);
   }
   jointCoordinatesFromMotion(j, M, x);
+  if (base_velocity_map_.size() > 0) {
+    Eigen::Map<VecX>(xi, j.nxi).noalias() = base_velocity_map_ * V;
+    Eigen::Map<VecX>(xidot, j.nxi).noalias() = base_velocity_map_ * V_dot;
+    return;
+  }
   // ξ_e = S_e⁺ V; σ_e depends on ξ_e (Euler angles), so evaluate twice.
   JointMotion jm;
   double zero[6] = {0, 0, 0, 0, 0, 0};

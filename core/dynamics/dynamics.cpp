@@ -67,6 +67,7 @@ void addTransformedInertia(const Mat6& I, const Pose& G, bool drops_parent_rotat
 }  // namespace
 
 void computeMassMatrix(const Model& model, Workspace& ws) {
+  if (ws.mass_matrix_ready) return;  // constant M, computed by an earlier call
   const int N = model.numBodies();
   for (int b = 0; b < N; ++b) ws.composite_inertia[b] = model.bodies[b].spatial_inertia;
   // Composite inertias I_b = M_b + Σ_children L_cᵀ I_c L_c.
@@ -102,9 +103,13 @@ void computeMassMatrix(const Model& model, Workspace& ws) {
   ws.mass_matrix.triangularView<Eigen::StrictlyUpper>() = ws.mass_matrix.transpose();
   for (const Joint& j : model.joints)
     if (j.armature != 0.0) ws.mass_matrix(j.xi_offset, j.xi_offset) += j.armature;
+  ws.mass_matrix_ready = model.constant_mass_matrix;
 }
 
-bool factorizeMassMatrix(const Model& model, Workspace& ws) {
+namespace {
+
+/// The factorization proper (RBDA Table 6.3 or Eigen's LLT), without the constant-M shortcuts.
+bool factorizeTreeSparse(const Model& model, Workspace& ws) {
   // RBDA Table 6.3 (M = Lᵀ L), stored as U = Lᵀ in the upper triangle so that every update runs
   // down a column: for k = n…1: U_kk = √H_kk; U_ik = H_ik / U_kk for the ancestors i of k; then
   // H_ji −= U_ik U_jk for every ancestor pair j ≤ i of k. Ancestor chains are walked as contiguous
@@ -144,7 +149,8 @@ bool factorizeMassMatrix(const Model& model, Workspace& ws) {
   return true;
 }
 
-void solveWithMassMatrix(const Model& model, const Workspace& ws, Eigen::Ref<MatX> B) {
+/// M⁻¹ B with the factor of factorizeTreeSparse.
+void solveTreeSparse(const Model& model, const Workspace& ws, Eigen::Ref<MatX> B) {
   // M = Lᵀ L with U = Lᵀ: first U y = b from the leaves (b_j −= U_ji y_i for the ancestors j of i),
   // then Uᵀ x = y from the root (x_i = (y_i − Σ_j U_ji x_j) / U_ii), RBDA Table 6.4.
   if (model.dofs_form_chain) {
@@ -171,6 +177,33 @@ void solveWithMassMatrix(const Model& model, const Workspace& ws, Eigen::Ref<Mat
       }
       b(i) = (b(i) - sum) / U(i, i);
     }
+  }
+}
+
+}  // namespace
+
+bool factorizeMassMatrix(const Model& model, Workspace& ws) {
+  if (ws.mass_factor_ready) return true;  // constant M, factorized by an earlier call
+  if (!factorizeTreeSparse(model, ws)) return false;
+  if (model.constant_mass_matrix) {
+    ws.mass_factor_ready = true;
+    if (model.nxi <= Workspace::kExplicitInverseMaxSize) {
+      ws.mass_inverse.setIdentity(model.nxi, model.nxi);
+      solveTreeSparse(model, ws, ws.mass_inverse);
+    }
+  }
+  return true;
+}
+
+void solveWithMassMatrix(const Model& model, const Workspace& ws, Eigen::Ref<MatX> B) {
+  if (ws.mass_inverse.size() == 0) {
+    solveTreeSparse(model, ws, B);
+    return;
+  }
+  using SmallVec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, Workspace::kExplicitInverseMaxSize, 1>;
+  for (Eigen::Index c = 0; c < B.cols(); ++c) {
+    const SmallVec column = B.col(c);
+    B.col(c).noalias() = ws.mass_inverse * column;
   }
 }
 

@@ -11,8 +11,13 @@ void computeKinematics(const Model& model, const VecX& x, const VecX& xi, Worksp
     const Vec6& parent_bias = p >= 0 ? ws.bias[p] : zero;
     JointMotion& jm = ws.joint[b];
     evaluateJoint(j, x.data() + j.x_offset, xi.data() + j.xi_offset, parent_twist, parent_bias, jm);
-
-    ws.pose[b] = p >= 0 ? ws.pose[p] * jm.transform : jm.transform;
+    if (p < 0) {  // the world does not move: η_b = J_e ξ, κ_b = σ_e
+      ws.pose[b] = jm.transform;
+      ws.twist[b] = jm.relative_twist;
+      ws.bias[b] = jm.bias;
+      continue;
+    }
+    ws.pose[b] = ws.pose[p] * jm.transform;
     // η_b = X_b η_λ + J_e ξ with X_b = Ad_{G_e⁻¹} (3.102a).
     const Vec6 transported = adjointInvTimes(jm.transform, parent_twist);
     ws.twist[b] = transported + jm.relative_twist;

@@ -59,6 +59,14 @@ struct Workspace {
   MatX constraint_schur;       ///< Z M⁻¹ Zᵀ (+ regularization)
   Eigen::LDLT<MatX> constraint_ldlt;
 
+  /// model.constant_mass_matrix: mass_matrix (and its factor) already hold M, computed once.
+  bool mass_matrix_ready = false;
+  bool mass_factor_ready = false;
+  /// M⁻¹ itself, for a constant M of at most kExplicitInverseMaxSize coordinates (a free flyer):
+  /// one n×n product then replaces the two triangular solves of every evaluation.
+  static constexpr int kExplicitInverseMaxSize = 12;
+  MatX mass_inverse;  ///< empty unless filled by factorizeMassMatrix
+
   // Scratch (not meaningful between calls).
   std::vector<Mat6> composite_inertia;
   std::vector<Vec6> wrench;

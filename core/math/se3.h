@@ -50,6 +50,8 @@ struct Pose {
   static Pose rotation(const Mat3& R) { return Pose{R, Vec3::Zero()}; }
 
   Mat4 matrix() const;
+  /// Exactly the identity (placements and offsets that were never set).
+  bool isIdentity() const { return R.isIdentity(0.0) && r.isZero(0.0); }
   /// Inverse assuming R is orthonormal: [Rᵀ, −Rᵀ r].
   Pose inverse() const { return Pose{R.transpose(), -(R.transpose() * r)}; }
   Pose operator*(const Pose& o) const { return Pose{R * o.R, r + R * o.r}; }

@@ -114,6 +114,10 @@ int velocitySize(JointType type) { return info(type).nxi; }
 std::string_view jointTypeName(JointType type) { return info(type).name; }
 bool hasCoordinateConstraint(JointType type) { return info(type).constrained; }
 
+bool hasConstantMotionSubspace(JointType type) {
+  return type != JointType::SphericalEulerZYX && type != JointType::Universal;
+}
+
 std::optional<JointType> jointTypeFromName(std::string_view name) {
   for (const auto& t : kTypes)
     if (t.name == name) return t.type;
@@ -121,7 +125,8 @@ std::optional<JointType> jointTypeFromName(std::string_view name) {
 }
 
 Pose jointTransform(const Joint& joint, const double* x_e) {
-  const Pose placed = joint.parent_placement * motionPose(joint, x_e);
+  const Pose motion = motionPose(joint, x_e);
+  const Pose placed = joint.has_parent_placement ? joint.parent_placement * motion : motion;
   return joint.has_child_placement ? placed * joint.child_placement : placed;
 }
 
@@ -193,6 +198,10 @@ void evaluateJoint(const Joint& j, const double* x, const double* xi, const Vec6
     // With a constant offset T_c after the motion: S_e → Ad_{T_c⁻¹} S_e, σ_e → Ad_{T_c⁻¹} σ_e.
     for (int c = 0; c < j.nxi; ++c) out.S.col(c) = adjointInvTimes(j.child_placement, out.S.col(c));
     out.bias = adjointInvTimes(j.child_placement, out.bias);
+  }
+  if (!j.has_child_placement && (j.type == JointType::Free || j.type == JointType::FreeQuaternion)) {
+    out.relative_twist = Eigen::Map<const Vec6>(xi);  // S_e = I
+    return;
   }
   out.relative_twist.setZero();
   for (int c = 0; c < j.nxi; ++c) out.relative_twist += out.S.col(c) * xi[c];

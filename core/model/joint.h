@@ -46,6 +46,10 @@ std::string_view jointTypeName(JointType type);
 std::optional<JointType> jointTypeFromName(std::string_view name);
 /// True for the types whose coordinates carry a constraint φ_e(x) = 0.
 bool hasCoordinateConstraint(JointType type);
+/// True when S_e does not depend on x_e (all but ZYX Euler angles and the universal joint, whose
+/// rate matrices vary with the angles). Below a moving parent the absolute-ω spherical joint
+/// also reads the parent's motion, which the caller has to consider.
+bool hasConstantMotionSubspace(JointType type);
 
 /// Edge Jacobian block in the joint's own velocity columns (at most 6 columns, no heap).
 using MotionSubspace = Eigen::Matrix<double, 6, Eigen::Dynamic, Eigen::ColMajor, 6, 6>;
@@ -64,6 +68,7 @@ struct Joint {
   int nx = 0;         ///< ν_e
   int nxi = 0;        ///< n_e
   bool has_child_placement = false;  ///< T_c ≠ I (then S_e and σ_e are mapped by Ad_{T_c⁻¹})
+  bool has_parent_placement = false;  ///< T_p ≠ I (else G_e skips that product)
   /// One-axis joints: inertia added on the joint's own coordinate, M_jj += armature — a geared
   /// motor's rotor seen through the gearbox, c² Θ_rotor (the servo of the tricopter's tilt axis).
   /// The rotor's gyroscopic coupling with the body is neglected (as the thesis does).

@@ -195,6 +195,11 @@ struct Model {
   /// True for a long single chain of coordinates (dof_parent[i] = i − 1, n ≥ 24): M has no tree
   /// sparsity and the dense blocked Cholesky is the faster factorization.
   bool dofs_form_chain = false;
+  /// True when M(x) does not depend on x: every body hangs from the world by a joint whose motion
+  /// subspace S_e is constant (free and spherical joints with body-fixed ω, one-axis and planar
+  /// joints), so M = diag(S_eᵀ M_b S_e) + armature. A Workspace then computes and factorizes M
+  /// once (a free-flying vehicle with body-twist coordinates, thesis (3.57)).
+  bool constant_mass_matrix = false;
 
   State initial_state;  ///< from the builder's initial joint values (neutral where none given)
 

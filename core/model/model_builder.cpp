@@ -306,7 +306,8 @@ Model ModelBuilder::build() const {
     checkPose(js.child_placement, "joint", js.name, "child placement");
     j.parent_placement = js.parent_placement;
     j.child_placement = js.child_placement;
-    j.has_child_placement = !js.child_placement.R.isIdentity(0.0) || !js.child_placement.r.isZero(0.0);
+    j.has_child_placement = !js.child_placement.isIdentity();
+    j.has_parent_placement = !js.parent_placement.isIdentity();
     const bool uses_axis = js.type == JointType::Revolute || js.type == JointType::RevoluteUnitCircle ||
                            js.type == JointType::Prismatic || js.type == JointType::Universal;
     if (uses_axis) j.axis = checkUnit(js.axis, "joint", js.name, "axis");
@@ -393,6 +394,9 @@ Model ModelBuilder::build() const {
   for (int i = 0; i < m.nxi; ++i)
     m.dof_run_start[i] = i > 0 && m.dof_parent[i] == i - 1 ? m.dof_run_start[i - 1] : i;
   m.dofs_form_chain = m.nxi >= kDenseCholeskyMinSize && m.dof_run_start[m.nxi - 1] == 0;
+  m.constant_mass_matrix = std::all_of(m.joints.begin(), m.joints.end(), [](const Joint& j) {
+    return j.parent < 0 && hasConstantMotionSubspace(j.type);
+  });
   for (const Joint& j : m.joints) {
     std::vector<int> cols = j.parent >= 0 ? m.support[j.parent] : std::vector<int>{};
     for (int c = 0; c < j.nxi; ++c) cols.push_back(j.xi_offset + c);

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstddef>
 
+#include "core/control/allocation.h"
 #include "core/dynamics/dynamics.h"
 #include "tests/support/test_models.h"
 
@@ -142,6 +143,48 @@ TEST(NoAllocation, LongChainForwardDynamicsAllocatesNothing) {
   const VecX u;
   computeForwardDynamics(m, s.x, s.xi, u, ws);
   EXPECT_EQ(allocationsDuring([&] { computeForwardDynamics(m, s.x, s.xi, u, ws); }), 0);
+}
+
+// A free flyer has a constant M: its inverse is formed at the first evaluation and then reused.
+TEST(NoAllocation, FreeFlyerForwardDynamicsAllocatesNothing) {
+  test::Rng rng(11);
+  ModelBuilder b;
+  b.addBody(test::randomBody(rng, "vehicle"));
+  b.addJoint({.name = "flight", .type = JointType::Free, .child = "vehicle"});
+  b.addActuator({.name = "f", .kind = ActuatorKind::BodyForce, .body = "vehicle", .point = Vec3(0.2, 0, 0)});
+  const Model m = b.build();
+  ASSERT_TRUE(m.constant_mass_matrix);
+  const State s = test::randomState(m, rng);
+  const VecX u = VecX::Ones(1);
+  Workspace ws(m);
+  ASSERT_EQ(computeForwardDynamics(m, s.x, s.xi, u, ws), DynamicsStatus::Ok);  // warm-up
+  EXPECT_EQ(allocationsDuring([&] { computeForwardDynamics(m, s.x, s.xi, u, ws); }), 0);
+}
+
+// The allocator sizes its factorizations and explicit inverses at the first call; with the same
+// M, B, M̄ after that, new b and b̄ allocate nothing.
+TEST(NoAllocation, AllocatorWithUnchangedMatricesAllocatesNothing) {
+  const int n = 6, p = 4;
+  test::Rng rng(12);
+  MatX A = MatX::NullaryExpr(n, n, [&] { return test::uniform(rng, -1, 1); });
+  const MatX M = A * A.transpose() + MatX::Identity(n, n);
+  const MatX Mbar = 2.0 * M + MatX::Identity(n, n);
+  const MatX B = MatX::NullaryExpr(n, p, [&] { return test::uniform(rng, -1, 1); });
+  VecX b = VecX::Ones(n), bbar = VecX::Ones(n);
+  const VecX lower = VecX::Constant(p, -0.1), upper = VecX::Constant(p, 0.1);
+  Allocator allocator(n, p);
+  AllocationResult out;
+  for (int k = 0; k < 2; ++k)
+    ASSERT_TRUE(allocator.solve(M, b, B, Mbar, bbar, lower, upper, AllocationMode::Constrained, out));
+  out.saturated.reserve(p);
+  EXPECT_EQ(allocationsDuring([&] {
+              for (int k = 0; k < 10; ++k) {
+                b(0) = k;
+                bbar(1) = -k;
+                allocator.solve(M, b, B, Mbar, bbar, lower, upper, AllocationMode::Constrained, out);
+              }
+            }),
+            0);
 }
 
 }  // namespace

@@ -391,14 +391,25 @@ TEST(Allocation, ReusedAllocatorMatchesAFreshOneBitForBit) {
                                 : trial % 2 == 0         ? AllocationMode::Constrained
                                                          : AllocationMode::LeastSquares;
     SCOPED_TRACE("trial " + std::to_string(trial));
-    ASSERT_TRUE(shared.solve(q.M, q.b, q.B, q.Mbar, q.bbar, lo, hi, mode, out));
-    const AllocationResult fresh = allocate(q, mode, lo, hi);
-    EXPECT_EQ(out.u, fresh.u);
-    EXPECT_EQ(out.u_unconstrained, fresh.u_unconstrained);
-    EXPECT_EQ(out.matching_residual, fresh.matching_residual);
-    EXPECT_EQ(out.template_deviation, fresh.template_deviation);
-    EXPECT_EQ(out.saturated, fresh.saturated);
-    EXPECT_EQ(out.qp_iterations, fresh.qp_iterations);
+    // The allocator keeps the factorizations of M, B and M̄ while they are unchanged: a second
+    // problem with new b, b̄ reuses them, then each matrix in turn changes and must refactorize.
+    std::vector<Problem> sequence(5, q);
+    sequence[1].b = randomVector(n, rng, 3.0);
+    sequence[1].bbar = randomVector(n, rng, 3.0);
+    for (int k = 2; k < 5; ++k) sequence[k] = sequence[k - 1];
+    sequence[2].M += MatX::Identity(n, n);
+    sequence[3].Mbar *= 1.5;
+    sequence[4].B(0, 0) += 0.25;
+    for (const Problem& step : sequence) {
+      ASSERT_TRUE(shared.solve(step.M, step.b, step.B, step.Mbar, step.bbar, lo, hi, mode, out));
+      const AllocationResult fresh = allocate(step, mode, lo, hi);
+      EXPECT_EQ(out.u, fresh.u);
+      EXPECT_EQ(out.u_unconstrained, fresh.u_unconstrained);
+      EXPECT_EQ(out.matching_residual, fresh.matching_residual);
+      EXPECT_EQ(out.template_deviation, fresh.template_deviation);
+      EXPECT_EQ(out.saturated, fresh.saturated);
+      EXPECT_EQ(out.qp_iterations, fresh.qp_iterations);
+    }
   }
 }
 

@@ -224,5 +224,48 @@ TEST(DynamicsStructure, NonFiniteStateIsReportedNotPropagated) {
   EXPECT_EQ(computeForwardDynamics(m, s.x, s.xi, VecX::Zero(m.numInputs()), ws), DynamicsStatus::NonFinite);
 }
 
+// Bodies hung from the world with constant S_e have a constant M (free flyers with body twists):
+// one Workspace computes and factorizes it once. Reusing it at other states must give exactly
+// what a fresh Workspace computes there; a varying S_e (Euler angles, universal) or a body below
+// another body must not be cached.
+TEST(DynamicsStructure, ConstantMassMatrixIsReusedOnlyWhenItIsConstant) {
+  for (JointType type : kAllTypes) {
+    if (type == JointType::Fixed) continue;
+    test::Rng rng(31);
+    ModelBuilder b;
+    b.addBody(test::randomBody(rng, "one"));
+    b.addBody(test::randomBody(rng, "two"));
+    JointSpec j;
+    j.type = type;
+    j.name = "j1";
+    j.child = "one";
+    j.parent_placement = test::randomPose(rng);
+    if (type != JointType::SphericalAbsolute) j.child_placement = test::randomPose(rng);
+    j.axis = test::randomVector(rng, 1.0).normalized();
+    j.axis2 = j.axis.cross(test::randomVector(rng, 1.0)).normalized();
+    b.addJoint(j);
+    j.name = "j2";
+    j.child = "two";
+    b.addJoint(j);
+    const Model m = b.build();
+    const bool constant = type != JointType::SphericalEulerZYX && type != JointType::Universal;
+    EXPECT_EQ(m.constant_mass_matrix, constant) << jointTypeName(type);
+
+    Workspace reused(m);
+    for (int k = 0; k < 3; ++k) {
+      const State s = test::randomState(m, rng);
+      const VecX u = VecX::Zero(m.numInputs());
+      ASSERT_EQ(computeForwardDynamics(m, s.x, s.xi, u, reused), DynamicsStatus::Ok);
+      Workspace fresh(m);
+      ASSERT_EQ(computeForwardDynamics(m, s.x, s.xi, u, fresh), DynamicsStatus::Ok);
+      EXPECT_MATRIX_NEAR(reused.mass_matrix, fresh.mass_matrix, 0.0) << jointTypeName(type);
+      EXPECT_MATRIX_NEAR(reused.xidot, fresh.xidot, 0.0) << jointTypeName(type);
+    }
+  }
+  // A body below another: M depends on the relative pose even with constant S_e.
+  EXPECT_FALSE(test::randomTreeWith(JointType::Revolute, true, 5).constant_mass_matrix);
+  EXPECT_FALSE(test::randomTreeWith(JointType::Free, false, 5).constant_mass_matrix);
+}
+
 }  // namespace
 }  // namespace rbs

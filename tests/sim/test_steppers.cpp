@@ -151,7 +151,8 @@ TEST(Steppers, OrthogonalityWithAndWithoutProjection) {
   EXPECT_GT(rk4_none, 1e-9);                // grows without projection …
   EXPECT_GT(rk4_none, 1e3 * rk4_project);   // … projection keeps rounding level
   EXPECT_LT(rk4_project, 1e-14);
-  EXPECT_LT(rkmk_none, 1e-14);              // rkmk4 stays on SO(3) without any projection
+  EXPECT_LT(rkmk_none, 5e-14);              // rkmk4 stays on SO(3) without any projection
+                                            // (rounding accumulated over the steps)
   EXPECT_LT(rkmk_project, 1e-14);
   // Stabilization (λ = 10/s) bounds the drift at a level set by the truncation error (C h⁴/λ):
   // at this coarse step it is larger than the still growing unprojected drift after 20 s, but it
