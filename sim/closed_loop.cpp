@@ -20,6 +20,11 @@ void ClosedLoop::evaluateForSample(double t, const State& state, VecX& u) {
   // A controller with discrete internal state (filters) may run once per control instant only:
   // its channels then report the last instant.
   if (controller_->hasInternalState()) return;
+  // Under a hold the output instants usually coincide with hold instants, which have just run
+  // the controller on the same time and state: its signals are already those of this sample.
+  if (last_ok_ && t == last_t_ && controller_->parameters().version() == last_parameters_version_ &&
+      state.x == last_state_.x && state.xi == last_state_.xi)
+    return;
   evaluate(t, state, u, false);
 }
 
@@ -32,13 +37,21 @@ void ClosedLoop::reset(double /*t0*/) {
 void ClosedLoop::evaluate(double t, const State& state, VecX& u, bool record_failure) {
   std::string message;
   try {
-    reference_->sample(t, sample_);
+    if (t != sample_time_) {
+      sample_time_ = std::numeric_limits<double>::quiet_NaN();  // stays unset if sample() throws
+      reference_->sample(t, sample_);
+      sample_time_ = t;
+    }
     last_ok_ = controller_->compute(t, state, sample_, u);
     if (!last_ok_) message = controller_->message();
   } catch (const std::exception& e) {  // the contract is NaN + failure(), never an exception
     last_ok_ = false;
     message = std::string(controller_->name()) + ": " + e.what();
   }
+  last_t_ = t;
+  last_state_.x = state.x;
+  last_state_.xi = state.xi;
+  last_parameters_version_ = controller_->parameters().version();
   if (!last_ok_) {
     if (record_failure && failure_.empty()) failure_ = message;
     u.setConstant(std::numeric_limits<double>::quiet_NaN());

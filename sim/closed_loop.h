@@ -3,6 +3,7 @@
 // residual, saturation) as channels.
 #pragma once
 
+#include <limits>
 #include <memory>
 
 #include "core/control/controller.h"
@@ -36,8 +37,16 @@ class ClosedLoop : public InputSource {
   std::unique_ptr<Controller> controller_;
   std::unique_ptr<Reference> reference_;
   ReferenceSample sample_;
+  /// The time sample_ belongs to: a Reference is a function of t alone, so evaluations at the
+  /// same time (RK4's two midpoint stages, a step's end and the next one's start) share it.
+  double sample_time_ = std::numeric_limits<double>::quiet_NaN();
   std::string failure_;
   bool last_ok_ = false;  ///< the last evaluation succeeded (signals are meaningful)
+  // What the last evaluation saw: a sample at the same time and state with the same parameters
+  // (a hold instant that is also an output instant) reports its signals without a second run.
+  double last_t_ = 0.0;
+  State last_state_;
+  std::uint64_t last_parameters_version_ = 0;
 
   /// Samples the reference and runs the controller; a failure (false or an exception) gives NaN
   /// inputs and, when `record_failure`, the message of failure().

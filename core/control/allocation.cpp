@@ -245,8 +245,8 @@ bool Allocator::solve(const MatX& M, const VecX& b, const MatX& B, const MatX& M
   }
   if (mode == AllocationMode::Exact && p != n) return false;
 
-  auto same = [](const MatX& x, const MatX& y) {
-    return x.rows() == y.rows() && x.cols() == y.cols() && (x.array() == y.array()).all();
+  auto same = [](const MatX& x, const MatX& y) {  // NaN never equals: such data refactorizes
+    return x.rows() == y.rows() && x.cols() == y.cols() && std::equal(x.data(), x.data() + x.size(), y.data());
   };
   if (!(factors_valid_ && factored_mode_ == mode && same(M, factored_M_) && same(B, factored_B_) &&
         same(Mbar, factored_Mbar_))) {
@@ -260,9 +260,9 @@ bool Allocator::solve(const MatX& M, const VecX& b, const MatX& B, const MatX& M
 
   // ã = M⁻¹ b − M̄⁻¹ b̄ (work_n_ = M̄⁻¹ b̄ = −a_des)
   const bool explicit_inverses = mode != AllocationMode::Exact && n <= kExplicitInverseMaxSize;
-  if (explicit_inverses) {
-    work_n_.noalias() = mbar_inverse_ * bbar;
-    a_tilde_.noalias() = m_inverse_ * b;
+  if (explicit_inverses) {  // n ≤ 12: coefficient-wise products, no GEMV kernel dispatch
+    work_n_.noalias() = mbar_inverse_.lazyProduct(bbar);
+    a_tilde_.noalias() = m_inverse_.lazyProduct(b);
   } else {
     work_n_ = bbar;
     mbar_llt_.solveInPlace(work_n_);
@@ -283,7 +283,7 @@ bool Allocator::solve(const MatX& M, const VecX& b, const MatX& B, const MatX& M
     u0.resize(p);
     u0.noalias() = b_lu_.permutationQ() * work_p_;
   } else if (explicit_inverses) {
-    u0.noalias() = gain_ * a_tilde_;  // (4.53) with the gain H⁻¹(M̄M⁻¹B)ᵀ formed once
+    u0.noalias() = gain_.lazyProduct(a_tilde_);  // (4.53) with the gain H⁻¹(M̄M⁻¹B)ᵀ formed once
   } else {
     // u₀ = H⁻¹ Bᵀ M⁻¹ M̄ ã = H⁻¹ Bᵀ M⁻¹ (M̄ M⁻¹ b − b̄) (4.53).
     work_p_.noalias() = mbar_minv_b_.transpose() * a_tilde_;

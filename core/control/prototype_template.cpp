@@ -147,9 +147,10 @@ void PrototypeTemplate::evaluate(const Workspace& ws, const Workspace& ws_ref, c
       out.rayleigh += 0.5 * s.error_twist.dot(Db * s.error_twist);
     }
     // (4.66a) M̄ = Σ Jᵀ Vee(M̄') J; (4.66j) b̄ = Σ Jᵀ (c̄ + f̄_D + f̄_K).
-    scratch_.noalias() = Mb * J;
-    out.Mbar.noalias() += J.transpose() * scratch_;
-    out.bbar.noalias() += J.transpose() * force;
+    // Inner dimension 6: coefficient-wise products beat the blocked GEMM kernels here.
+    scratch_.noalias() = Mb.lazyProduct(J);
+    out.Mbar.noalias() += J.transpose().lazyProduct(scratch_);
+    out.bbar.noalias() += J.transpose().lazyProduct(force);
   }
 }
 

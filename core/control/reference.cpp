@@ -298,7 +298,9 @@ class GeneratedReference final : public Reference {
   PlanarMotion planarMotion(double t) const;
   void positionJets(double t, Jet y[3]) const;
   flat::AttitudeJet integratedAttitude(double t, const flat::Vec3Jet& z) const;
-  Vec3 integrateHeading(Vec3 x, double t0, double t1) const;
+  /// `z_end`, when given, is the thrust-direction jet at t1 (the caller has it already).
+  Vec3 integrateHeading(Vec3 x, double t0, double t1, const flat::Vec3Jet* z_end = nullptr) const;
+  flat::Vec3Jet thrustAxis(double t) const;
   Anchor anchorOf(const double* x_e) const;
   void align(double* x_e, const Anchor& anchor) const;
   void setScalar(int joint, const Jet& q, ReferenceSample& out) const;
@@ -324,18 +326,14 @@ void GeneratedReference::prepareTables() {
   if (integrated_heading) {
     heading_table_.reset(
         [this] {
-          Jet y[3];
-          positionJets(0.0, y);
-          const auto z = flat::thrustDirection(y, gravity, drag_per_mass);
+          const flat::Vec3Jet z = thrustAxis(0.0);
           return Vec3(flat::attitudeFromYaw(z, traj::constantJet(initial_yaw)).R.col(0));
         },
         [this](const Vec3& x, long from, long to) {
           const double t1 = to * KnotTable<Vec3>::kStep;
-          Vec3 next = integrateHeading(x, from * KnotTable<Vec3>::kStep, t1);
-          Jet y[3];
-          positionJets(t1, y);
-          const Vec3 z = flat::thrustDirection(y, gravity, drag_per_mass).v;
-          return Vec3((next - next.dot(z) * z).normalized());
+          const flat::Vec3Jet z = thrustAxis(t1);
+          const Vec3 next = integrateHeading(x, from * KnotTable<Vec3>::kStep, t1, &z);
+          return Vec3((next - next.dot(z.v) * z.v).normalized());
         });
   }
   if (continuity) {
@@ -360,26 +358,33 @@ void GeneratedReference::positionJets(double t, Jet y[3]) const {
                                            : traj::constantJet(fixed_position(i));
 }
 
-Vec3 GeneratedReference::integrateHeading(Vec3 x, double t0, double t1) const {
+flat::Vec3Jet GeneratedReference::thrustAxis(double t) const {
+  Jet y[3];
+  positionJets(t, y);
+  return flat::thrustDirection(y, gravity, drag_per_mass);
+}
+
+Vec3 GeneratedReference::integrateHeading(Vec3 x, double t0, double t1, const flat::Vec3Jet* z_end) const {
   // RK4 on Ṙ_x = ω_z R_y − ω_y R_z (5.70); R_z, Ṙ_z from the path. Steps of at most 2 ms (one
   // between neighbouring knots, so a sample costs one step): local error ~(|ω| h)⁵/120 ≲ 1e-12 at
   // the looping's rates. A sample still depends on t only, not on what was sampled before.
+  // The path is evaluated once per distinct time (k2 and k3 share the midpoint; a step's end is
+  // the next one's start): the flat jets are the expensive part.
   constexpr double kMaxStep = 0.002;
   const int substeps = std::max(1, static_cast<int>(std::ceil(std::abs(t1 - t0) / kMaxStep - 1e-9)));
   const double dt = (t1 - t0) / substeps;
-  auto rate = [this](double t, const Vec3& xa) {
-    Jet y[3];
-    positionJets(t, y);
-    const auto z = flat::thrustDirection(y, gravity, drag_per_mass);
-    return flat::headingRate(xa, z.v, z.d1, yaw_rate);
-  };
+  auto rate = [this](const flat::Vec3Jet& z, const Vec3& xa) { return flat::headingRate(xa, z.v, z.d1, yaw_rate); };
+  flat::Vec3Jet z_a = thrustAxis(t0);
   for (int s = 0; s < substeps; ++s) {
     const double ta = t0 + s * dt;
-    const Vec3 k1 = rate(ta, x);
-    const Vec3 k2 = rate(ta + 0.5 * dt, x + 0.5 * dt * k1);
-    const Vec3 k3 = rate(ta + 0.5 * dt, x + 0.5 * dt * k2);
-    const Vec3 k4 = rate(ta + dt, x + dt * k3);
+    const flat::Vec3Jet z_m = thrustAxis(ta + 0.5 * dt);
+    const flat::Vec3Jet z_b = s + 1 == substeps && z_end ? *z_end : thrustAxis(ta + dt);
+    const Vec3 k1 = rate(z_a, x);
+    const Vec3 k2 = rate(z_m, x + 0.5 * dt * k1);
+    const Vec3 k3 = rate(z_m, x + 0.5 * dt * k2);
+    const Vec3 k4 = rate(z_b, x + dt * k3);
     x += dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4);
+    z_a = z_b;
   }
   return x;
 }
@@ -387,7 +392,7 @@ Vec3 GeneratedReference::integrateHeading(Vec3 x, double t0, double t1) const {
 flat::AttitudeJet GeneratedReference::integratedAttitude(double t, const flat::Vec3Jet& z) const {
   long knot = 0;
   const Vec3 x_knot = heading_table_.at(t, knot);
-  const Vec3 x = integrateHeading(x_knot, knot * KnotTable<Vec3>::kStep, t);
+  const Vec3 x = integrateHeading(x_knot, knot * KnotTable<Vec3>::kStep, t, &z);
   return flat::attitudeFromAxis(z, x, yaw_rate, 0.0);
 }
 

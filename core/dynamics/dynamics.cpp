@@ -27,6 +27,53 @@ void clearWrenches(Workspace& ws) {
   for (Vec6& w : ws.wrench) w.setZero();
 }
 
+/// Body b's share of c, in body coordinates: M_b κ_b − ad_{η_b}ᵀ M_b η_b (3.111).
+Vec6 inertialWrench(const Model& model, const Workspace& ws, int b) {
+  const Mat6& Mb = model.bodies[b].spatial_inertia;
+  return Mb * ws.bias[b] - adTransposeTimes(ws.twist[b], Mb * ws.twist[b]);
+}
+
+/// Body b's share of f_G, in body coordinates: −M_b Ad_{G_b}⁻¹ α_G with α_G = [a_G; 0] (3.113).
+Vec6 gravityWrench(const Model& model, const Workspace& ws, int b) {
+  Vec6 alpha;  // Ad_{G_b}⁻¹ α_G = [R_bᵀ a_G; 0]
+  alpha << ws.pose[b].R.transpose() * model.gravity, Vec3::Zero();
+  return -(model.bodies[b].spatial_inertia * alpha);
+}
+
+/// Adds the constant external wrenches and the body force/torque actuators (at inputs u) to
+/// ws.wrench (body coordinates). Returns whether the model has any of them.
+bool addBodyInputWrenches(const Model& model, const VecX& u, Workspace& ws) {
+  bool any = !model.external_wrenches.empty();
+  for (const ExternalWrench& e : model.external_wrenches) {
+    const Mat3& R = ws.pose[e.body].R;
+    const Vec3 f = e.world_axes ? Vec3(R.transpose() * e.force) : e.force;
+    const Vec3 t = e.world_axes ? Vec3(R.transpose() * e.torque) : e.torque;
+    ws.wrench[e.body].head<3>() += f;
+    ws.wrench[e.body].tail<3>() += e.point.cross(f) + t;
+  }
+  for (int i = 0; i < model.numInputs(); ++i) {
+    const Actuator& a = model.actuators[i];
+    if (a.kind == ActuatorKind::BodyForce || a.kind == ActuatorKind::BodyTorque) {
+      any = true;
+      ws.wrench[a.body] += a.unit_wrench * u(i);
+    }
+  }
+  return any;
+}
+
+/// Model::single_rigid_body: the joint's S_e is the identity at the root, so each generalized
+/// force is its body wrench itself (mapBodyWrenches would copy it) and the springs, dampers and
+/// joint actuators are absent. The same terms as the five compute*Forces, in one pass.
+void computeSingleBodyForces(const Model& model, const VecX& u, Workspace& ws) {
+  Eigen::Map<Vec6>(ws.inertial_forces.data()) = inertialWrench(model, ws, 0);
+  Eigen::Map<Vec6>(ws.gravity_forces.data()) = gravityWrench(model, ws, 0);
+  ws.elastic_forces.setZero();
+  ws.damping_forces.setZero();
+  ws.wrench[0].setZero();
+  addBodyInputWrenches(model, u, ws);
+  Eigen::Map<Vec6>(ws.input_forces.data()) = ws.wrench[0];
+}
+
 /// Adds J_{ab}ᵀ w to the body wrenches, where w acts in frame b' = frame b and J_ab is the
 /// Jacobian of the twist of frame b relative to frame a, in b coordinates:
 /// J_ab = J_b' − Ad_{G_ab⁻¹} J_a' (3.104).
@@ -203,30 +250,23 @@ void solveWithMassMatrix(const Model& model, const Workspace& ws, Eigen::Ref<Mat
   using SmallVec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, Workspace::kExplicitInverseMaxSize, 1>;
   for (Eigen::Index c = 0; c < B.cols(); ++c) {
     const SmallVec column = B.col(c);
-    B.col(c).noalias() = ws.mass_inverse * column;
+    B.col(c).noalias() = ws.mass_inverse.lazyProduct(column);  // tiny: no GEMV kernel dispatch
   }
 }
 
 void computeInertialForces(const Model& model, Workspace& ws) {
-  for (int b = 0; b < model.numBodies(); ++b) {
-    const Mat6& Mb = model.bodies[b].spatial_inertia;
-    ws.wrench[b] = Mb * ws.bias[b] - adTransposeTimes(ws.twist[b], Mb * ws.twist[b]);
-  }
+  for (int b = 0; b < model.numBodies(); ++b) ws.wrench[b] = inertialWrench(model, ws, b);
   mapBodyWrenches(model, ws.wrench, ws, ws.inertial_forces);
 }
 
 void computeGravityForces(const Model& model, Workspace& ws) {
-  for (int b = 0; b < model.numBodies(); ++b) {
-    Vec6 alpha;  // Ad_{G_b}⁻¹ α_G = [R_bᵀ a_G; 0]
-    alpha << ws.pose[b].R.transpose() * model.gravity, Vec3::Zero();
-    ws.wrench[b] = -(model.bodies[b].spatial_inertia * alpha);
-  }
+  for (int b = 0; b < model.numBodies(); ++b) ws.wrench[b] = gravityWrench(model, ws, b);
   mapBodyWrenches(model, ws.wrench, ws, ws.gravity_forces);
 }
 
 void computeElasticForces(const Model& model, const VecX& x, Workspace& ws) {
   ws.elastic_forces.setZero();
-  clearWrenches(ws);
+  if (!model.springs.empty()) clearWrenches(ws);
   for (const Spring& s : model.springs) {
     const Pose G_ab = framePose(model, ws, s.a).inverse() * framePose(model, ws, s.b);
     // (3.116): w = vee2((I₄ − G_ab⁻¹ G_R) K')
@@ -252,7 +292,7 @@ void computeElasticForces(const Model& model, const VecX& x, Workspace& ws) {
 
 void computeDampingForces(const Model& model, const VecX& xi, Workspace& ws) {
   ws.damping_forces.setZero();
-  clearWrenches(ws);
+  if (!model.dampers.empty()) clearWrenches(ws);
   for (const Damper& d : model.dampers) {
     const Pose G_ab = framePose(model, ws, d.a).inverse() * framePose(model, ws, d.b);
     // Relative twist of frame b w.r.t. the fluid frame a, in b coordinates (3.117).
@@ -269,14 +309,7 @@ void computeDampingForces(const Model& model, const VecX& xi, Workspace& ws) {
 void computeInputForces(const Model& model, const VecX& x, const VecX& xi, const VecX& u, Workspace& ws) {
   ws.input_forces.setZero();
   clearWrenches(ws);
-  bool any_body_wrench = !model.external_wrenches.empty() || !model.propellers.empty();
-  for (const ExternalWrench& e : model.external_wrenches) {
-    const Mat3& R = ws.pose[e.body].R;
-    const Vec3 f = e.world_axes ? Vec3(R.transpose() * e.force) : e.force;
-    const Vec3 t = e.world_axes ? Vec3(R.transpose() * e.torque) : e.torque;
-    ws.wrench[e.body].head<3>() += f;
-    ws.wrench[e.body].tail<3>() += e.point.cross(f) + t;
-  }
+  bool any_body_wrench = addBodyInputWrenches(model, u, ws) || !model.propellers.empty();
   // Propellers (5.3): thrust κ_F ϖ|ϖ| and drag torque −κ_T ϖ|ϖ| on the rotor body; the motor
   // that holds the rotor against the drag is an actuator, so the drag reaches the vehicle through
   // the joint (the reaction torque of (5.34)).
@@ -286,17 +319,6 @@ void computeInputForces(const Model& model, const VecX& x, const VecX& xi, const
     const double rate_squared = rate * std::abs(rate);
     ws.wrench[j.child].head<3>() += p.thrust_coefficient * rate_squared * p.thrust_direction;
     ws.wrench[j.child].tail<3>() -= p.drag_coefficient * rate_squared * p.spin_axis;
-  }
-  for (int i = 0; i < model.numInputs(); ++i) {
-    const Actuator& a = model.actuators[i];
-    if (a.kind == ActuatorKind::BodyForce) {
-      any_body_wrench = true;
-      ws.wrench[a.body].head<3>() += a.direction * u(i);
-      ws.wrench[a.body].tail<3>() += (a.point.cross(a.direction) + a.torque_ratio * a.direction) * u(i);
-    } else if (a.kind == ActuatorKind::BodyTorque) {
-      any_body_wrench = true;
-      ws.wrench[a.body].tail<3>() += a.direction * u(i);
-    }
   }
   if (any_body_wrench) mapBodyWrenches(model, ws.wrench, ws, ws.input_forces);
   for (const Propeller& p : model.propellers) {  // bearing friction (5.9e) acts on the joint
@@ -347,21 +369,11 @@ void computeInputMatrix(const Model& model, Workspace& ws) {
   ws.input_matrix.setZero();
   for (int i = 0; i < model.numInputs(); ++i) {
     const Actuator& a = model.actuators[i];
-    Vec6 w = Vec6::Zero();
-    switch (a.kind) {
-      case ActuatorKind::JointEffort:
-      case ActuatorKind::JointServo:
-      case ActuatorKind::JointSpeedServo:
-        ws.input_matrix(model.joints[a.joint].xi_offset + a.component, i) = a.gain;
-        continue;
-      case ActuatorKind::BodyForce:
-        w << a.direction, a.point.cross(a.direction) + a.torque_ratio * a.direction;
-        break;
-      case ActuatorKind::BodyTorque:
-        w << Vec3::Zero(), a.direction;
-        break;
+    if (a.kind == ActuatorKind::BodyForce || a.kind == ActuatorKind::BodyTorque) {
+      ws.input_matrix.col(i).noalias() = ws.jacobian(a.body).transpose() * a.unit_wrench;
+    } else {  // joint actuators: gain on their coordinate
+      ws.input_matrix(model.joints[a.joint].xi_offset + a.component, i) = a.gain;
     }
-    ws.input_matrix.col(i).noalias() = ws.jacobian(a.body).transpose() * w;
   }
 }
 
@@ -433,11 +445,15 @@ DynamicsStatus computeForwardDynamics(const Model& model, const VecX& x, const V
   if (!x.allFinite() || !xi.allFinite() || !u.allFinite()) return DynamicsStatus::NonFinite;
   computeKinematics(model, x, xi, ws);
   computeMassMatrix(model, ws);
-  computeInertialForces(model, ws);
-  computeGravityForces(model, ws);
-  computeElasticForces(model, x, ws);
-  computeDampingForces(model, xi, ws);
-  computeInputForces(model, x, xi, u, ws);
+  if (model.single_rigid_body) {
+    computeSingleBodyForces(model, u, ws);
+  } else {
+    computeInertialForces(model, ws);
+    computeGravityForces(model, ws);
+    computeElasticForces(model, x, ws);
+    computeDampingForces(model, xi, ws);
+    computeInputForces(model, x, xi, u, ws);
+  }
   computeConfigurationRate(model, x, xi, ws, stabilization_gain);
 
   // (3.124): M ξ̇ = f_E − c − f_D − f_K − f_G

@@ -102,6 +102,9 @@ struct Actuator {
   /// BodyForce only: a torque of torque_ratio · u about `direction` comes with the force — the
   /// drag torque of a propeller, κ_T/κ_F = b_F (thesis (4.143), (5.17)); its sign is the spin sense.
   double torque_ratio = 0.0;          ///< [m]
+  /// BodyForce/BodyTorque: the body wrench per unit input at the body origin (body frame),
+  /// [d; p × d + torque_ratio d] or [0; d] (set by the builder from the fields above).
+  Vec6 unit_wrench = Vec6::Zero();
 };
 
 /// A propeller on the revolute joint that carries its rotor (thesis (5.3)): with ϖ the joint's
@@ -200,6 +203,11 @@ struct Model {
   /// joints), so M = diag(S_eᵀ M_b S_e) + armature. A Workspace then computes and factorizes M
   /// once (a free-flying vehicle with body-twist coordinates, thesis (3.57)).
   bool constant_mass_matrix = false;
+  /// One body on a free joint at the world with body-twist coordinates and no child placement
+  /// (S_e = I), forced only by body forces/torques and constant wrenches: a multicopter as in
+  /// thesis §4.8.3. computeForwardDynamics then forms the generalized forces directly as the
+  /// body wrench (S_e = I), without the recursive passes.
+  bool single_rigid_body = false;
 
   State initial_state;  ///< from the builder's initial joint values (neutral where none given)
 

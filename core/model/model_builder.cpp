@@ -509,6 +509,10 @@ Model ModelBuilder::build() const {
       if (a.kind != ActuatorKind::BodyForce && a.torque_ratio != 0.0)
         fail("actuator", a.name, "torque_ratio applies to body_force actuators only");
       act.torque_ratio = a.torque_ratio;
+      if (a.kind == ActuatorKind::BodyForce)
+        act.unit_wrench << act.direction, act.point.cross(act.direction) + act.torque_ratio * act.direction;
+      else
+        act.unit_wrench << Vec3::Zero(), act.direction;
     }
     m.actuators.push_back(act);
   }
@@ -567,6 +571,14 @@ Model ModelBuilder::build() const {
     if (v.shape == Visual::Shape::Mesh && v.mesh_file.empty()) fail("visual", v.body, "mesh without a file");
     m.visuals.push_back(Visual{bodyIndex(v.body), v.shape, v.size, v.mesh_file, v.origin, v.color});
   }
+  m.single_rigid_body =
+      m.joints.size() == 1 && m.joints[0].parent < 0 && !m.joints[0].has_child_placement &&
+      (m.joints[0].type == JointType::Free || m.joints[0].type == JointType::FreeQuaternion) &&
+      m.springs.empty() && m.dampers.empty() && m.joint_spring_dampers.empty() && m.propellers.empty() &&
+      m.loop_closures.empty() &&
+      std::all_of(m.actuators.begin(), m.actuators.end(), [](const Actuator& a) {
+        return a.kind == ActuatorKind::BodyForce || a.kind == ActuatorKind::BodyTorque;
+      });
   return m;
 }
 

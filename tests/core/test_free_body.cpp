@@ -336,5 +336,46 @@ TEST(FreeBodyCoordinates, RotationMatrixAndQuaternionGiveTheSamePoses) {
 INSTANTIATE_TEST_SUITE_P(FreeTypes, FreeJoint,
                          testing::Values(JointType::Free, JointType::FreeQuaternion), jointName);
 
+// The single-rigid-body shortcut of computeForwardDynamics (Model::single_rigid_body) forms the
+// generalized forces as the body wrench; the recursive passes must give the same numbers, with
+// external wrenches, body forces and torques, at random states, for both coordinate choices.
+TEST(FreeBody, SingleRigidBodyShortcutEqualsTheRecursivePasses) {
+  for (JointType type : {JointType::Free, JointType::FreeQuaternion}) {
+    test::Rng rng(41);
+    ModelBuilder b;
+    b.addBody(test::randomBody(rng, "vehicle"));
+    b.addJoint({.name = "flight", .type = type, .child = "vehicle", .parent_placement = test::randomPose(rng)});
+    b.addActuator({.name = "f", .kind = ActuatorKind::BodyForce, .body = "vehicle", .point = Vec3(0.2, -0.1, 0.05),
+                   .direction = Vec3(0.1, 0.2, 1.0).normalized(), .torque_ratio = 0.017});
+    b.addActuator({.name = "t", .kind = ActuatorKind::BodyTorque, .body = "vehicle", .direction = Vec3::UnitX()});
+    b.addExternalWrench({.body = "vehicle", .point = Vec3(0.1, 0, 0), .force = Vec3(0.3, -0.2, 0.1),
+                         .torque = Vec3(0.01, 0.02, -0.03), .world_axes = true});
+    const Model fast = b.build();
+    ASSERT_TRUE(fast.single_rigid_body) << jointTypeName(type);
+    Model recursive = fast;
+    recursive.single_rigid_body = false;
+    Workspace ws_fast(fast), ws_recursive(recursive);
+    for (int k = 0; k < 5; ++k) {
+      const State s = test::randomState(fast, rng, 3.0);
+      const VecX u = VecX::Random(2);
+      ASSERT_EQ(computeForwardDynamics(fast, s.x, s.xi, u, ws_fast), DynamicsStatus::Ok);
+      ASSERT_EQ(computeForwardDynamics(recursive, s.x, s.xi, u, ws_recursive), DynamicsStatus::Ok);
+      EXPECT_MATRIX_NEAR(ws_fast.inertial_forces, ws_recursive.inertial_forces, 1e-14);
+      EXPECT_MATRIX_NEAR(ws_fast.gravity_forces, ws_recursive.gravity_forces, 1e-14);
+      EXPECT_MATRIX_NEAR(ws_fast.input_forces, ws_recursive.input_forces, 1e-14);
+      EXPECT_MATRIX_NEAR(ws_fast.xidot, ws_recursive.xidot, 1e-13);
+      EXPECT_MATRIX_NEAR(ws_fast.xdot, ws_recursive.xdot, 0.0);
+    }
+  }
+  // Anything beyond body wrenches takes the recursive passes.
+  test::Rng rng(42);
+  ModelBuilder b;
+  b.addBody(test::randomBody(rng, "vehicle"));
+  b.addJoint({.name = "flight", .type = JointType::Free, .child = "vehicle"});
+  b.addDamper({.name = "air", .a = {kWorld, {}}, .b = {"vehicle", {}}, .damping = 0.1});
+  EXPECT_FALSE(b.build().single_rigid_body);
+  EXPECT_FALSE(test::randomTreeWith(JointType::Revolute, false, 3).single_rigid_body);
+}
+
 }  // namespace
 }  // namespace rbs
