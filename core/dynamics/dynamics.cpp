@@ -11,6 +11,10 @@ namespace {
 /// the leaves gives the joint columns S_eᵀ F_b (the backward pass of Newton–Euler).
 /// `wrench` is consumed (overwritten by the accumulated F_b).
 void mapBodyWrenches(const Model& model, std::vector<Vec6>& wrench, const Workspace& ws, VecX& out) {
+  if (model.single_rigid_body) {  // S_e = I at the root: the generalized force is the wrench
+    out = wrench[0];
+    return;
+  }
   for (int b = model.numBodies() - 1; b >= 0; --b) {
     const Joint& j = model.joints[b];
     const JointMotion& jm = ws.joint[b];
@@ -22,6 +26,10 @@ void mapBodyWrenches(const Model& model, std::vector<Vec6>& wrench, const Worksp
     }
   }
 }
+
+/// v.allFinite(), cheaper on the usual path: a sum of finite numbers is finite unless it
+/// overflows, and a NaN or infinity makes the sum NaN or infinite; only then look element-wise.
+bool allFinite(const VecX& v) { return std::isfinite(v.sum()) || v.allFinite(); }
 
 void clearWrenches(Workspace& ws) {
   for (Vec6& w : ws.wrench) w.setZero();
@@ -61,9 +69,8 @@ bool addBodyInputWrenches(const Model& model, const VecX& u, Workspace& ws) {
   return any;
 }
 
-/// Model::single_rigid_body: the joint's S_e is the identity at the root, so each generalized
-/// force is its body wrench itself (mapBodyWrenches would copy it) and the springs, dampers and
-/// joint actuators are absent. The same terms as the five compute*Forces, in one pass.
+/// Model::single_rigid_body: the five force terms of computeForwardDynamics in one pass over the
+/// one body (no springs, dampers or joint actuators exist; mapBodyWrenches would copy).
 void computeSingleBodyForces(const Model& model, const VecX& u, Workspace& ws) {
   Eigen::Map<Vec6>(ws.inertial_forces.data()) = inertialWrench(model, ws, 0);
   Eigen::Map<Vec6>(ws.gravity_forces.data()) = gravityWrench(model, ws, 0);
@@ -442,10 +449,10 @@ std::string_view toString(DynamicsStatus status) {
 
 DynamicsStatus computeForwardDynamics(const Model& model, const VecX& x, const VecX& xi,
                                       const VecX& u, Workspace& ws, double stabilization_gain) {
-  if (!x.allFinite() || !xi.allFinite() || !u.allFinite()) return DynamicsStatus::NonFinite;
+  if (!allFinite(x) || !allFinite(xi) || !allFinite(u)) return DynamicsStatus::NonFinite;
   computeKinematics(model, x, xi, ws);
   computeMassMatrix(model, ws);
-  if (model.single_rigid_body) {
+  if (model.single_rigid_body) {  // the same terms as the five calls below, one pass
     computeSingleBodyForces(model, u, ws);
   } else {
     computeInertialForces(model, ws);
@@ -480,7 +487,7 @@ DynamicsStatus computeForwardDynamics(const Model& model, const VecX& x, const V
     ws.constraint_ldlt.solveInPlace(ws.multipliers);
     ws.xidot.noalias() += ws.mass_inv_constraint_t * ws.multipliers;
   }
-  if (!ws.xidot.allFinite() || !ws.xdot.allFinite()) return DynamicsStatus::NonFinite;
+  if (!allFinite(ws.xidot) || !allFinite(ws.xdot)) return DynamicsStatus::NonFinite;
   return DynamicsStatus::Ok;
 }
 

@@ -205,8 +205,9 @@ struct Model {
   bool constant_mass_matrix = false;
   /// One body on a free joint at the world with body-twist coordinates and no child placement
   /// (S_e = I), forced only by body forces/torques and constant wrenches: a multicopter as in
-  /// thesis §4.8.3. computeForwardDynamics then forms the generalized forces directly as the
-  /// body wrench (S_e = I), without the recursive passes.
+  /// thesis §4.8.3. Each generalized force is then the body wrench itself (S_e = I): the
+  /// backward pass that maps body wrenches to generalized forces is skipped, and the forward
+  /// dynamics forms all force terms in one pass.
   bool single_rigid_body = false;
 
   State initial_state;  ///< from the builder's initial joint values (neutral where none given)

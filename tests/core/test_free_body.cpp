@@ -336,8 +336,8 @@ TEST(FreeBodyCoordinates, RotationMatrixAndQuaternionGiveTheSamePoses) {
 INSTANTIATE_TEST_SUITE_P(FreeTypes, FreeJoint,
                          testing::Values(JointType::Free, JointType::FreeQuaternion), jointName);
 
-// The single-rigid-body shortcut of computeForwardDynamics (Model::single_rigid_body) forms the
-// generalized forces as the body wrench; the recursive passes must give the same numbers, with
+// The single-rigid-body shortcut (Model::single_rigid_body) takes the generalized forces as the
+// body wrenches; the recursive backward pass must give the same numbers, with
 // external wrenches, body forces and torques, at random states, for both coordinate choices.
 TEST(FreeBody, SingleRigidBodyShortcutEqualsTheRecursivePasses) {
   for (JointType type : {JointType::Free, JointType::FreeQuaternion}) {

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <numbers>
+#include <vector>
 
 #include "core/control/registry.h"
 #include "core/model/model_builder.h"
@@ -96,6 +97,58 @@ TEST(ClosedLoop, ZeroOrderHoldKeepsTheInputBetweenControlInstants) {
     EXPECT_EQ(channel(sim, "u.torque_z", k), channel(sim, "u.torque_z", k + 1)) << "sample " << k;
   // The error signals are evaluated at each sample, not held.
   EXPECT_NE(channel(sim, "error.position", 2), channel(sim, "error.position", 3));
+}
+
+/// SpinningReference that counts its samples.
+class CountingReference : public Reference {
+ public:
+  explicit CountingReference(int* count) : count_(count) {}
+  void sample(double t, ReferenceSample& out) const override {
+    ++*count_;
+    inner_.sample(t, out);
+  }
+
+ private:
+  int* count_;
+  SpinningReference inner_;
+};
+
+// The loop samples the reference once per distinct time (RK4 calls it twice at each midpoint)
+// and a sample evaluation that repeats the last evaluation's time and state keeps its signals;
+// neither may change any result: every call must equal a fresh loop's.
+TEST(ClosedLoop, RepeatedTimesReuseTheReferenceSampleWithoutChangingResults) {
+  const Model model = planarBody();
+  const ControllerSettings settings{"prototype_particle", {{"mbar", 1}, {"dbar", 4}, {"kbar", 4}}, {}};
+  int samples = 0;
+  ClosedLoop shared(makeController(model, settings), std::make_unique<CountingReference>(&samples));
+  State a = model.initial_state, b = model.initial_state;
+  a.x[1] = 0.5;
+  b.x[1] = -0.3;
+  b.xi[2] = 0.7;
+  const struct { double t; const State* s; } calls[] = {{0.1, &a}, {0.1, &b}, {0.2, &b}, {0.1, &a}, {0.1, &a}};
+  VecX u, u_fresh;
+  for (const auto& c : calls) {
+    shared.compute(c.t, *c.s, u);
+    ClosedLoop fresh(makeController(model, settings), std::make_unique<SpinningReference>());
+    fresh.compute(c.t, *c.s, u_fresh);
+    EXPECT_EQ(u, u_fresh) << "t = " << c.t;
+  }
+  EXPECT_EQ(samples, 3);  // t = 0.1, 0.2, 0.1: consecutive repeats share the sample
+
+  // Signals at a sample: after compute() at the same time and state they are already current;
+  // at another state they are recomputed.
+  const std::size_t n = shared.channels().size();
+  std::vector<double> kept(n), recomputed(n), expected(n);
+  shared.compute(0.3, a, u);
+  shared.evaluateForSample(0.3, a, u);
+  shared.sample(kept.data());
+  shared.evaluateForSample(0.3, b, u);
+  shared.sample(recomputed.data());
+  ClosedLoop fresh(makeController(model, settings), std::make_unique<SpinningReference>());
+  fresh.evaluateForSample(0.3, a, u_fresh);
+  fresh.sample(expected.data());
+  EXPECT_EQ(kept, expected);
+  EXPECT_NE(recomputed, expected);
 }
 
 }  // namespace
