@@ -35,10 +35,10 @@ int allocatorQpIterations(Eigen::Index p) {
 /// solveBoxQp keeps its workspace on the stack up to this many inputs (p ≤ 12 in practice).
 constexpr int kStackInputs = 12;
 constexpr double kInf = std::numeric_limits<double>::infinity();
-/// Up to this many coordinates the least-squares modes keep M⁻¹, M̄⁻¹ and H⁻¹(M̄M⁻¹B)ᵀ
-/// explicitly: forming them costs about as much as the factorizations, and every solve with
-/// unchanged matrices (a free flyer: M, B and M̄ are constant) is then three products instead of
-/// six triangular solves. Depends on the size only, so results never depend on call history.
+/// Up to this many coordinates a caller with constant matrices gets explicit inverses: forming
+/// them costs about as much as the factorizations, once; every solve is then three products
+/// instead of six triangular solves. Chosen at construction, so results never depend on the
+/// history of calls.
 constexpr Eigen::Index kExplicitInverseMaxSize = 12;
 
 void checkBounds(const VecX& lower, const VecX& upper, const char* who) {
@@ -196,7 +196,7 @@ int boxQpActiveSet(const MatX& H, const VecX& u0, const VecX& lower, const VecX&
 
 }  // namespace
 
-Allocator::Allocator(int n, int p)
+Allocator::Allocator(int n, int p, bool constant_matrices)
     : n_(n),
       p_(p),
       m_llt_(n),
@@ -215,6 +215,7 @@ Allocator::Allocator(int n, int p)
       qp_step_(p),
       qp_free_(p) {
   if (n < 1 || p < 1) throw std::invalid_argument("Allocator: needs n >= 1 and p >= 1");
+  explicit_inverses_ = constant_matrices && n <= kExplicitInverseMaxSize;
   b_lu_.setThreshold(kSingularPivot);
 }
 
@@ -259,7 +260,7 @@ bool Allocator::solve(const MatX& M, const VecX& b, const MatX& B, const MatX& M
   }
 
   // ã = M⁻¹ b − M̄⁻¹ b̄ (work_n_ = M̄⁻¹ b̄ = −a_des)
-  const bool explicit_inverses = mode != AllocationMode::Exact && n <= kExplicitInverseMaxSize;
+  const bool explicit_inverses = explicit_inverses_ && mode != AllocationMode::Exact;
   if (explicit_inverses) {  // n ≤ 12: coefficient-wise products, no GEMV kernel dispatch
     work_n_.noalias() = mbar_inverse_.lazyProduct(bbar);
     a_tilde_.noalias() = m_inverse_.lazyProduct(b);
@@ -338,7 +339,7 @@ bool Allocator::factorize(const MatX& M, const MatX& B, const MatX& Mbar, Alloca
     h_llt_.compute(h_);
     if (!wellConditioned()) return false;
   }
-  if (M.rows() <= kExplicitInverseMaxSize) {
+  if (explicit_inverses_) {
     m_inverse_.setIdentity(M.rows(), M.rows());
     m_llt_.solveInPlace(m_inverse_);
     mbar_inverse_.setIdentity(M.rows(), M.rows());

@@ -37,7 +37,11 @@ struct AllocationResult {
 /// Preallocated solver for one problem size (n velocity coordinates, p inputs).
 class Allocator {
  public:
-  Allocator(int n, int p);
+  /// `constant_matrices`: the caller expects M, B and M̄ to stay the same from call to call (a
+  /// single rigid body with a base template). Then, for n ≤ 12, the least-squares modes keep M⁻¹,
+  /// M̄⁻¹ and H⁻¹(M̄M⁻¹B)ᵀ explicitly and solve by three products; otherwise by the factors.
+  /// Either way the factorizations are reused while the matrices are unchanged.
+  Allocator(int n, int p, bool constant_matrices = false);
 
   /// M (n×n, SPD), b (n): plant M ξ̇ + b = B u; B (n×p); M̄ (n×n, SPD), b̄ (n): template
   /// M̄ ξ̇ + b̄ = 0; lower/upper (p): input bounds (±inf allowed). Returns false (and leaves `out`
@@ -70,7 +74,8 @@ class Allocator {
   MatX factored_M_, factored_B_, factored_Mbar_;
   AllocationMode factored_mode_ = AllocationMode::LeastSquares;
   bool factors_valid_ = false;
-  // Small problems, least-squares modes: M⁻¹, M̄⁻¹ and the gain H⁻¹(M̄M⁻¹B)ᵀ (factorize()).
+  // constant_matrices, n ≤ 12, least-squares modes: M⁻¹, M̄⁻¹ and H⁻¹(M̄M⁻¹B)ᵀ (factorize()).
+  bool explicit_inverses_ = false;
   MatX m_inverse_, mbar_inverse_, gain_;
 };
 

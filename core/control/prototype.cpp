@@ -39,7 +39,9 @@ PrototypeController::PrototypeController(const Model& model, VelocityError varia
       tracking_(model, settings.options.count("tracked_body") ? settings.options.at("tracked_body") : ""),
       ws_(model),
       ws_ref_(model),
-      allocator_(model.nxi, model.numInputs()) {
+      // A single rigid body with body wrenches has constant M and B; the base pair's M̄ is
+      // constant too (J = I), so the allocation can keep explicit inverses.
+      allocator_(model.nxi, model.numInputs(), model.single_rigid_body) {
   checkControllerOptions(settings, {"template", "gains", "matching", "allocation", "tracked_body", "tool_body"});
   if (model.numInputs() == 0) throw ControlError(std::string(name()) + ": the model has no actuators");
   gravity_ = model.gravity.norm();

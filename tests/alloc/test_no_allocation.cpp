@@ -172,7 +172,7 @@ TEST(NoAllocation, AllocatorWithUnchangedMatricesAllocatesNothing) {
   const MatX B = MatX::NullaryExpr(n, p, [&] { return test::uniform(rng, -1, 1); });
   VecX b = VecX::Ones(n), bbar = VecX::Ones(n);
   const VecX lower = VecX::Constant(p, -0.1), upper = VecX::Constant(p, 0.1);
-  Allocator allocator(n, p);
+  Allocator allocator(n, p, /*constant_matrices=*/true);
   AllocationResult out;
   for (int k = 0; k < 2; ++k)
     ASSERT_TRUE(allocator.solve(M, b, B, Mbar, bbar, lower, upper, AllocationMode::Constrained, out));

@@ -96,8 +96,8 @@ VecX noBound(int p, double sign) {
 
 /// Runs a fresh allocator and expects success.
 AllocationResult allocate(const Problem& q, AllocationMode mode, const VecX& lower,
-                          const VecX& upper) {
-  Allocator allocator(q.n(), q.p());
+                          const VecX& upper, bool constant_matrices = false) {
+  Allocator allocator(q.n(), q.p(), constant_matrices);
   AllocationResult out;
   EXPECT_TRUE(allocator.solve(q.M, q.b, q.B, q.Mbar, q.bbar, lower, upper, mode, out));
   return out;
@@ -379,36 +379,39 @@ TEST(Allocation, WrongSizesAndInvalidBoundsThrow) {
 }
 
 TEST(Allocation, ReusedAllocatorMatchesAFreshOneBitForBit) {
-  std::mt19937 rng(19);
-  Allocator shared(6, 4);  // also used for smaller problems
-  AllocationResult out;
-  for (int trial = 0; trial < 60; ++trial) {
-    const int n = 2 + trial % 5;
-    const int p = std::min(n, 1 + trial % 4);
-    const Problem q = randomProblem(n, p, rng);
-    const VecX lo = VecX::Constant(p, -0.5), hi = VecX::Constant(p, 0.5);
-    const AllocationMode mode = p == n && trial % 3 == 0 ? AllocationMode::Exact
-                                : trial % 2 == 0         ? AllocationMode::Constrained
-                                                         : AllocationMode::LeastSquares;
-    SCOPED_TRACE("trial " + std::to_string(trial));
-    // The allocator keeps the factorizations of M, B and M̄ while they are unchanged: a second
-    // problem with new b, b̄ reuses them, then each matrix in turn changes and must refactorize.
-    std::vector<Problem> sequence(5, q);
-    sequence[1].b = randomVector(n, rng, 3.0);
-    sequence[1].bbar = randomVector(n, rng, 3.0);
-    for (int k = 2; k < 5; ++k) sequence[k] = sequence[k - 1];
-    sequence[2].M += MatX::Identity(n, n);
-    sequence[3].Mbar *= 1.5;
-    sequence[4].B(0, 0) += 0.25;
-    for (const Problem& step : sequence) {
-      ASSERT_TRUE(shared.solve(step.M, step.b, step.B, step.Mbar, step.bbar, lo, hi, mode, out));
-      const AllocationResult fresh = allocate(step, mode, lo, hi);
-      EXPECT_EQ(out.u, fresh.u);
-      EXPECT_EQ(out.u_unconstrained, fresh.u_unconstrained);
-      EXPECT_EQ(out.matching_residual, fresh.matching_residual);
-      EXPECT_EQ(out.template_deviation, fresh.template_deviation);
-      EXPECT_EQ(out.saturated, fresh.saturated);
-      EXPECT_EQ(out.qp_iterations, fresh.qp_iterations);
+  // Both solution paths: triangular solves, and explicit inverses for constant matrices.
+  for (bool constant : {false, true}) {
+    std::mt19937 rng(19);
+    Allocator shared(6, 4, constant);  // also used for smaller problems
+    AllocationResult out;
+    for (int trial = 0; trial < 60; ++trial) {
+      const int n = 2 + trial % 5;
+      const int p = std::min(n, 1 + trial % 4);
+      const Problem q = randomProblem(n, p, rng);
+      const VecX lo = VecX::Constant(p, -0.5), hi = VecX::Constant(p, 0.5);
+      const AllocationMode mode = p == n && trial % 3 == 0 ? AllocationMode::Exact
+                                  : trial % 2 == 0         ? AllocationMode::Constrained
+                                                           : AllocationMode::LeastSquares;
+      SCOPED_TRACE("trial " + std::to_string(trial));
+      // The allocator keeps the factorizations of M, B and M̄ while they are unchanged: a second
+      // problem with new b, b̄ reuses them, then each matrix in turn changes and must refactorize.
+      std::vector<Problem> sequence(5, q);
+      sequence[1].b = randomVector(n, rng, 3.0);
+      sequence[1].bbar = randomVector(n, rng, 3.0);
+      for (int k = 2; k < 5; ++k) sequence[k] = sequence[k - 1];
+      sequence[2].M += MatX::Identity(n, n);
+      sequence[3].Mbar *= 1.5;
+      sequence[4].B(0, 0) += 0.25;
+      for (const Problem& step : sequence) {
+        ASSERT_TRUE(shared.solve(step.M, step.b, step.B, step.Mbar, step.bbar, lo, hi, mode, out));
+        const AllocationResult fresh = allocate(step, mode, lo, hi, constant);
+        EXPECT_EQ(out.u, fresh.u);
+        EXPECT_EQ(out.u_unconstrained, fresh.u_unconstrained);
+        EXPECT_EQ(out.matching_residual, fresh.matching_residual);
+        EXPECT_EQ(out.template_deviation, fresh.template_deviation);
+        EXPECT_EQ(out.saturated, fresh.saturated);
+        EXPECT_EQ(out.qp_iterations, fresh.qp_iterations);
+      }
     }
   }
 }
