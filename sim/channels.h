@@ -2,6 +2,7 @@
 // integrator. The UI plots them and the CSV writer writes them without special cases.
 #pragma once
 
+#include <cstddef>
 #include <iosfwd>
 #include <string>
 #include <string_view>
@@ -35,6 +36,7 @@ struct Recording {
   ChannelSet channels;
   std::vector<double> time;                 ///< [s]
   std::vector<std::vector<double>> values;  ///< values[k][i]: sample k, channel i
+  std::size_t dropped = 0;                  ///< oldest samples dropped (max_recorded_samples)
 };
 
 /// CSV with a header row: "t", then the channel names in order; one row per sample; numbers with

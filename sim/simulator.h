@@ -20,6 +20,10 @@ struct SimulationOptions {
   /// 0: the input function is evaluated inside every right-hand-side evaluation (smooth closed
   /// loop). > 0: zero-order hold, evaluated at this rate [Hz] and held in between.
   double control_rate = 0.0;
+  /// 0: the recording keeps every sample. N > 0: it keeps at most N, dropping the oldest quarter
+  /// when full (Recording::dropped counts them): a long interactive run that only needs its newest
+  /// samples then has bounded memory.
+  std::size_t max_recorded_samples = 0;
 };
 
 struct SimulationStats {

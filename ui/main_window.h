@@ -4,6 +4,7 @@
 // SimulationWorker (thread), View3D, GainPanel, PlotPanel, SceneBrowser and recordVideo.
 #pragma once
 
+#include <algorithm>
 #include <filesystem>
 #include <memory>
 #include <string>
@@ -49,6 +50,10 @@ class MainWindow : public QMainWindow {
   GainPanel* gains() const { return gains_; }
   PlotPanel* plots() const { return plots_; }
   const RunLog& runLog() const { return log_; }
+  /// Most samples the run log (and the plots) keep; the oldest quarter goes when it is full.
+  /// Set from a memory budget when a scene is opened; tests make it small.
+  std::size_t runLogCapacity() const { return run_log_capacity_; }
+  void setRunLogCapacity(std::size_t samples) { run_log_capacity_ = std::max<std::size_t>(samples, 4); }
   const QString& lastError() const { return last_error_; }
   /// false: nothing is written to QSettings (scripted runs leave the user's layout and last
   /// scene alone). Default true.
@@ -79,6 +84,7 @@ class MainWindow : public QMainWindow {
   std::vector<std::string> overrides_;
   std::unique_ptr<SimulationWorker> worker_;
   RunLog log_;
+  std::size_t run_log_capacity_ = std::size_t{1} << 20;
   SampleBatch batch_;
   std::uint64_t run_ = 0;
   std::uint64_t shown_serial_ = 0;

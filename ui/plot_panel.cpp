@@ -174,6 +174,14 @@ void PlotPanel::clearData() {
     for (int g = 0; g < p.widget->graphCount(); ++g) p.widget->graph(g)->data()->clear();
 }
 
+void PlotPanel::dropOldest(std::size_t n) {
+  added_ = added_ > n ? added_ - n : 0;
+  if (!log_ || log_->time.empty()) return;
+  const double first = log_->time.front();
+  for (Plot& p : plots_)
+    for (int g = 0; g < p.widget->graphCount(); ++g) p.widget->graph(g)->data()->removeBefore(first);
+}
+
 long PlotPanel::pointCount() const {
   long n = 0;
   for (const Plot& p : plots_)

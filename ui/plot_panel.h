@@ -29,9 +29,17 @@ struct RunLog {
   ChannelSet channels;
   std::vector<double> time;
   std::vector<std::vector<double>> values;
+  std::size_t dropped = 0;  ///< oldest samples dropped to bound memory (MainWindow's capacity)
   void clear() {
     time.clear();
     values.clear();
+    dropped = 0;
+  }
+  /// Drops the n oldest samples (n ≤ size).
+  void dropOldest(std::size_t n) {
+    time.erase(time.begin(), time.begin() + static_cast<std::ptrdiff_t>(n));
+    values.erase(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(n));
+    dropped += n;
   }
 };
 
@@ -47,6 +55,8 @@ class PlotPanel : public QWidget {
   void refresh();
   /// Starts the curves over (the run was reset).
   void clearData();
+  /// The log dropped its n oldest samples: the curves forget them too.
+  void dropOldest(std::size_t n);
   void addChannel(const std::string& name);
 
   double windowLength() const;

@@ -64,7 +64,10 @@ SimulationWorker::SimulationWorker(std::shared_ptr<const Scene> scene, const std
   const Scene& s = *scene_;
   IntegratorSettings settings = s.integrator;
   if (!stepper.empty()) settings.stepper = stepper;
-  const SimulationOptions options = simulationOptions(settings);  // throws std::invalid_argument
+  SimulationOptions options = simulationOptions(settings);  // throws std::invalid_argument
+  // The worker reads only the newest sample of its own recording (the samples travel through the
+  // bounded buffer): keep a few, so that a long run does not grow in memory.
+  options.max_recorded_samples = 4;
   dt_out_ = options.dt_out;
   stepper_name_ = settings.stepper;
   controller_name_ = controller.empty() ? s.controller.name : controller;

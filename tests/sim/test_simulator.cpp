@@ -100,6 +100,34 @@ TEST(Simulator, SamplesLieExactlyOnTheOutputGrid) {
   }
 }
 
+// A capped recording keeps the newest samples, exactly as an uncapped run records them, and counts
+// what it dropped; a reset starts the count over.
+TEST(Simulator, ACappedRecordingKeepsTheNewestSamples) {
+  const Model m = movingTricopter();
+  SimulationOptions o = options(StepperKind::Rk4, 1e-3, 0.01);
+  Simulator full(m, o);
+  o.max_recorded_samples = 40;
+  Simulator capped(m, o);
+  full.reset(m.initial_state);
+  capped.reset(m.initial_state);
+  ASSERT_TRUE(full.advanceTo(1.0));
+  for (int k = 1; k <= 10; ++k) ASSERT_TRUE(capped.advanceTo(0.1 * k));
+  const Recording& a = full.recording();
+  const Recording& b = capped.recording();
+  ASSERT_EQ(a.time.size(), 101u);
+  EXPECT_LE(b.time.size(), 40u);
+  EXPECT_GE(b.time.size(), 30u);  // at least the cap minus the quarter dropped at once
+  EXPECT_EQ(b.dropped + b.time.size(), a.time.size());
+  EXPECT_EQ(a.dropped, 0u);
+  for (std::size_t k = 0; k < b.time.size(); ++k) {
+    EXPECT_EQ(b.time[k], a.time[b.dropped + k]);
+    EXPECT_EQ(b.values[k], a.values[b.dropped + k]);
+  }
+  capped.reset(m.initial_state);
+  EXPECT_EQ(capped.recording().dropped, 0u);
+  EXPECT_EQ(capped.recording().time.size(), 1u);
+}
+
 TEST(Simulator, RepeatedSlicesGiveTheSameRecordingAsOneCall) {
   const Model m = movingTricopter();
   for (StepperKind kind : {StepperKind::Rk4, StepperKind::Rkmk4, StepperKind::RkDopri5, StepperKind::BulirschStoer}) {

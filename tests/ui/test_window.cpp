@@ -123,6 +123,30 @@ TEST(Window, PlotExportWritesPngPdfAndCsvWithTheChannelColumns) {
   EXPECT_EQ(std::count(run_csv.begin(), run_csv.end(), '\n'), samples + 1);  // and the header
 }
 
+// A long run keeps a bounded run log: the oldest samples go (a quarter at a time), the curves
+// forget them too, the status line says from when the log holds data, and the run CSV is the
+// newest part of the run.
+TEST(Window, TheRunLogIsBoundedAndSaysSo) {
+  MainWindow window;
+  window.show();
+  ASSERT_TRUE(window.openScene(test::sceneFile("quadcopter_looping")));
+  EXPECT_GT(window.runLogCapacity(), 100000u);  // from the memory budget: long runs by default
+  window.setRunLogCapacity(80);
+  ASSERT_TRUE(simulateTo(window, 2.0));  // 401 samples at dt_out = 5 ms
+  const RunLog& log = window.runLog();
+  EXPECT_LE(log.time.size(), 80u);
+  EXPECT_GE(log.time.size(), 60u);
+  EXPECT_EQ(log.dropped + log.time.size(), 401u);
+  EXPECT_NEAR(log.time.back(), 2.0, 1e-9);
+  EXPECT_LE(window.plots()->pointCount(), 10 * 80);  // 10 curves (3 energies, 3 errors, 4 thrusts)
+  EXPECT_GE(window.plots()->pointCount(), 10 * 60);
+  EXPECT_NE(window.warning().indexOf("run log"), -1) << window.warning().toStdString();
+  const std::filesystem::path dir = test::freshDir("bounded");
+  window.writeRunCsv(dir / "run.csv");
+  const std::string csv = slurp(dir / "run.csv");
+  EXPECT_EQ(std::count(csv.begin(), csv.end(), '\n'), static_cast<long>(log.time.size()) + 1);
+}
+
 TEST(Window, BrokenSceneShowsTheErrorAndKeepsTheCurrentScene) {
   MainWindow window;
   window.show();
