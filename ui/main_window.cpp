@@ -218,6 +218,7 @@ bool MainWindow::start(std::shared_ptr<const Scene> scene, const std::string& co
   warning_.clear();
   failure_shown_ = false;
   shown_serial_ = 0;
+  shown_log_dropped_ = 0;
   run_ = 0;
   log_.channels = worker_->channels();
   log_.clear();
@@ -274,8 +275,10 @@ void MainWindow::frameTick() {
   hud.real_time_factor = s.running ? s.real_time_factor : std::nan("");
   hud.status = s.failed ? "stopped" : s.running ? "running" : "paused";
   view_->showFrame(s.frame, hud);
-  if (s.serial == shown_serial_) return;
+  // The status line also depends on the run log, which plotTick trims between snapshots.
+  if (s.serial == shown_serial_ && log_.dropped == shown_log_dropped_) return;
   shown_serial_ = s.serial;
+  shown_log_dropped_ = log_.dropped;
   time_label_->setText(tr("t = %1 s").arg(s.time, 0, 'f', 3));
   rate_label_->setText(s.running ? tr("real time ×%1").arg(s.real_time_factor, 0, 'f', 2) : tr("paused"));
   drift_label_->setText(tr("drift %1").arg(s.drift, 0, 'e', 1));

@@ -88,6 +88,7 @@ class MainWindow : public QMainWindow {
   SampleBatch batch_;
   std::uint64_t run_ = 0;
   std::uint64_t shown_serial_ = 0;
+  std::size_t shown_log_dropped_ = 0;
   bool failure_shown_ = false;
   bool persistent_ = true;
   QString last_error_;
