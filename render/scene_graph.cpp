@@ -285,6 +285,10 @@ void SceneGraph::buildHud() {
   hud_time_ = hudText(font.get(), osgText::Text::LEFT_BOTTOM);
   hud_rate_ = hudText(font.get(), osgText::Text::RIGHT_BOTTOM);
   hud_status_ = hudText(font.get(), osgText::Text::RIGHT_TOP);
+  hud_title_->setName("hud:title");
+  hud_time_->setName("hud:time");
+  hud_rate_->setName("hud:rate");
+  hud_status_->setName("hud:status");
   osg::ref_ptr<osg::Geode> geode = new osg::Geode;
   for (osgText::Text* t : {hud_title_.get(), hud_time_.get(), hud_rate_.get(), hud_status_.get()})
     geode->addDrawable(t);
@@ -306,8 +310,11 @@ void SceneGraph::setViewportSize(int width, int height) {
   const float w = static_cast<float>(std::max(width, 1));
   const float h = static_cast<float>(std::max(height, 1));
   hud_camera_->setProjectionMatrix(osg::Matrixd::ortho2D(0.0, w, 0.0, h));
-  const float size = std::max(10.0f, h / 32.0f);
+  // From the height, but narrow views shrink the text too so that four corners still fit.
+  const float size = std::max(9.0f, std::min(h / 32.0f, w / 40.0f));
   const float margin = 0.6f * size;
+  hud_width_ = w;
+  hud_margin_ = margin;
   hud_title_->setPosition(osg::Vec3(margin, h - margin, 0.0f));
   hud_time_->setPosition(osg::Vec3(margin, margin, 0.0f));
   hud_rate_->setPosition(osg::Vec3(w - margin, margin, 0.0f));
@@ -317,6 +324,15 @@ void SceneGraph::setViewportSize(int width, int height) {
     t->setBoundingBoxMargin(0.3f * size);
   }
   hud_title_->setCharacterSize(1.1f * size);
+  fitHudTitle();
+}
+
+void SceneGraph::fitHudTitle() {
+  const osg::BoundingBox status = hud_status_->getBoundingBox();
+  const float status_width = status.valid() ? status.xMax() - status.xMin() : 0.0f;
+  // 0 means "no wrapping" to OSG; keep at least a few characters per line
+  const float room = hud_width_ - status_width - 4.0f * hud_margin_;
+  hud_title_->setMaximumWidth(std::max(room, 4.0f * hud_title_->getCharacterHeight()));
 }
 
 void SceneGraph::setHud(const HudInfo& hud) {
@@ -329,6 +345,7 @@ void SceneGraph::setHud(const HudInfo& hud) {
   set(*hud_time_, std::isfinite(hud.time) ? format("t = %.3f s", hud.time) : "");
   set(*hud_rate_, std::isfinite(hud.real_time_factor) ? format("%.2f\u00d7 real time", hud.real_time_factor) : "");
   set(*hud_status_, hud.status);
+  fitHudTitle();
 }
 
 void SceneGraph::setOverlay(Overlay o, bool visible) {

@@ -120,6 +120,10 @@ class SceneGraph {
   std::vector<Arrow> arrows_;
   osg::ref_ptr<osg::Camera> hud_camera_;
   osg::ref_ptr<osgText::Text> hud_title_, hud_time_, hud_rate_, hud_status_;
+  float hud_width_ = 1.0f;  ///< viewport width in pixels
+  float hud_margin_ = 0.0f;
+  /// Wraps the title so it stays left of the status line in narrow views.
+  void fitHudTitle();
   Bounds bounds_;
   double ground_z_ = 0.0;
   double scene_size_ = 1.0;

@@ -76,6 +76,48 @@ TEST(SceneGraph, OverlaysSwitch) {
   EXPECT_FALSE(overlayFromName("nonsense"));
 }
 
+/// The HUD line drawn by the text drawable of this name, in viewport pixels.
+osg::BoundingBox hudLine(const SceneGraph& graph, const std::string& name) {
+  struct Finder : osg::NodeVisitor {
+    Finder() : osg::NodeVisitor(TRAVERSE_ALL_CHILDREN) {}
+    std::string name;
+    osg::BoundingBox box;
+    void apply(osg::Drawable& d) override {
+      if (d.getName() == name) box = d.getBoundingBox();
+    }
+  } finder;
+  finder.name = name;
+  graph.overlayNode(Overlay::Hud)->accept(finder);
+  return finder.box;
+}
+
+// A long scene name in a narrow view wraps instead of running under the status in the
+// opposite corner; the lines stay inside the viewport.
+TEST(SceneGraph, HudLinesDoNotOverlapInANarrowView) {
+  SceneGraph graph(test::redCube());
+  HudInfo hud;
+  hud.scene_name = "tricopter with a suspended load and a long descriptive title";
+  hud.time = 12.5;
+  hud.real_time_factor = 1.0;
+  hud.status = "running";
+  for (const auto& [w, h] : {std::pair{1280, 720}, std::pair{360, 700}, std::pair{240, 240}}) {
+    graph.setViewportSize(w, h);
+    graph.setHud(hud);
+    const osg::BoundingBox title = hudLine(graph, "hud:title");
+    const osg::BoundingBox status = hudLine(graph, "hud:status");
+    const osg::BoundingBox time = hudLine(graph, "hud:time");
+    const osg::BoundingBox rate = hudLine(graph, "hud:rate");
+    for (const osg::BoundingBox* b : {&title, &status, &time, &rate}) {
+      ASSERT_TRUE(b->valid()) << w << "x" << h;
+      EXPECT_GE(b->xMin(), 0.0f) << w << "x" << h;
+      EXPECT_LE(b->xMax(), static_cast<float>(w)) << w << "x" << h;
+    }
+    EXPECT_LT(title.xMax(), status.xMin()) << w << "x" << h;
+    EXPECT_LT(time.xMax(), rate.xMin()) << w << "x" << h;
+    EXPECT_GT(title.yMin(), time.yMax()) << w << "x" << h;  // the wrapped title stays above the bottom lines
+  }
+}
+
 TEST(SceneGraph, GhostOnlyWithReference) {
   const Model model = test::redCube();
   SceneGraph graph(model);
