@@ -237,6 +237,56 @@ using SmallVec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
 using Anchor = std::array<double, 4>;
 
 /// World pose of the base body with body twist and its derivative.
+/// The motion of a rotation-only joint j whose parent frame has the attitude C_R (in the frame
+/// R_child and ω are given in) when its child body has the attitude R_child with body angular
+/// velocity ω and acceleration ω̇: R_child = C_R R_M R_c ⇒ R_M = C_Rᵀ R_child R_cᵀ; the motion
+/// twist is W = [0; R_c ω], the child twist V = Ad_{T_c}⁻¹ W (the body origin moves with the
+/// rotation about the joint centre).
+void rotationJointMotion(const Joint& j, const Mat3& C_R, const Mat3& R_child, const Vec3& omega,
+                         const Vec3& omega_dot, Pose& M, Vec6& V, Vec6& V_dot) {
+  const Mat3& Rc = j.child_placement.R;
+  M = Pose::rotation(C_R.transpose() * R_child * Rc.transpose());
+  Vec6 W, W_dot;
+  W << Vec3::Zero(), Rc * omega;
+  W_dot << Vec3::Zero(), Rc * omega_dot;
+  V = adjointInvTimes(j.child_placement, W);
+  V_dot = adjointInvTimes(j.child_placement, W_dot);
+}
+
+/// ξ_e = S_e⁺ V and ξ̇_e = S_e⁺ (V̇ − σ_e) at the coordinates x_e; σ_e depends on ξ_e (Euler
+/// angles), so the joint is evaluated twice.
+void jointVelocitiesFromTwist(const Joint& j, const double* x, const Vec6& V, const Vec6& V_dot,
+                              double* xi, double* xidot) {
+  JointMotion jm;
+  const double zero[6] = {0, 0, 0, 0, 0, 0};
+  evaluateJoint(j, x, zero, Vec6::Zero(), Vec6::Zero(), jm);
+  const SmallMat StS = jm.S.transpose() * jm.S;
+  const Eigen::LDLT<SmallMat> ldlt(StS);
+  const SmallVec xi_e = ldlt.solve(jm.S.transpose() * V);
+  for (int c = 0; c < j.nxi; ++c) xi[c] = xi_e(c);
+  evaluateJoint(j, x, xi, Vec6::Zero(), Vec6::Zero(), jm);
+  const SmallVec xidot_e = ldlt.solve(jm.S.transpose() * (V_dot - jm.bias));
+  for (int c = 0; c < j.nxi; ++c) xidot[c] = xidot_e(c);
+}
+
+/// The rotation Q = I + wed(v) + wed(v)²/(1 + c), v = a × d, c = a·d, that turns the unit vector a
+/// into the unit vector d about a × d (the shortest way; singular at d = −a), with its body
+/// angular velocity ω = vee(QᵀQ̇) and acceleration ω̇ = vee(Q̇ᵀQ̇ + QᵀQ̈) for a constant a.
+flat::AttitudeJet shortestRotation(const Vec3& a, const flat::Vec3Jet& d) {
+  const Mat3 V = wed(a.cross(d.v)), V1 = wed(a.cross(d.d1)), V2 = wed(a.cross(d.d2));
+  const double k = 1.0 / (1.0 + a.dot(d.v)), c1 = a.dot(d.d1), c2 = a.dot(d.d2);
+  const Mat3 VV = V * V, VV1 = V1 * V + V * V1;
+  flat::AttitudeJet q;
+  q.R = Mat3::Identity() + V + k * VV;
+  const Mat3 Q1 = V1 + k * VV1 - k * k * c1 * VV;
+  const Mat3 Q2 = V2 + k * (V2 * V + 2 * V1 * V1 + V * V2) - 2 * k * k * c1 * VV1 +
+                  (2 * k * k * k * c1 * c1 - k * k * c2) * VV;
+  // Both matrices are skew; vee2/2 reads their skew parts.
+  q.omega = 0.5 * vee2(Mat3(q.R.transpose() * Q1));
+  q.omega_dot = 0.5 * vee2(Mat3(Q1.transpose() * Q1 + q.R.transpose() * Q2));
+  return q;
+}
+
 struct BodyMotion {
   Pose G;
   Vec6 V = Vec6::Zero();
@@ -283,6 +333,14 @@ class GeneratedReference final : public Reference {
   Vec6 twist = Vec6::Zero();  ///< Twist: constant body twist [v; ω]
   bool continuity = false;    ///< unwrap angles / align quaternion signs of the base
 
+  // Suspended load (option `suspended_load`): the position path is the centre of mass y of a load
+  // that hangs from the base on a spherical joint; see loadPivotMotion().
+  int load_joint = -1;
+  double load_length = 0.0;              ///< L: joint centre → load CoM [m]
+  Vec3 load_hook = Vec3::Zero();         ///< joint centre in the base body frame
+  Vec3 load_down = -Vec3::UnitZ();       ///< a_G/‖a_G‖: joint centre → CoM at rest
+  Mat3 load_initial_R = Mat3::Identity();///< world attitude of the load at rest (hanging straight)
+
   // Scalar joints.
   std::vector<int> scalar;           ///< scalar joint indices in index order
   std::unique_ptr<Path> joint_path;  ///< q(t) of the first joint_path->dim() scalar joints
@@ -304,6 +362,11 @@ class GeneratedReference final : public Reference {
   Anchor anchorOf(const double* x_e) const;
   void align(double* x_e, const Anchor& anchor) const;
   void setScalar(int joint, const Jet& q, ReferenceSample& out) const;
+  /// Fixed, heading and follow attitudes (not flat, not twist).
+  flat::AttitudeJet prescribedAttitude(double t) const;
+  /// n = (ÿ − a_G)/‖ÿ − a_G‖ with two derivatives: the rope direction, load → joint centre.
+  flat::Vec3Jet ropeDirection(const Jet y[3]) const;
+  void sampleLoad(double t, ReferenceSample& out) const;
 
   KnotTable<Vec3> heading_table_;   ///< body x axis of the integrated heading
   KnotTable<Anchor> anchor_table_;  ///< continuous base angles / quaternion
@@ -396,27 +459,7 @@ flat::AttitudeJet GeneratedReference::integratedAttitude(double t, const flat::V
   return flat::attitudeFromAxis(z, x, yaw_rate, 0.0);
 }
 
-BodyMotion GeneratedReference::bodyMotion(double t) const {
-  BodyMotion m;
-  if (attitude == AttitudeMode::Twist) {
-    // G(t) = G₀ exp(t wed V): the body twist is V at all times.
-    m.G = twist_origin * expSE3(t * twist);
-    m.V = twist;
-    return m;
-  }
-  Jet y[3];
-  positionJets(t, y);
-  if (attitude == AttitudeMode::Flat) {
-    const auto z = flat::thrustDirection(y, gravity, drag_per_mass);
-    const flat::AttitudeJet att = integrated_heading
-                                      ? integratedAttitude(t, z)
-                                      : flat::attitudeFromYaw(z, heading->component(t, 0));
-    const auto s = flat::freeFlatSample(y, att, flat_point + epsilon * Vec3::UnitZ());
-    m.G = Pose{s.R, s.r};
-    m.V = s.twist;
-    m.V_dot = s.twist_dot;
-    return m;
-  }
+flat::AttitudeJet GeneratedReference::prescribedAttitude(double t) const {
   flat::AttitudeJet att;
   switch (attitude) {
     case AttitudeMode::Heading: {
@@ -439,9 +482,53 @@ BodyMotion GeneratedReference::bodyMotion(double t) const {
       att.R = fixed_R;
       break;
   }
-  const Vec3 r(y[0][0], y[1][0], y[2][0]);
-  const Vec3 r_dot(y[0][1], y[1][1], y[2][1]);
-  const Vec3 r_ddot(y[0][2], y[1][2], y[2][2]);
+  return att;
+}
+
+flat::Vec3Jet GeneratedReference::ropeDirection(const Jet y[3]) const {
+  flat::Vec3Jet a;
+  a.v = Vec3(y[0][2], y[1][2], y[2][2]) - gravity;
+  a.d1 = Vec3(y[0][3], y[1][3], y[2][3]);
+  a.d2 = Vec3(y[0][4], y[1][4], y[2][4]);
+  return flat::normalized(a);
+}
+
+BodyMotion GeneratedReference::bodyMotion(double t) const {
+  BodyMotion m;
+  if (attitude == AttitudeMode::Twist) {
+    // G(t) = G₀ exp(t wed V): the body twist is V at all times.
+    m.G = twist_origin * expSE3(t * twist);
+    m.V = twist;
+    return m;
+  }
+  Jet y[3];
+  positionJets(t, y);
+  if (attitude == AttitudeMode::Flat) {
+    const auto z = flat::thrustDirection(y, gravity, drag_per_mass);
+    const flat::AttitudeJet att = integrated_heading
+                                      ? integratedAttitude(t, z)
+                                      : flat::attitudeFromYaw(z, heading->component(t, 0));
+    const auto s = flat::freeFlatSample(y, att, flat_point + epsilon * Vec3::UnitZ());
+    m.G = Pose{s.R, s.r};
+    m.V = s.twist;
+    m.V_dot = s.twist_dot;
+    return m;
+  }
+  const flat::AttitudeJet att = prescribedAttitude(t);
+  Vec3 r(y[0][0], y[1][0], y[2][0]);
+  Vec3 r_dot(y[0][1], y[1][1], y[2][1]);
+  Vec3 r_ddot(y[0][2], y[1][2], y[2][2]);
+  if (load_joint >= 0) {
+    // y is the load's centre of mass. A point mass on a rope is accelerated by gravity and the
+    // rope force only, so the joint centre is p = y + L n with n = (ÿ − a_G)/‖ÿ − a_G‖ (the
+    // flat output of the suspended load); the base origin is r = p − R h, and with Ṙ = R wed(ω):
+    // ṙ = ṗ − R(ω × h), r̈ = p̈ − R(ω̇ × h + ω × (ω × h)).
+    const flat::Vec3Jet n = ropeDirection(y);
+    const Vec3 wh = att.omega.cross(load_hook);
+    r += load_length * n.v - att.R * load_hook;
+    r_dot += load_length * n.d1 - att.R * wh;
+    r_ddot += load_length * n.d2 - att.R * (att.omega_dot.cross(load_hook) + att.omega.cross(wh));
+  }
   m.G = Pose{att.R, r};
   const Vec3 v = att.R.transpose() * r_dot;
   m.V << v, att.omega;
@@ -527,15 +614,7 @@ void GeneratedReference::rawBase(double t, double* x, double* xi, double* xidot)
     V = b.V;
     V_dot = b.V_dot;
   } else {
-    // Rotation only: R_b = C_R R_M R_c ⇒ R_M = C_Rᵀ R_b R_cᵀ; motion ω_M = R_c ω_b, child twist
-    // V = Ad_{T_c}⁻¹ [0; ω_M] (the body origin moves with the rotation about the joint centre).
-    const Mat3& Rc = j.child_placement.R;
-    M = Pose::rotation(frame.R.transpose() * b.G.R * Rc.transpose());
-    Vec6 W, W_dot;
-    W << Vec3::Zero(), Rc * b.V.tail<3>();
-    W_dot << Vec3::Zero(), Rc * b.V_dot.tail<3>();
-    V = adjointInvTimes(j.child_placement, W);
-    V_dot = adjointInvTimes(j.child_placement, W_dot);
+    rotationJointMotion(j, frame.R, b.G.R, b.V.tail<3>(), b.V_dot.tail<3>(), M, V, V_dot);
   }
   jointCoordinatesFromMotion(j, M, x);
   if (base_velocity_map_.size() > 0) {
@@ -543,17 +622,7 @@ void GeneratedReference::rawBase(double t, double* x, double* xi, double* xidot)
     Eigen::Map<VecX>(xidot, j.nxi).noalias() = base_velocity_map_ * V_dot;
     return;
   }
-  // ξ_e = S_e⁺ V; σ_e depends on ξ_e (Euler angles), so evaluate twice.
-  JointMotion jm;
-  double zero[6] = {0, 0, 0, 0, 0, 0};
-  evaluateJoint(j, x, zero, Vec6::Zero(), Vec6::Zero(), jm);
-  const SmallMat StS = jm.S.transpose() * jm.S;
-  const Eigen::LDLT<SmallMat> ldlt(StS);
-  const SmallVec xi_e = ldlt.solve(jm.S.transpose() * V);
-  for (int c = 0; c < j.nxi; ++c) xi[c] = xi_e(c);
-  evaluateJoint(j, x, xi, Vec6::Zero(), Vec6::Zero(), jm);
-  const SmallVec xidot_e = ldlt.solve(jm.S.transpose() * (V_dot - jm.bias));
-  for (int c = 0; c < j.nxi; ++c) xidot[c] = xidot_e(c);
+  jointVelocitiesFromTwist(j, x, V, V_dot, xi, xidot);
 }
 
 Anchor GeneratedReference::anchorOf(const double* x) const {
@@ -623,6 +692,32 @@ void GeneratedReference::setScalar(int joint, const Jet& q, ReferenceSample& out
   out.xidot(j.xi_offset) = q[2];
 }
 
+void GeneratedReference::sampleLoad(double t, ReferenceSample& out) const {
+  // The load's world attitude is R_L = Q R_L0 with R_L0 its rest attitude and Q the shortest
+  // rotation of the rest direction a_G/‖a_G‖ onto −n, so ω_L = R_L0ᵀ ω_Q. Q adds no turn about
+  // the rope for swings in a vertical plane, and a turn of (1 − cos θ) per unit of azimuth at a
+  // swing angle θ otherwise (second order in θ). Relative to the base
+  // (attitude R_b, body rates ω_b): R = R_bᵀ R_L, ω = ω_L − Rᵀω_b, and from Ṙ = R wed(ω),
+  // ω̇ = ω̇_L + ω × Rᵀω_b − Rᵀω̇_b.
+  Jet y[3];
+  positionJets(t, y);
+  const flat::Vec3Jet n = ropeDirection(y);
+  const flat::AttitudeJet q = shortestRotation(load_down, flat::Vec3Jet{-n.v, -n.d1, -n.d2});
+  const flat::AttitudeJet base_attitude = prescribedAttitude(t);
+  const Mat3 R = base_attitude.R.transpose() * q.R * load_initial_R;
+  const Vec3 base_rate = R.transpose() * base_attitude.omega;
+  const Vec3 omega = load_initial_R.transpose() * q.omega - base_rate;
+  const Vec3 omega_dot = load_initial_R.transpose() * q.omega_dot + omega.cross(base_rate) -
+                         R.transpose() * base_attitude.omega_dot;
+  const Joint& j = joints[load_joint];
+  Pose M;
+  Vec6 V, V_dot;
+  rotationJointMotion(j, j.parent_placement.R, R, omega, omega_dot, M, V, V_dot);
+  double* x = out.x.data() + j.x_offset;
+  jointCoordinatesFromMotion(j, M, x);
+  jointVelocitiesFromTwist(j, x, V, V_dot, out.xi.data() + j.xi_offset, out.xidot.data() + j.xi_offset);
+}
+
 void GeneratedReference::sample(double t, ReferenceSample& out) const {
   out.x = x0;
   out.xi.setZero(nxi);
@@ -637,6 +732,7 @@ void GeneratedReference::sample(double t, ReferenceSample& out) const {
       out.xidot(j.xi_offset + i) = xidot[i];
     }
   }
+  if (load_joint >= 0) sampleLoad(t, out);
   if (!joint_path) return;
   if (spring_flat) {
     // (4.124), corrected sign: z1R = z2R + z̈2R/ϖ, so M2 z̈2 + k (z2 − z1) = 0 along the reference.
@@ -689,6 +785,10 @@ class Builder {
   void checkJointCount(const std::string& name, int k);
   void readFlatOutput();
   void checkHeldJoints();
+  void readSuspendedLoad();
+  void checkSuspendedLoad();
+  /// World pose of a body at the model's initial state.
+  Pose initialWorldPose(int body) const;
 
   int degree(int fallback) {
     const double d = in_.scalar("degree", fallback, "5, 7 or 9: rest-to-rest polynomial degree");
@@ -713,21 +813,22 @@ class Builder {
   bool base_touched_ = false;
 };
 
+Pose Builder::initialWorldPose(int body) const {
+  std::vector<int> chain;
+  for (int b = body; b >= 0; b = model_.joints[b].parent) chain.push_back(b);
+  Pose G;
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    const Joint& j = model_.joints[*it];
+    G = G * jointTransform(j, model_.initial_state.x.data() + j.x_offset);
+  }
+  return G;
+}
+
 void Builder::analyzeModel() {
   ref_->joints = model_.joints;
   ref_->x0 = model_.initial_state.x;
   ref_->nxi = model_.nxi;
   ref_->gravity = model_.gravity;
-  auto worldPose = [this](int body) {
-    std::vector<int> chain;
-    for (int b = body; b >= 0; b = model_.joints[b].parent) chain.push_back(b);
-    Pose G;
-    for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
-      const Joint& j = model_.joints[*it];
-      G = G * jointTransform(j, model_.initial_state.x.data() + j.x_offset);
-    }
-    return G;
-  };
   for (int i = 0; i < static_cast<int>(model_.joints.size()); ++i) {
     const Joint& j = model_.joints[i];
     if (isScalarJoint(j)) scalar_.push_back(i);
@@ -739,7 +840,7 @@ void Builder::analyzeModel() {
   planar_ = j.type == JointType::Planar;
   rotation_only_ = !planar_ && !isFreeType(j.type);
   pos_dim_ = planar_ ? 2 : rotation_only_ ? 0 : 3;
-  parent_pose_ = j.parent >= 0 ? worldPose(j.parent) : Pose::identity();
+  parent_pose_ = j.parent >= 0 ? initialWorldPose(j.parent) : Pose::identity();
   ref_->base = base_;
   ref_->frame = parent_pose_ * j.parent_placement;
   initial_body_ = parent_pose_ * jointTransform(j, model_.initial_state.x.data() + j.x_offset);
@@ -915,6 +1016,55 @@ void Builder::readFlatOutput() {
     in_.fail(what + " from one joint entry, the flat output z2R (4.124)");
   ref_->spring_flat = true;
   ref_->varpi = in_.positive("varpi", std::nullopt, "ϖ = k/M2 of (4.123a) [1/s²]");
+}
+
+void Builder::readSuspendedLoad() {
+  // Candidates: spherical joints with relative angular velocity whose parent is a free base body.
+  std::vector<std::string> names{"none"};
+  if (base_ >= 0 && !planar_ && !rotation_only_)
+    for (const Joint& j : model_.joints)
+      if (j.parent == base_ && (j.type == JointType::Spherical || j.type == JointType::SphericalQuaternion ||
+                                j.type == JointType::SphericalEulerZYX))
+        names.push_back(j.name);
+  if (names.size() == 1 && settings_.options.count("suspended_load"))
+    in_.fail(
+        "option 'suspended_load' needs a spherical joint (spherical, spherical_quaternion or "
+        "spherical_euler_zyx) whose parent is the body of a free base joint; the model has none");
+  const std::string name = in_.option("suspended_load", names, "none");
+  if (name == "none") return;
+  const int load = model_.jointIndex(name);
+  const Joint& j = model_.joints[load];
+  const Pose base_pose = initialWorldPose(base_);
+  const Pose load_pose = initialWorldPose(load);
+  // Joint centre: the origin of the joint's moving frame, T_p in the base body frame.
+  const Vec3 centre = base_pose * j.parent_placement.r;
+  const Vec3 com = load_pose * model_.bodies[load].com;
+  const double length = (com - centre).norm();
+  if (!(length > 1e-9))
+    in_.fail("option 'suspended_load': the centre of mass of body '" + model_.bodies[load].name +
+             "' lies at the centre of joint '" + name + "'; it cannot hang from it");
+  const double g = model_.gravity.norm();
+  if (!(g > 0.0)) in_.fail("option 'suspended_load' needs gravity: the load hangs along a_G");
+  const Vec3 down = model_.gravity / g, start = (com - centre) / length;
+  if (start.dot(down) < -1.0 + 1e-9)
+    in_.fail("option 'suspended_load': body '" + model_.bodies[load].name +
+             "' starts straight above joint '" + name + "'; it must hang below it");
+  ref_->load_joint = load;
+  ref_->load_length = length;
+  ref_->load_hook = j.parent_placement.r;
+  ref_->load_down = down;
+  // At rest the load hangs straight down, turned about the vertical as it starts.
+  ref_->load_initial_R = shortestRotation(start, flat::Vec3Jet{down, Vec3::Zero(), Vec3::Zero()}).R * load_pose.R;
+  // From here on the position parameters are the load's centre of mass.
+  ref_->fixed_position = com;
+}
+
+void Builder::checkSuspendedLoad() {
+  if (ref_->load_joint < 0) return;
+  if (ref_->attitude == AttitudeMode::Flat || ref_->attitude == AttitudeMode::Twist)
+    in_.fail(std::string("option 'suspended_load' needs a prescribed attitude of the base (fixed, ") +
+             "heading or follow), not 'attitude: flat' or a constant twist");
+  ref_->base_driven = true;
 }
 
 void Builder::checkHeldJoints() {
@@ -1194,6 +1344,7 @@ std::unique_ptr<Reference> Builder::build() {
   ref_ = std::make_unique<GeneratedReference>();
   analyzeModel();
   const std::string& g = settings_.generator;
+  if (!g.empty()) readSuspendedLoad();
   if (g.empty()) {
     if (!settings_.parameters.empty() || !settings_.options.empty())
       throw ControlError(
@@ -1223,6 +1374,7 @@ std::unique_ptr<Reference> Builder::build() {
   in_.finish();
 
   ref_->base_driven = base_ >= 0 && (base_touched_ || ref_->attitude != AttitudeMode::Fixed);
+  checkSuspendedLoad();
   if (ref_->base_driven && ref_->attitude == AttitudeMode::Flat && planar_ &&
       ref_->plane_gravity.norm() < 1e-9)
     in_.fail("option 'attitude: flat' on the planar base '" + model_.joints[base_].name +

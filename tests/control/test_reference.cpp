@@ -501,6 +501,140 @@ TEST(WaypointsReference, DegreeNineTransitionsOfPositionAndYaw) {
   }
 }
 
+/// world → base (`base_type`, random T_p, T_c) → load on a `load_type` spherical joint with a
+/// random hook, random placements and its centre of mass 0.45 m from the joint centre.
+Model suspendedLoadModel(JointType base_type, JointType load_type, std::uint64_t seed) {
+  Rng rng(seed);
+  ModelBuilder b;
+  b.addBody(test::randomBody(rng, "base"));
+  JointSpec base{.name = "flight", .type = base_type, .parent = kWorld, .child = "base"};
+  base.parent_placement = test::randomPose(rng);
+  base.child_placement = test::randomPose(rng);
+  b.addJoint(base);
+  BodySpec load = test::randomBody(rng, "load");
+  load.com = Vec3(0.03, -0.02, -0.45);
+  b.addBody(load);
+  JointSpec hang{.name = "rope", .type = load_type, .parent = "base", .child = "load"};
+  hang.parent_placement = Pose::translation(Vec3(0.01, 0.02, -0.05));
+  if (load_type != JointType::SphericalEulerZYX) {
+    hang.parent_placement.R = test::randomPose(rng).R;
+    hang.child_placement.R = test::randomPose(rng).R;
+  }
+  b.addJoint(hang);
+  return b.build();
+}
+
+// The path is the load's centre of mass y. Independent of the construction through the rope
+// direction: along the reference the CoM (from the reference's coordinates by forward kinematics)
+// is y, it is accelerated by gravity and a force along the rope only (point mass on a massless
+// rope: ÿ − a_G ∥ joint centre − CoM, with ÿ from a second difference), the rope keeps its
+// length, the base keeps its heading, and the load does not spin about the rope.
+TEST(SuspendedLoadReference, TheCentreOfMassFollowsThePathOnTheRopeDirection) {
+  for (JointType base_type : {JointType::Free, JointType::FreeQuaternion}) {
+    for (JointType load_type : {JointType::Spherical, JointType::SphericalQuaternion, JointType::SphericalEulerZYX}) {
+      SCOPED_TRACE(typeName(base_type) + " / " + typeName(load_type));
+      const Model model = suspendedLoadModel(base_type, load_type, 41);
+      const int base = bodyIndex(model, "base"), load = bodyIndex(model, "load");
+      std::map<std::string, std::vector<double>> p{{"times", {0.5, 3.0}},  {"transition", {1.5}},
+                                                   {"x", {1.0, -0.5}},     {"y", {0.0, 0.8}},
+                                                   {"z", {0.4, 1.0}},      {"yaw", {0.7, -0.4}}};
+      const auto ref = makeReference(model, settings("waypoints", p, {{"suspended_load", "rope"}}));
+      expectConsistent(model, *ref, 0.0, 5.0, 100);
+
+      Workspace ws(model);
+      const auto com = [&](double t, Vec3* centre = nullptr, Mat3* R_base = nullptr) {
+        ReferenceSample s;
+        ref->sample(t, s);
+        computeKinematics(model, s.x, s.xi, ws);
+        if (centre) *centre = ws.pose[base] * model.joints[load].parent_placement.r;
+        if (R_base) *R_base = ws.pose[base].R;
+        return Vec3(ws.pose[load] * model.bodies[load].com);
+      };
+      const double h = 1e-3;
+      double rope_length = -1.0, max_angle = 0.0;
+      for (int i = 0; i < 50; ++i) {
+        const double t = 0.5 + 4.0 * (i + 0.37) / 50;
+        Vec3 centre;
+        Mat3 R_base;
+        const Vec3 y = com(t, &centre, &R_base);
+        const Vec3 y_ddot = (com(t + h) - 2 * y + com(t - h)) / (h * h);
+        const Vec3 rope = centre - y;
+        if (rope_length < 0) rope_length = rope.norm();
+        EXPECT_NEAR(rope.norm(), rope_length, 1e-12);
+        // Rope force ∥ rope: the angle between ÿ − a_G and the rope (second difference: ~1e-6).
+        const Vec3 pull = y_ddot - model.gravity;
+        EXPECT_LT(pull.cross(rope).norm() / (pull.norm() * rope.norm()), 1e-5) << "t = " << t;
+        EXPECT_GT(pull.dot(rope), 0.0);
+        max_angle = std::max(max_angle, std::acos(rope.normalized().z()));
+        // Heading of the base: the yaw waypoints (degree-9 transitions) with zero roll and pitch.
+        EXPECT_NEAR(R_base(2, 2), 1.0, 1e-12);
+        // The load turns about the rope by at most tan(θ/2) of its angular velocity (the shortest
+        // rotation from hanging straight; θ the swing angle).
+        ReferenceSample s;
+        ref->sample(t, s);
+        computeKinematics(model, s.x, s.xi, ws);
+        const Vec3 omega_world = ws.pose[load].R * ws.twist[load].tail<3>();
+        const double swing = std::acos(rope.normalized().z());
+        EXPECT_LE(std::abs(omega_world.dot(rope.normalized())), std::tan(swing / 2) * omega_world.norm() + 1e-12)
+            << "t = " << t;
+      }
+      EXPECT_GT(max_angle, 0.1);  // the transitions do swing the rope
+      // At the waypoints the CoM is at the set-points, hanging straight below the joint centre.
+      for (int k = 0; k < 2; ++k) {
+        Vec3 centre;
+        const Vec3 y = com(p["times"][k] + 1.5, &centre);
+        EXPECT_MATRIX_NEAR(y, Vec3(p["x"][k], p["y"][k], p["z"][k]), kPoseTol);
+        EXPECT_MATRIX_NEAR(Vec3((centre - y).normalized()), Vec3::UnitZ(), 1e-12);
+      }
+    }
+  }
+}
+
+// A move along x swings the load in the vertical x-z plane: the shortest rotation from hanging
+// straight then turns it about the world y axis only.
+TEST(SuspendedLoadReference, APlanarSwingTurnsAboutTheHorizontalNormalOnly) {
+  const Model model = suspendedLoadModel(JointType::Free, JointType::Spherical, 8);
+  const auto ref = makeReference(
+      model, settings("waypoints", {{"times", {0.2}}, {"transition", {1.2}}, {"x", {0.8}}}, {{"suspended_load", "rope"}}));
+  expectConsistent(model, *ref, 0.0, 1.6);
+  const int load = bodyIndex(model, "load");
+  Workspace ws(model);
+  ReferenceSample s;
+  double largest = 0.0;
+  for (int i = 0; i < 40; ++i) {
+    ref->sample(0.2 + 1.2 * (i + 0.5) / 40, s);
+    computeKinematics(model, s.x, s.xi, ws);
+    const Vec3 omega_world = ws.pose[load].R * ws.twist[load].tail<3>();
+    largest = std::max(largest, std::abs(omega_world.y()));
+    EXPECT_LT(std::hypot(omega_world.x(), omega_world.z()), 1e-12 * (1.0 + omega_world.norm()));
+  }
+  EXPECT_GT(largest, 0.5);
+  // Before the move it hangs straight down from the joint centre.
+  ref->sample(0.0, s);
+  computeKinematics(model, s.x, s.xi, ws);
+  const Vec3 centre = ws.pose[bodyIndex(model, "base")] * model.joints[load].parent_placement.r;
+  const Vec3 com = ws.pose[load] * model.bodies[load].com;
+  EXPECT_MATRIX_NEAR(Vec3((com - centre).normalized()), Vec3(-Vec3::UnitZ()), 1e-12);
+}
+
+TEST(SuspendedLoadReference, NeedsASphericalJointBelowAFreeBaseAndAPrescribedAttitude) {
+  const Model model = suspendedLoadModel(JointType::Free, JointType::Spherical, 5);
+  const std::map<std::string, std::vector<double>> p{{"times", {1.0}}, {"transition", {1.0}}, {"x", {1.0}}};
+  const auto message = [&](const Model& m, std::map<std::string, std::string> options) {
+    try {
+      makeReference(m, settings("waypoints", p, std::move(options)));
+    } catch (const ControlError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message(model, {{"suspended_load", "flight"}}).find("expected one of: none, rope"), std::string::npos);
+  EXPECT_NE(message(model, {{"suspended_load", "rope"}, {"attitude", "flat"}}).find("prescribed attitude"),
+            std::string::npos);
+  EXPECT_NE(message(baseModel(JointType::Free, 3), {{"suspended_load", "j1"}}).find("needs a spherical joint"),
+            std::string::npos);
+}
+
 TEST(WaypointsReference, RejectsOverlappingTransitions) {
   const Model model = baseModel(JointType::Free, 23);
   try {
