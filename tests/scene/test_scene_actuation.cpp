@@ -17,58 +17,13 @@
 #include "sim/scene_loop.h"
 #include "sim/settings.h"
 #include "sim/simulator.h"
+#include "tests/support/scene_run.h"
 
 namespace rbs {
 namespace {
 
-std::filesystem::path scene(const char* name) { return std::filesystem::path(RBS_SOURCE_DIR) / "scenes" / name; }
-
-struct VehicleRun {
-  bool ok = false;
-  std::string message;
-  Recording rec;
-  int column(const std::string& name) const {
-    const int i = rec.channels.find(name);
-    if (i < 0) ADD_FAILURE() << "no channel " << name;
-    return std::max(i, 0);
-  }
-  double at(double t, const std::string& name) const {
-    const int c = column(name);
-    for (std::size_t k = 0; k < rec.time.size(); ++k)
-      if (rec.time[k] >= t - 1e-9) return rec.values[k][c];
-    return rec.values.back()[c];
-  }
-  /// Root mean square over t ∈ [t0, t1] (the Table 5.2 statistic (5.74) over the manoeuvre).
-  double rms(const std::string& name, double t0, double t1) const {
-    const int c = column(name);
-    double sum = 0.0;
-    int n = 0;
-    for (std::size_t k = 0; k < rec.time.size(); ++k)
-      if (rec.time[k] >= t0 - 1e-9 && rec.time[k] <= t1 + 1e-9) {
-        sum += rec.values[k][c] * rec.values[k][c];
-        ++n;
-      }
-    return n ? std::sqrt(sum / n) : 0.0;
-  }
-  double max(const std::string& name) const {
-    const int c = column(name);
-    double m = 0.0;
-    for (const auto& v : rec.values) m = std::max(m, std::abs(v[c]));
-    return m;
-  }
-};
-
-VehicleRun simulate(const char* name, const std::vector<std::string>& overrides = {}, const std::string& controller = "") {
-  const Scene s = loadScene(scene(name), overrides);
-  Simulator sim(s.model, simulationOptions(s.integrator),
-                makeSceneInputSource(s, controller.empty() ? s.controller.name : controller));
-  sim.reset(s.model.initial_state);
-  VehicleRun run;
-  run.ok = sim.advanceTo(s.integrator.t_end);
-  run.message = sim.message();
-  run.rec = sim.recording();
-  return run;
-}
+using test::runLibraryScene;
+using test::SceneRun;
 
 constexpr double kDeg = 180.0 / std::numbers::pi;
 
@@ -76,7 +31,7 @@ TEST(SceneActuation, HoverSpeedsAndCurrentsFollowFromTable51) {
   // ϖ̄ = √(m g / (ρ κ_F)): 412.9 rad/s (quadcopter), 533.0 rad/s (tricopter); the current that
   // holds it, i = (κ_T ϖ̄² + τ_MB)/k_M ≈ 4.45 A (§A.6). In closed-loop hover the controller finds
   // the same numbers (the rotors share the load unevenly because of the CoM offset).
-  const VehicleRun q = simulate("quadcopter_table51.yaml", {"reference.parameters.start_time=100", "integrator.t_end=3"});
+  const SceneRun q = runLibraryScene("quadcopter_table51.yaml", {"reference.parameters.start_time=100", "integrator.t_end=3"});
   ASSERT_TRUE(q.ok) << q.message;
   double speed = 0.0, current = 0.0;
   for (int k = 1; k <= 4; ++k) {
@@ -97,7 +52,7 @@ TEST(SceneActuation, FreeFallWithStoppedRotorsMatchesTheDraggedClosedForm) {
   std::vector<std::string> at_rest;
   for (int k = 1; k <= 4; ++k) at_rest.push_back("joint.spin" + std::to_string(k) + ".velocity=0");
   at_rest.push_back("integrator.t_end=1.0");
-  const VehicleRun r = simulate("quadcopter_table51.yaml", at_rest, "none");
+  const SceneRun r = runLibraryScene("quadcopter_table51.yaml", at_rest, "none");
   ASSERT_TRUE(r.ok) << r.message;
   const double m = 1.001, g = 9.81, d = 0.32, t = 1.0;
   const double z = 1.0 - (m * g / d) * t + (m * m * g / (d * d)) * (1 - std::exp(-d * t / m));
@@ -137,7 +92,7 @@ TEST(SceneActuation, Table52ManoeuvresWithActuatorsStayBelowTheFlightErrors) {
   };
   for (const Manoeuvre& c : cases) {
     SCOPED_TRACE(c.name);
-    const VehicleRun r = simulate(c.scene, c.overrides);
+    const SceneRun r = runLibraryScene(c.scene, c.overrides);
     ASSERT_TRUE(r.ok) << r.message;
     const double position = 100 * r.rms("error.position", c.t0, c.t1);
     const double attitude = kDeg * r.rms("error.attitude", c.t0, c.t1);
@@ -153,18 +108,18 @@ TEST(SceneActuation, Table52ManoeuvresWithActuatorsStayBelowTheFlightErrors) {
 }
 
 // World position and orientation of a body from the recorded pose channels.
-Vec3 bodyPosition(const VehicleRun& r, std::size_t k, const std::string& body) {
+Vec3 bodyPosition(const SceneRun& r, std::size_t k, const std::string& body) {
   const auto& v = r.rec.values[k];
   return {v[r.column("body." + body + ".px")], v[r.column("body." + body + ".py")], v[r.column("body." + body + ".pz")]};
 }
-Mat3 bodyRotation(const VehicleRun& r, std::size_t k, const std::string& body) {
+Mat3 bodyRotation(const SceneRun& r, std::size_t k, const std::string& body) {
   const auto& v = r.rec.values[k];
   return quaternionToRotation(Vec4(v[r.column("body." + body + ".qw")], v[r.column("body." + body + ".qx")],
                                    v[r.column("body." + body + ".qy")], v[r.column("body." + body + ".qz")]));
 }
 
 /// Largest angle [rad] between the load's rope (its body z axis) and the vertical over t ∈ [t0, t1].
-double largestSwing(const VehicleRun& r, double t0, double t1) {
+double largestSwing(const SceneRun& r, double t0, double t1) {
   double swing = 0.0;
   for (std::size_t k = 0; k < r.rec.time.size(); ++k)
     if (r.rec.time[k] >= t0 - 1e-9 && r.rec.time[k] <= t1 + 1e-9)
@@ -178,7 +133,7 @@ double largestSwing(const VehicleRun& r, double t0, double t1) {
 // integrated here from the recorded pivot path (acceleration by central differences of the 5 ms
 // samples) must give the load orientation of the 30-coordinate model. Returns the largest
 // difference [rad].
-double pendulumMismatch(const VehicleRun& r) {
+double pendulumMismatch(const SceneRun& r) {
   const std::size_t samples = r.rec.time.size();
   const double m = 0.2, h = r.rec.time[1] - r.rec.time[0];  // box 8 × 6 × 4 cm, 0.2 kg
   const Vec3 c(0, 0, -0.5), gravity(0, 0, -9.81), hook(0, 0, -0.05);
@@ -220,7 +175,7 @@ double pendulumMismatch(const VehicleRun& r) {
 // ahead along the rope direction, so the load swings only while it accelerates and hangs still
 // after each move. With the same set-points for the base instead, the load keeps swinging.
 TEST(SceneActuation, TricopterCarriesItsLoadWithoutResidualSwing) {
-  const VehicleRun r = simulate("tricopter_load_transport.yaml");
+  const SceneRun r = runLibraryScene("tricopter_load_transport.yaml");
   ASSERT_TRUE(r.ok) << r.message;
   ASSERT_GT(r.rec.time.size(), 3000u);
   // Hover before the first move: the plant terms carry the load's weight (ignoring it would
@@ -239,7 +194,7 @@ TEST(SceneActuation, TricopterCarriesItsLoadWithoutResidualSwing) {
   for (double t_rest : {6.0, 9.0, 12.0, 15.0})           // 3.0 s after each move started
     EXPECT_LT(largestSwing(r, t_rest, t_rest + 1.0), 2.0 / kDeg) << t_rest;
 
-  const VehicleRun unshaped = simulate("tricopter_load_transport.yaml", {"reference.options.suspended_load=none",
+  const SceneRun unshaped = runLibraryScene("tricopter_load_transport.yaml", {"reference.options.suspended_load=none",
                                                                           "reference.parameters.z=[1, 1, 1, 1, 1]"});
   ASSERT_TRUE(unshaped.ok) << unshaped.message;
   const double unshaped_mismatch = pendulumMismatch(unshaped);
@@ -251,7 +206,7 @@ TEST(SceneActuation, TricopterCarriesItsLoadWithoutResidualSwing) {
 }
 
 TEST(SceneActuation, HoverRecoveryFromAnOffsetAndATilt) {
-  const VehicleRun r = simulate("quadcopter_table51.yaml",
+  const SceneRun r = runLibraryScene("quadcopter_table51.yaml",
                          {"reference.parameters.start_time=100", "integrator.t_end=6",
                           "joint.flight.initial.pose={xyz: [0.5, 0, 1.0], rpy: [0.5, 0, 0]}"});
   ASSERT_TRUE(r.ok) << r.message;
@@ -267,19 +222,19 @@ TEST(SceneActuation, HoverRecoveryFromUpsideSidewaysNeedsSofterPoles) {
                                            "joint.flight.initial.pose={xyz: [0, 0, 1.0], rpy: [1.5707963, 0, 0]}"};
   std::vector<std::string> soft = upside;
   soft.push_back("controller.parameters.pole=5");
-  const VehicleRun r = simulate("quadcopter_table51.yaml", soft);
+  const SceneRun r = runLibraryScene("quadcopter_table51.yaml", soft);
   ASSERT_TRUE(r.ok) << r.message;
   EXPECT_LT(r.max("error.position"), 0.8);
   EXPECT_LT(r.at(8.0, "error.position"), 1e-5);
-  const VehicleRun stiff = simulate("quadcopter_table51.yaml", upside);
+  const SceneRun stiff = runLibraryScene("quadcopter_table51.yaml", upside);
   EXPECT_TRUE(!stiff.ok || stiff.at(8.0, "error.position") > 1.0);
 }
 
 TEST(SceneActuation, AnotherControllerKeepsTheActuationLayer) {
   // Choosing a different controller (CLI --controller, the GUI's selector) keeps the propellers'
   // force-control layer: geometric SE(3) on the force model hovers the propeller quadcopter.
-  const VehicleRun r =
-      simulate("quadcopter_table51.yaml", {"reference.parameters.start_time=100", "integrator.t_end=3"}, "geometric_se3");
+  const SceneRun r =
+      runLibraryScene("quadcopter_table51.yaml", {"reference.parameters.start_time=100", "integrator.t_end=3"}, "geometric_se3");
   ASSERT_TRUE(r.ok) << r.message;
   EXPECT_LT(r.at(3.0, "error.position"), 1e-3);
   EXPECT_GT(r.at(3.0, "actuation.speed_setpoint.rotor1"), 300.0);
@@ -290,7 +245,7 @@ TEST(SceneActuation, LoopingWithTheEstimatorOnNoisyDelayedMotionCapture) {
   // chapter 5.4 estimator (on the plant's joints: rotor rates from the encoders) and its force
   // bias handed to the controller on the force model. Measured 3.19 cm / 4.07° rms over the
   // loops: the order of the flight's 2.7 cm / 2.5°. (+10 % mass on top is lost after 13 s.)
-  const VehicleRun r = simulate(
+  const SceneRun r = runLibraryScene(
       "quadcopter_table51.yaml",
       {"perturbation={noise: {position: 0.001, attitude: 0.0087}, motion_capture: {rate: 10, latency: 0.034}, "
        "estimator: {enabled: true}, imu: {gyro_noise: 0.01, accel_noise: 0.05}}"});
@@ -302,14 +257,14 @@ TEST(SceneActuation, LoopingWithTheEstimatorOnNoisyDelayedMotionCapture) {
 TEST(SceneActuation, PrintedFilterWithoutLeadLagsTheLooping) {
   // The filter of (5.36) as printed (lead 0) delays the collective thrust by K_1/K_0 ≈ 14 ms; on
   // the looping that costs several centimetres (measured 9.5 cm rms): the reason for the lead.
-  const VehicleRun r = simulate("quadcopter_table51.yaml", {"controller.actuation.parameters.lead=0"});
+  const SceneRun r = runLibraryScene("quadcopter_table51.yaml", {"controller.actuation.parameters.lead=0"});
   ASSERT_TRUE(r.ok) << r.message;
   EXPECT_GT(r.rms("error.position", 1.0, 8.5), 0.05);
 }
 
 TEST(SceneActuation, MisconfiguredLayersAreReportedAtTheirSection) {
   auto message = [](const std::vector<std::string>& overrides) -> std::string {
-    const Scene s = loadScene(scene("quadcopter_table51.yaml"), overrides);
+    const Scene s = loadScene(test::libraryScene("quadcopter_table51.yaml"), overrides);
     try {
       makeSceneInputSource(s);
     } catch (const SceneError& e) {
@@ -321,13 +276,13 @@ TEST(SceneActuation, MisconfiguredLayersAreReportedAtTheirSection) {
   EXPECT_NE(no_rate.find("quadcopter_table51.yaml:"), std::string::npos) << no_rate;
   EXPECT_NE(no_rate.find("set integrator.control_rate > 0"), std::string::npos) << no_rate;
   const std::string unknown = message({"controller.actuation.parameters.cutof=3"});
-  const ActuationSettings& section = loadScene(scene("quadcopter_table51.yaml")).controller.actuation;
+  const ActuationSettings& section = loadScene(test::libraryScene("quadcopter_table51.yaml")).controller.actuation;
   EXPECT_NE(unknown.find(":" + std::to_string(section.line) + ":" + std::to_string(section.column) +
                          ": controller.actuation: unknown controller parameter 'cutof'"),
             std::string::npos)
       << unknown;
   // The tricopter's tilted rotors are not four parallel ones: no flat filter.
-  const Scene tri = loadScene(scene("tricopter_table51.yaml"), {"controller.actuation.filter=flat_filter"});
+  const Scene tri = loadScene(test::libraryScene("tricopter_table51.yaml"), {"controller.actuation.filter=flat_filter"});
   try {
     makeSceneInputSource(tri);
     ADD_FAILURE() << "flat_filter accepted for the tricopter";
@@ -337,7 +292,7 @@ TEST(SceneActuation, MisconfiguredLayersAreReportedAtTheirSection) {
   }
   // A propeller whose thrust is not along its spin axis is a loader error at the key.
   try {
-    loadScene(scene("quadcopter_table51.yaml"), {"propeller.rotor1.thrust_direction=[1,0,0]"});
+    loadScene(test::libraryScene("quadcopter_table51.yaml"), {"propeller.rotor1.thrust_direction=[1,0,0]"});
     ADD_FAILURE() << "tilted thrust accepted";
   } catch (const SceneError& e) {
     EXPECT_NE(std::string(e.what()).find("parallel to the spin axis"), std::string::npos) << e.what();

@@ -15,39 +15,15 @@
 #include "sim/settings.h"
 #include "sim/scene_loop.h"
 #include "sim/simulator.h"
+#include "tests/support/scene_run.h"
 
 namespace rbs {
 namespace {
 
 std::filesystem::path scenesDir() { return std::filesystem::path(RBS_SOURCE_DIR) / "scenes"; }
 
-struct ClosedLoopRun {
-  bool ok = false;
-  std::string message;
-  Recording recording;
-  double end(const std::string& channel) const { return recording.values.back()[index(channel)]; }
-  double max(const std::string& channel) const {
-    double m = 0.0;
-    for (const auto& v : recording.values) m = std::max(m, std::abs(v[index(channel)]));
-    return m;
-  }
-  int index(const std::string& channel) const {
-    const int i = recording.channels.find(channel);
-    if (i < 0) ADD_FAILURE() << "no channel " << channel;
-    return std::max(i, 0);
-  }
-};
-
-ClosedLoopRun simulate(const std::string& file, const std::vector<std::string>& overrides = {}) {
-  const Scene scene = loadScene(scenesDir() / file, overrides);
-  Simulator sim(scene.model, simulationOptions(scene.integrator), makeSceneInputSource(scene));
-  sim.reset(scene.model.initial_state);
-  ClosedLoopRun run;
-  run.ok = sim.advanceTo(scene.integrator.t_end);
-  run.message = sim.message();
-  run.recording = sim.recording();
-  return run;
-}
+using test::runLibraryScene;
+using test::SceneRun;
 
 TEST(SceneControl, EveryControllerAndReferenceOfTheLibraryIsValid) {
   int controlled = 0;
@@ -122,7 +98,7 @@ class ControlledScene : public ::testing::TestWithParam<Expectation> {};
 
 TEST_P(ControlledScene, RunsToTheEndAndTracks) {
   const Expectation& e = GetParam();
-  const ClosedLoopRun run = simulate(e.scene);
+  const SceneRun run = runLibraryScene(e.scene);
   ASSERT_TRUE(run.ok) << e.scene << ": " << run.message;
   const double value = e.at_end ? run.end(e.channel) : run.max(e.channel);
   EXPECT_LT(value, e.bound) << e.scene << " " << e.channel << (e.at_end ? " at the end" : " max");
@@ -140,7 +116,7 @@ INSTANTIATE_TEST_SUITE_P(Library, ControlledScene, ::testing::ValuesIn(kExpectat
 TEST(SceneControl, QuadcopterLoopingConvergesFromAnInitialErrorWithLeastSquaresAllocation) {
   // 0.3 m off and 30° of heading at the start: the matched template pulls the vehicle onto the
   // looping while the allocation trades the four thrusts in the M̄ metric.
-  const ClosedLoopRun run = simulate("quadcopter_looping.yaml", {"joints.flight.initial.pose.xyz=[0.3, -0.3, 1.3]",
+  const SceneRun run = runLibraryScene("quadcopter_looping.yaml", {"joints.flight.initial.pose.xyz=[0.3, -0.3, 1.3]",
                                                        "joints.flight.initial.pose.rpy=[0, 0, 0.5]"});
   ASSERT_TRUE(run.ok) << run.message;
   EXPECT_GT(run.max("error.position"), 0.4);
