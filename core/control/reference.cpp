@@ -1023,7 +1023,7 @@ void Builder::readSuspendedLoad() {
   std::vector<std::string> names{"none"};
   if (base_ >= 0 && !planar_ && !rotation_only_)
     for (const Joint& j : model_.joints)
-      if (j.parent == base_ && (j.type == JointType::Spherical || j.type == JointType::SphericalQuaternion ||
+      if (j.parent == model_.joints[base_].child && (j.type == JointType::Spherical || j.type == JointType::SphericalQuaternion ||
                                 j.type == JointType::SphericalEulerZYX))
         names.push_back(j.name);
   if (names.size() == 1 && settings_.options.count("suspended_load"))
@@ -1032,9 +1032,10 @@ void Builder::readSuspendedLoad() {
         "spherical_euler_zyx) whose parent is the body of a free base joint; the model has none");
   const std::string name = in_.option("suspended_load", names, "none");
   if (name == "none") return;
-  const int load = model_.jointIndex(name);
-  const Joint& j = model_.joints[load];
-  const Pose base_pose = initialWorldPose(base_);
+  const int load_joint = model_.jointIndex(name);
+  const Joint& j = model_.joints[load_joint];
+  const int load = j.child;
+  const Pose base_pose = initialWorldPose(model_.joints[base_].child);
   const Pose load_pose = initialWorldPose(load);
   // Joint centre: the origin of the joint's moving frame, T_p in the base body frame.
   const Vec3 centre = base_pose * j.parent_placement.r;
@@ -1049,7 +1050,7 @@ void Builder::readSuspendedLoad() {
   if (start.dot(down) < -1.0 + 1e-9)
     in_.fail("option 'suspended_load': body '" + model_.bodies[load].name +
              "' starts straight above joint '" + name + "'; it must hang below it");
-  ref_->load_joint = load;
+  ref_->load_joint = load_joint;
   ref_->load_length = length;
   ref_->load_hook = j.parent_placement.r;
   ref_->load_down = down;

@@ -61,6 +61,20 @@ TrackingErrors::TrackingErrors(const Model& model, const std::string& tracked_bo
   };
   if (!scalar_joints_.empty())
     signals_.push_back({"error.joints", "rad", "norm of the scalar-joint errors, angles wrapped to (-pi, pi]"});
+  const int base = baseJointIndex(model);
+  for (int j = 0; j < static_cast<int>(model.joints.size()); ++j) {
+    const Joint& joint = model.joints[j];
+    const bool spherical = joint.type == JointType::Spherical || joint.type == JointType::SphericalQuaternion ||
+                           joint.type == JointType::SphericalEulerZYX || joint.type == JointType::SphericalAbsolute;
+    if (!spherical || j == base) continue;
+    // The child frame is the joint's moving frame times T_c, so the joint centre is T_c⁻¹ 0 there.
+    const Vec3 arm = model.bodies[joint.child].com + joint.child_placement.R.transpose() * joint.child_placement.r;
+    if (arm.norm() < 1e-9) continue;
+    swings_.push_back({joint.child, arm});
+    signals_.push_back({"error.swing." + joint.name, "rad",
+                        "angle between the actual and the reference direction joint centre -> centre of mass of body " +
+                            model.bodies[joint.child].name});
+  }
 }
 
 void TrackingErrors::evaluate(const Workspace& ws, const Workspace& ws_ref, const VecX& x,
@@ -83,6 +97,11 @@ void TrackingErrors::evaluate(const Workspace& ws, const Workspace& ws_ref, cons
       sum += e * e;
     }
     out[4] = std::sqrt(sum);
+  }
+  double* swing = out + (scalar_joints_.empty() ? 4 : 5);
+  for (const Swing& w : swings_) {
+    const Vec3 a = ws.pose[w.body].R * w.arm, b = ws_ref.pose[w.body].R * w.arm;
+    *swing++ = std::atan2(a.cross(b).norm(), a.dot(b));
   }
 }
 

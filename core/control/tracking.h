@@ -6,6 +6,9 @@
 //   error.velocity  ‖ṙ − ṙ_R‖ of the tracked body's frame origin (world) [m/s]
 //   error.joints    ‖q − q_R‖ over the scalar joints, angles wrapped to (−π, π] [rad or m]
 //                   (only when the model has scalar joints)
+//   error.swing.J   per spherical joint J other than the base whose child's centre of mass is
+//                   off the joint centre (a hanging load, a pendulum): the angle between the
+//                   actual and the reference direction joint centre → CoM (world) [rad]
 #pragma once
 
 #include <string>
@@ -35,6 +38,11 @@ class TrackingErrors {
   const Model& model_;
   int body_ = -1;
   std::vector<int> scalar_joints_;
+  struct Swing {
+    int body = -1;            ///< the joint's child
+    Vec3 arm = Vec3::Zero();  ///< joint centre → CoM in the child body frame
+  };
+  std::vector<Swing> swings_;
   std::vector<SignalInfo> signals_;
 };
 

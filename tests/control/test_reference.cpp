@@ -8,6 +8,7 @@
 // the error messages. The flatness-based references are checked in test_flatness.cpp.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <numbers>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "core/control/reference.h"
+#include "core/control/tracking.h"
 #include "core/control/trajectory.h"
 #include "core/dynamics/kinematics.h"
 #include "tests/support/matrix_compare.h"
@@ -615,6 +617,33 @@ TEST(SuspendedLoadReference, APlanarSwingTurnsAboutTheHorizontalNormalOnly) {
   const Vec3 centre = ws.pose[bodyIndex(model, "base")] * model.joints[load].parent_placement.r;
   const Vec3 com = ws.pose[load] * model.bodies[load].com;
   EXPECT_MATRIX_NEAR(Vec3((com - centre).normalized()), Vec3(-Vec3::UnitZ()), 1e-12);
+}
+
+// error.swing.J: turning the load's joint by θ about an axis across its arm (joint centre → CoM)
+// turns the arm by θ; the base's own spherical-free joint gets no swing signal.
+TEST(TrackingErrors, SwingIsTheAngleBetweenTheArms) {
+  const Model model = suspendedLoadModel(JointType::Free, JointType::Spherical, 12);
+  const TrackingErrors errors(model);
+  std::vector<std::string> names;
+  for (const SignalInfo& s : errors.signals()) names.push_back(s.name);
+  ASSERT_EQ(names.back(), "error.swing.rope");
+  EXPECT_EQ(std::count_if(names.begin(), names.end(), [](const std::string& n) { return n.rfind("error.swing", 0) == 0; }), 1);
+  const Joint& rope = model.joints[model.jointIndex("rope")];
+  const Vec3 arm = rope.child_placement.R * model.bodies[rope.child].com + rope.child_placement.r;  // moving frame
+  const Vec3 across = arm.unitOrthogonal();
+  Workspace ws(model), ws_ref(model);
+  const VecX x_ref = model.initial_state.x, xi = VecX::Zero(model.nxi);
+  computeKinematics(model, x_ref, xi, ws_ref);
+  for (double theta : {0.0, 0.3, 1.2, 2.9}) {
+    VecX x = x_ref;
+    Eigen::Map<Mat3> R_M(x.data() + rope.x_offset);  // spherical: R column-stacked
+    R_M = Mat3(R_M * axisAngleRotation(across, theta));
+    computeKinematics(model, x, xi, ws);
+    std::vector<double> out(errors.signals().size());
+    errors.evaluate(ws, ws_ref, x, x_ref, out.data());
+    EXPECT_NEAR(out.back(), theta, 1e-12);
+    EXPECT_NEAR(out[0], 0.0, 1e-15);  // the base did not move
+  }
 }
 
 TEST(SuspendedLoadReference, NeedsASphericalJointBelowAFreeBaseAndAPrescribedAttitude) {

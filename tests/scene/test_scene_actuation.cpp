@@ -193,6 +193,8 @@ TEST(SceneActuation, TricopterCarriesItsLoadWithoutResidualSwing) {
   EXPECT_LT(largestSwing(r, 0, 16), 16.0 / kDeg);        // 14.2°: the planned swing while accelerating
   for (double t_rest : {6.0, 9.0, 12.0, 15.0})           // 3.0 s after each move started
     EXPECT_LT(largestSwing(r, t_rest, t_rest + 1.0), 2.0 / kDeg) << t_rest;
+  // The planned swing is followed (error.swing: actual against reference rope direction).
+  EXPECT_LT(r.max("error.swing.suspension"), 2.0 / kDeg);  // measured 1.24°
 
   const SceneRun unshaped = runLibraryScene("tricopter_load_transport.yaml", {"reference.options.suspended_load=none",
                                                                           "reference.parameters.z=[1, 1, 1, 1, 1]"});
@@ -203,6 +205,11 @@ TEST(SceneActuation, TricopterCarriesItsLoadWithoutResidualSwing) {
   EXPECT_LT(unshaped_mismatch, 0.3 / kDeg);               // measured 0.11° (61° swings)
   EXPECT_GT(largestSwing(unshaped, 0, 16), 45.0 / kDeg);
   EXPECT_GT(largestSwing(unshaped, 15, 16), 10.0 / kDeg);
+  // This reference holds the load straight below the base, so error.swing is the swing itself.
+  for (std::size_t k = 0; k < unshaped.rec.time.size(); k += 50)
+    EXPECT_NEAR(unshaped.rec.values[k][unshaped.column("error.swing.suspension")],
+                std::acos(std::clamp(bodyRotation(unshaped, k, "load")(2, 2), -1.0, 1.0)), 1e-6)
+        << unshaped.rec.time[k];
 }
 
 TEST(SceneActuation, HoverRecoveryFromAnOffsetAndATilt) {
