@@ -336,10 +336,11 @@ class GeneratedReference final : public Reference {
   // Suspended load (option `suspended_load`): the position path is the centre of mass y of a load
   // that hangs from the base on a spherical joint; see loadPivotMotion().
   int load_joint = -1;
-  double load_length = 0.0;              ///< L: joint centre → load CoM [m]
-  Vec3 load_hook = Vec3::Zero();         ///< joint centre in the base body frame
-  Vec3 load_down = -Vec3::UnitZ();       ///< a_G/‖a_G‖: joint centre → CoM at rest
-  Mat3 load_initial_R = Mat3::Identity();///< world attitude of the load at rest (hanging straight)
+  double load_length = 0.0;         ///< L: joint centre → load CoM [m]
+  Vec3 load_hook = Vec3::Zero();    ///< joint centre in the base body frame
+  Vec3 load_down = -Vec3::UnitZ();  ///< a_G/‖a_G‖: joint centre → CoM at rest
+  /// World attitude of the load at rest (hanging straight down).
+  Mat3 load_initial_R = Mat3::Identity();
 
   // Scalar joints.
   std::vector<int> scalar;           ///< scalar joint indices in index order
@@ -1023,8 +1024,8 @@ void Builder::readSuspendedLoad() {
   std::vector<std::string> names{"none"};
   if (base_ >= 0 && !planar_ && !rotation_only_)
     for (const Joint& j : model_.joints)
-      if (j.parent == model_.joints[base_].child && (j.type == JointType::Spherical || j.type == JointType::SphericalQuaternion ||
-                                j.type == JointType::SphericalEulerZYX))
+      if (j.parent == model_.joints[base_].child && isSphericalType(j.type) &&
+          j.type != JointType::SphericalAbsolute)
         names.push_back(j.name);
   if (names.size() == 1 && settings_.options.count("suspended_load"))
     in_.fail(

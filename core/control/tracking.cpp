@@ -64,11 +64,10 @@ TrackingErrors::TrackingErrors(const Model& model, const std::string& tracked_bo
   const int base = baseJointIndex(model);
   for (int j = 0; j < static_cast<int>(model.joints.size()); ++j) {
     const Joint& joint = model.joints[j];
-    const bool spherical = joint.type == JointType::Spherical || joint.type == JointType::SphericalQuaternion ||
-                           joint.type == JointType::SphericalEulerZYX || joint.type == JointType::SphericalAbsolute;
-    if (!spherical || j == base) continue;
+    if (!isSphericalType(joint.type) || j == base) continue;
     // The child frame is the joint's moving frame times T_c, so the joint centre is T_c⁻¹ 0 there.
-    const Vec3 arm = model.bodies[joint.child].com + joint.child_placement.R.transpose() * joint.child_placement.r;
+    const Vec3 arm = model.bodies[joint.child].com +
+                     joint.child_placement.R.transpose() * joint.child_placement.r;
     if (arm.norm() < 1e-9) continue;
     swings_.push_back({joint.child, arm});
     signals_.push_back({"error.swing." + joint.name, "rad",

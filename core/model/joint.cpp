@@ -118,6 +118,11 @@ bool hasConstantMotionSubspace(JointType type) {
   return type != JointType::SphericalEulerZYX && type != JointType::Universal;
 }
 
+bool isSphericalType(JointType type) {
+  return type == JointType::Spherical || type == JointType::SphericalQuaternion ||
+         type == JointType::SphericalEulerZYX || type == JointType::SphericalAbsolute;
+}
+
 std::optional<JointType> jointTypeFromName(std::string_view name) {
   for (const auto& t : kTypes)
     if (t.name == name) return t.type;

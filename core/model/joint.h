@@ -50,6 +50,9 @@ bool hasCoordinateConstraint(JointType type);
 /// rate matrices vary with the angles). Below a moving parent the absolute-ω spherical joint
 /// also reads the parent's motion, which the caller has to consider.
 bool hasConstantMotionSubspace(JointType type);
+/// True for the ball joints: spherical, spherical_quaternion, spherical_euler_zyx,
+/// spherical_absolute (three rotational freedoms about a fixed centre).
+bool isSphericalType(JointType type);
 
 /// Edge Jacobian block in the joint's own velocity columns (at most 6 columns, no heap).
 using MotionSubspace = Eigen::Matrix<double, 6, Eigen::Dynamic, Eigen::ColMajor, 6, 6>;
