@@ -20,9 +20,8 @@
 namespace rbs {
 namespace {
 
-std::filesystem::path scenesDir() { return std::filesystem::path(RBS_SOURCE_DIR) / "scenes"; }
-
 using test::runLibraryScene;
+using test::scenesDir;
 using test::SceneRun;
 
 TEST(SceneControl, EveryControllerAndReferenceOfTheLibraryIsValid) {

@@ -32,15 +32,14 @@
 #include "sim/simulator.h"
 #include "tests/support/benchmark_models.h"
 #include "tests/support/report.h"
+#include "tests/support/scene_run.h"
 
 namespace rbs {
 namespace {
 
-constexpr double kPi = std::numbers::pi;
+using test::scenesDir;
 
-std::filesystem::path scenesDir() {
-  return std::filesystem::path(RBS_SOURCE_DIR) / "scenes";
-}
+constexpr double kPi = std::numbers::pi;
 
 /// Records a measured value as a test property and prints it (the numbers of docs/CONTROL.md).
 void record(const std::string& name, double value) {

@@ -30,15 +30,14 @@
 #include "sim/integrator.h"
 #include "tests/support/example_models.h"
 #include "tests/support/matrix_compare.h"
+#include "tests/support/scene_run.h"
 
 namespace rbs {
 namespace {
 
-constexpr double kPi = std::numbers::pi;
+using test::scenesDir;
 
-std::filesystem::path scenesDir() {
-  return std::filesystem::path(RBS_SOURCE_DIR) / "scenes";
-}
+constexpr double kPi = std::numbers::pi;
 
 std::vector<std::string> sceneStems() {
   std::vector<std::string> stems;

@@ -19,9 +19,12 @@
 #include "core/dynamics/kinematics.h"
 #include "core/scene/scene.h"
 #include "sim/scene_loop.h"
+#include "tests/support/scene_run.h"
 
 namespace rbs {
 namespace {
+
+using test::scenesDir;
 
 // Central differences, step 1e-5: truncation δ²/6 |f⁽³⁾| ≲ 1e-8 on these references (see
 // tests/control/test_reference.cpp), rounding ≲ 1e-10.
@@ -31,10 +34,6 @@ constexpr double kFdTol = 1e-6;
 constexpr double kDriftTol = 1e-12;
 // λ relative to m g: sums of O(m g) terms in double precision (tests/control/test_flatness.cpp).
 constexpr double kMatchTol = 1e-9;
-
-std::filesystem::path scenesDir() {
-  return std::filesystem::path(RBS_SOURCE_DIR) / "scenes";
-}
 
 Scene load(const std::string& name) {
   return loadScene(scenesDir() / name);

@@ -18,9 +18,9 @@
 
 namespace rbs::test {
 
-inline std::filesystem::path libraryScene(const std::string& file) {
-  return std::filesystem::path(RBS_SOURCE_DIR) / "scenes" / file;
-}
+/// The shipped scene library, scenes/ in the source tree.
+inline std::filesystem::path scenesDir() { return std::filesystem::path(RBS_SOURCE_DIR) / "scenes"; }
+inline std::filesystem::path libraryScene(const std::string& file) { return scenesDir() / file; }
 
 struct SceneRun {
   bool ok = false;
