@@ -64,6 +64,13 @@ void writePng(const Image& image, const std::filesystem::path& file) {
 
 namespace {
 
+/// The renderer that last made its context current on this thread (null: unknown, e.g. after a
+/// context was created or destroyed). osgViewer remembers which context it made current and skips
+/// makeCurrent while it believes it still is; with two renderers on one thread (the live view and
+/// a video export) each would then draw into the other's context, or into none after the other was
+/// destroyed. render() makes its own context current whenever this is not itself.
+thread_local const void* current_renderer = nullptr;
+
 /// A single-buffered RGB pbuffer with depth, multisampled when samples > 0; null if the display
 /// cannot make one.
 osg::ref_ptr<osg::GraphicsContext> makePbuffer(int width, int height, int samples) {
@@ -91,6 +98,7 @@ osg::ref_ptr<osg::GraphicsContext> makePbuffer(int width, int height, int sample
 
 struct OffscreenRenderer::Impl {
   int samples = 0;
+  osg::ref_ptr<osg::GraphicsContext> context;
   osg::ref_ptr<osgViewer::Viewer> viewer;
   osg::ref_ptr<osg::Image> image;
   osg::ref_ptr<RendererQuery> query;
@@ -116,6 +124,8 @@ OffscreenRenderer::OffscreenRenderer(int width, int height, int samples) : impl_
     throw RenderError(std::string("cannot create an OpenGL pbuffer on display '") + display +
                       "' (no GLX? install the Debian package 'libgl1-mesa-dri')");
 
+  impl_->context = gc;
+  current_renderer = nullptr;  // creating a context may have changed the current one
   impl_->viewer = new osgViewer::Viewer;
   osgViewer::Viewer& v = *impl_->viewer;
   v.setThreadingModel(osgViewer::Viewer::SingleThreaded);
@@ -146,7 +156,12 @@ OffscreenRenderer::OffscreenRenderer(int width, int height, int samples) : impl_
   setCamera(CameraPose{Vec3(3, 0, 1), Vec3::Zero(), Vec3::UnitZ()}, 0.61);
 }
 
-OffscreenRenderer::~OffscreenRenderer() = default;
+OffscreenRenderer::~OffscreenRenderer() {
+  // closing the context makes it current to release its GL objects, then releases it
+  impl_->viewer = nullptr;
+  impl_->context = nullptr;
+  current_renderer = nullptr;
+}
 
 int OffscreenRenderer::width() const { return impl_->out.width; }
 int OffscreenRenderer::height() const { return impl_->out.height; }
@@ -171,6 +186,11 @@ osg::Matrixd OffscreenRenderer::worldToWindow() const {
 }
 
 const Image& OffscreenRenderer::render() {
+  if (current_renderer != impl_.get()) {
+    if (impl_->viewer->isRealized() && !impl_->context->makeCurrent())
+      throw RenderError("cannot make the OpenGL context current");
+    current_renderer = impl_.get();
+  }
   impl_->viewer->frame();
   const std::size_t row = 3 * static_cast<std::size_t>(width());
   for (int y = 0; y < height(); ++y)

@@ -69,6 +69,38 @@ TEST(Offscreen, ImageIsNotBlankAndTheBodyIsWhereProjected) {
   EXPECT_FALSE(v.renderer.glRenderer().empty());
 }
 
+// Two renderers on one thread (the live view and a video export) draw in turn, and one of them
+// goes away in between: each draws into its own context every time, so each picture equals what
+// it draws alone. Was: osgViewer kept the context it made current last and drew the other
+// renderer's frame into it (or into none after the other was destroyed): frozen or garbled
+// pictures, OpenGL errors, a crash in the GL driver.
+TEST(Offscreen, RenderersTakingTurnsEachDrawIntoTheirOwnContext) {
+  const auto copy = [](const Image& i) { return i.rgb; };
+  CubeView alone_a;
+  const std::vector<std::uint8_t> a_alone = copy(alone_a.renderer.render());
+  Model other = test::redCube(Pose::translation(Vec3(-0.4, 0.2, 0.8)));
+  SceneGraph other_graph(other);
+  std::vector<std::uint8_t> b_alone;
+  {
+    OffscreenRenderer b(200, 120, 4);  // another size and multisampling, like the video's
+    b.setScene(other_graph.root());
+    b.setCamera(CameraPose{Vec3(3, 2, 2), Vec3(0, 0, 1), Vec3::UnitZ()}, 0.7);
+    b_alone = copy(b.render());
+  }
+  CubeView a;
+  EXPECT_EQ(copy(a.renderer.render()), a_alone);
+  for (int round = 0; round < 3; ++round) {
+    OffscreenRenderer b(200, 120, 4);
+    b.setScene(other_graph.root());
+    b.setCamera(CameraPose{Vec3(3, 2, 2), Vec3(0, 0, 1), Vec3::UnitZ()}, 0.7);
+    for (int k = 0; k < 3; ++k) {
+      EXPECT_EQ(copy(b.render()), b_alone) << "round " << round << ", frame " << k;
+      EXPECT_EQ(copy(a.renderer.render()), a_alone) << "round " << round << ", frame " << k;
+    }
+  }  // b is destroyed: a draws on alone
+  EXPECT_EQ(copy(a.renderer.render()), a_alone);
+}
+
 TEST(Offscreen, PngRoundTripKeepsTheTopRow) {
   CubeView v;
   const Image& img = v.renderer.render();
