@@ -68,6 +68,14 @@ double framingDistance(double radius, double fov_y, double aspect) {
   return std::max(1e-3, kMargin * radius / std::sin(half));
 }
 
+CameraSpec fitToAspect(CameraSpec spec, double aspect) {
+  if (!(aspect > 0.0)) return spec;
+  // the horizontal half-angle obeys tan(half_x) = tan(half_y) · aspect: the visible width at the
+  // target scales with the aspect, so the eye moves back by kSceneCameraAspect / aspect
+  spec.distance *= std::max(1.0, kSceneCameraAspect / aspect);
+  return spec;
+}
+
 std::vector<std::string> cameraNames() {
   return {"scene", "fit", "follow", "follow:BODY", "front", "side", "top", "iso"};
 }
@@ -95,7 +103,7 @@ CameraSpec makeCamera(std::string_view name, const Model& model, const CameraSet
   }
 
   const std::string n(name);
-  if (n == "scene") return scene;
+  if (n == "scene") return fitToAspect(scene, aspect);
   if (n == "fit") {
     CameraSpec c = scene;
     c.name = n;
@@ -139,7 +147,7 @@ CameraSpec makeCamera(std::string_view name, const Model& model, const CameraSet
     c.name = n;
     c.azimuth = p.azimuth;
     c.elevation = p.elevation;
-    return c;
+    return fitToAspect(c, aspect);
   }
   std::string known;
   for (const std::string& k : cameraNames()) known += (known.empty() ? "" : ", ") + k;

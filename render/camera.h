@@ -32,6 +32,15 @@ struct CameraPose {
   Vec3 up = Vec3::UnitZ();
 };
 
+/// The image aspect (width/height) a scene file's camera distance is chosen for: 16:9, the video
+/// default.
+constexpr double kSceneCameraAspect = 16.0 / 9.0;
+
+/// `spec` for an image of `aspect` = width/height. Narrower than kSceneCameraAspect, the eye moves
+/// back so that the width the camera shows at 16:9 stays in view (a tall, narrow window cuts
+/// nothing off at the sides); at 16:9 or wider it is unchanged.
+CameraSpec fitToAspect(CameraSpec spec, double aspect);
+
 /// The camera at body poses `body_poses` (world poses of the bodies; needed for follow).
 CameraPose cameraPose(const Model& model, const CameraSpec& spec,
                       const std::vector<Pose>& body_poses);
@@ -51,6 +60,8 @@ std::vector<std::string> cameraNames();
 ///   follow:BODY  follows the named body;
 ///   front, side, top, iso  fixed directions (from +x, from −y, from above, from +x −y above)
 ///            about the scene camera's target, at its distance (following when it follows).
+/// The scene camera's distance is for a 16:9 image: scene and the presets go through
+/// fitToAspect(…, aspect); fit and follow frame their bodies for `aspect` directly.
 /// Throws std::invalid_argument naming the known cameras (or bodies) for anything else.
 CameraSpec makeCamera(std::string_view name, const Model& model, const CameraSettings& scene_camera,
                       double aspect);

@@ -251,6 +251,24 @@ TEST(Camera, NamedCamerasAndErrors) {
   EXPECT_LT((cameraPose(scene.model, follow, poses).center - Vec3(5, 0, 0)).norm(), kTol);
 }
 
+// The scene file's camera is chosen for 16:9. A tall, narrow view (a portrait window) keeps the
+// same width in view: the point at the 16:9 image's left and right edges stays inside the image.
+TEST(Camera, ANarrowViewKeepsTheSceneCamerasWidthInView) {
+  const Scene scene = library("quadcopter_looping.yaml");
+  const CameraSpec wide = makeCamera("scene", scene.model, scene.camera, kSceneCameraAspect);
+  for (const double aspect : {kSceneCameraAspect, 1.0, 0.4}) {
+    const CameraSpec c = makeCamera("scene", scene.model, scene.camera, aspect);
+    // half the width visible at the target distance: d · tan(half_y) · aspect
+    const double half_width = c.distance * std::tan(0.5 * c.fov_y) * aspect;
+    const double wide_half_width = wide.distance * std::tan(0.5 * wide.fov_y) * kSceneCameraAspect;
+    EXPECT_GE(half_width, wide_half_width * (1 - 1e-12)) << "aspect " << aspect;
+    EXPECT_EQ(fitToAspect(wide, aspect).distance, c.distance);
+  }
+  EXPECT_EQ(makeCamera("scene", scene.model, scene.camera, 3.0).distance, wide.distance);  // wider: unchanged
+  EXPECT_GT(makeCamera("top", scene.model, scene.camera, 0.5).distance,
+            makeCamera("top", scene.model, scene.camera, kSceneCameraAspect).distance);
+}
+
 TEST(Camera, FramingDistanceFitsTheSphere) {
   // a unit sphere at the framing distance subtends at most the smaller half field of view
   const double fov = 0.61, aspect = 16.0 / 9.0;
