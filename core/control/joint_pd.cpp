@@ -15,7 +15,7 @@ JointPdController::JointPdController(const Model& model, const ControllerSetting
                            settings, {"gravity_compensation", "joints", "tracked_body"})),
       ws_(model),
       ws_ref_(model) {
-  gravity_compensation_ =
+  const bool gravity_compensation =
       controllerOption(settings, "gravity_compensation", "on", {"on", "off"}) == "on";
 
   // the controlled joints: every scalar joint, or the listed ones
@@ -58,13 +58,15 @@ JointPdController::JointPdController(const Model& model, const ControllerSetting
       {"kp", "N m/rad", "joint stiffness K_p (N/m on prismatic joints)", 100.0, 0.0, 1e4});
   kd_ = parameters_.add(
       {"kd", "N m s/rad", "joint damping K_d (N s/m on prismatic joints)", 20.0, 0.0, 1e3});
+  // the option sets where a run starts; the switch can be flipped during the run (the GUI's check box)
+  gravity_compensation_ = parameters_.add(ParameterSpec::toggle(
+      "gravity_compensation", "add the generalized gravity force g(q) to the PD torque", gravity_compensation));
 
   addSignals(tracking_.signals());
   signal_pd_ =
       addSignal("control.pd_effort", "N m", "|K_p e + K_d de/dt| over the controlled joints");
-  if (gravity_compensation_)
-    signal_gravity_ = addSignal("control.gravity_effort", "N m",
-                                "|g(q)|: the gravity compensation over the controlled joints");
+  signal_gravity_ = addSignal("control.gravity_effort", "N m",
+                              "|g(q)|: the gravity compensation over the controlled joints (0 when off)");
 }
 
 bool JointPdController::compute(double /*t*/, const State& state, const ReferenceSample& reference,
@@ -74,7 +76,8 @@ bool JointPdController::compute(double /*t*/, const State& state, const Referenc
     return fail("joint_pd: state or reference has the wrong size");
 
   computeKinematics(model_, state.x, state.xi, ws_);
-  if (gravity_compensation_) {
+  const bool gravity_compensation = parameters_[gravity_compensation_] != 0.0;
+  if (gravity_compensation) {
     computeBodyJacobians(model_, ws_);
     computeGravityForces(model_, ws_);
   }
@@ -91,7 +94,7 @@ bool JointPdController::compute(double /*t*/, const State& state, const Referenc
     if (joint.type != JointType::Prismatic) e = baseline::wrapAngle(e);
     const double edot = reference.xi[joint.xi_offset] - state.xi[joint.xi_offset];
     const double pd = kp * e + kd * edot;
-    const double gravity = gravity_compensation_ ? ws_.gravity_forces[joint.xi_offset] : 0.0;
+    const double gravity = gravity_compensation ? ws_.gravity_forces[joint.xi_offset] : 0.0;
     u[c.actuator] += pd + gravity;
     pd_squared += pd * pd;
     gravity_squared += gravity * gravity;
@@ -99,7 +102,7 @@ bool JointPdController::compute(double /*t*/, const State& state, const Referenc
   if (!u.allFinite()) return fail("joint_pd: the input is not finite (non-finite state?)");
 
   signal_values_[signal_pd_] = std::sqrt(pd_squared);
-  if (signal_gravity_ >= 0) signal_values_[signal_gravity_] = std::sqrt(gravity_squared);
+  signal_values_[signal_gravity_] = std::sqrt(gravity_squared);
   return true;
 }
 

@@ -9,7 +9,8 @@
 // floating model is not controlled.
 //
 // Parameters (shared by all controlled joints): kp [N m/rad, or N/m for prismatic joints],
-// range [0, 1e4], default 100; kd [N m s/rad, or N s/m], range [0, 1e3], default 20.
+// range [0, 1e4], default 100; kd [N m s/rad, or N s/m], range [0, 1e3], default 20;
+// gravity_compensation, a switch (1 on, 0 off) that starts as the option says.
 // Options: gravity_compensation: on | off (default on); joints: "all" (default: every scalar
 // joint) or a comma-separated list of joint names; tracked_body (tracking.h).
 // Construction throws ControlError when a controlled joint has no joint_effort actuator (the
@@ -40,9 +41,8 @@ class JointPdController final : public Controller {
 
   const Model& model_;
   std::vector<ControlledJoint> joints_;
-  bool gravity_compensation_ = true;
   TrackingErrors tracking_;
-  int kp_ = -1, kd_ = -1;
+  int kp_ = -1, kd_ = -1, gravity_compensation_ = -1;
   int signal_pd_ = -1, signal_gravity_ = -1;
   Workspace ws_, ws_ref_;
 };

@@ -1,15 +1,42 @@
 #include "core/control/parameters.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
 namespace rbs {
+
+ParameterSpec ParameterSpec::toggle(std::string name, std::string description, bool on) {
+  ParameterSpec s{std::move(name), "1", std::move(description), on ? 1.0 : 0.0, 0.0, 1.0};
+  s.kind = ParameterKind::Toggle;
+  return s;
+}
+
+ParameterSpec ParameterSpec::choice(std::string name, std::string description, std::vector<std::string> choices,
+                                    const std::string& initial) {
+  const auto it = std::find(choices.begin(), choices.end(), initial);
+  if (choices.size() < 2 || it == choices.end())
+    throw std::logic_error("ParameterSpec::choice: '" + initial + "' is not among the choices of " + name);
+  ParameterSpec s{std::move(name), "1", std::move(description), static_cast<double>(it - choices.begin()), 0.0,
+                  static_cast<double>(choices.size() - 1)};
+  s.kind = ParameterKind::Choice;
+  s.choices = std::move(choices);
+  return s;
+}
+
+namespace {
+bool isWhole(double v) { return std::floor(v) == v; }
+}  // namespace
 
 int ParameterSet::add(ParameterSpec spec) {
   if (find(spec.name) >= 0) throw std::logic_error("ParameterSet: duplicate parameter " + spec.name);
   if (!(spec.min <= spec.default_value && spec.default_value <= spec.max) ||
       (spec.scale == ParameterScale::Log && !(spec.min > 0.0)))
     throw std::logic_error("ParameterSet: inconsistent range or default of " + spec.name);
+  const bool discrete = spec.kind != ParameterKind::Real;
+  if (discrete && (spec.min != 0.0 || !isWhole(spec.default_value) || spec.scale != ParameterScale::Linear ||
+                   spec.max != (spec.kind == ParameterKind::Toggle ? 1.0 : static_cast<double>(spec.choices.size()) - 1.0)))
+    throw std::logic_error("ParameterSet: inconsistent toggle or choice " + spec.name);
   values_.push_back(spec.default_value);
   specs_.push_back(std::move(spec));
   ++version_;
@@ -28,6 +55,13 @@ void ParameterSet::check(int i, double value) const {
     std::ostringstream m;
     m << "controller parameter '" << s.name << "' = " << value << " is outside its range [" << s.min << ", "
       << s.max << "]" << (s.unit.empty() || s.unit == "1" ? "" : " " + s.unit);
+    throw ControlError(m.str());
+  }
+  if (s.kind != ParameterKind::Real && !isWhole(value)) {
+    std::ostringstream m;
+    m << "controller parameter '" << s.name << "' = " << value << " is not one of its values:";
+    if (s.kind == ParameterKind::Toggle) m << " 0 (off), 1 (on)";
+    for (std::size_t c = 0; c < s.choices.size(); ++c) m << (c ? ", " : " ") << c << " (" << s.choices[c] << ")";
     throw ControlError(m.str());
   }
 }

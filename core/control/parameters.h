@@ -20,6 +20,10 @@ class ControlError : public std::invalid_argument {
 
 enum class ParameterScale { Linear, Log };
 
+/// What a value means: a real number, a switch (0 off, 1 on) or one of named choices (0, 1, …).
+/// The GUI shows a slider and a number field, a check box, or a combo box.
+enum class ParameterKind { Real, Toggle, Choice };
+
 struct ParameterSpec {
   std::string name;         ///< e.g. "omega", "kbar", "kp_joint1"
   std::string unit;         ///< SI, e.g. "rad/s", "N/m", "1"
@@ -28,6 +32,14 @@ struct ParameterSpec {
   double min = 0.0;         ///< inclusive range; a log-scale parameter has min > 0
   double max = 1.0;
   ParameterScale scale = ParameterScale::Linear;
+  ParameterKind kind = ParameterKind::Real;
+  std::vector<std::string> choices;  ///< Choice: the name of each value 0 … max (min = 0)
+
+  /// A switch: values 0 (off) and 1 (on).
+  static ParameterSpec toggle(std::string name, std::string description, bool on);
+  /// One of `choices` (at least two), value = index; `initial` must be one of them.
+  static ParameterSpec choice(std::string name, std::string description, std::vector<std::string> choices,
+                              const std::string& initial);
 };
 
 /// The ordered parameters of one controller and their current values.
@@ -44,8 +56,9 @@ class ParameterSet {
   /// Index of a parameter, −1 if there is none.
   int find(std::string_view name) const;
 
-  /// Sets a value. Throws ControlError for a non-finite value or one outside [min, max]
-  /// (the message names the parameter, the value and the range).
+  /// Sets a value. Throws ControlError for a non-finite value, one outside [min, max], or a
+  /// toggle or choice that is not a whole number (the message names the parameter, the value and
+  /// what is allowed).
   void set(int i, double value);
   /// Same by name; an unknown name throws ControlError listing the known ones.
   void set(std::string_view name, double value);

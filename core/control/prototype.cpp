@@ -1,5 +1,6 @@
 #include "core/control/prototype.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "core/control/registry.h"
@@ -127,6 +128,19 @@ PrototypeController::PrototypeController(const Model& model, VelocityError varia
   template_.setVariant(variant);
 
   declareParameters();
+  // The allocation can be switched during a run (the GUI's combo box); the option sets the start.
+  // Exact allocation exists only for as many inputs as velocity coordinates.
+  std::vector<std::string> allocation_names;
+  if (model.numInputs() == model.nxi) {
+    allocation_modes_.push_back(AllocationMode::Exact);
+    allocation_names.push_back("exact");
+  }
+  allocation_modes_.insert(allocation_modes_.end(), {AllocationMode::LeastSquares, AllocationMode::Constrained});
+  allocation_names.insert(allocation_names.end(), {"least_squares", "constrained"});
+  const auto initial = std::find(allocation_modes_.begin(), allocation_modes_.end(), allocation_mode_);
+  p_allocation_ = parameters_.add(ParameterSpec::choice(
+      "allocation", "how the inputs realize the template: exact (B square), weighted least squares, or with the input bounds",
+      allocation_names, allocation_names[initial - allocation_modes_.begin()]));
 
   // ---- signals ----
   first_signal_ = addSignals(tracking_.signals());
@@ -252,6 +266,7 @@ void PrototypeController::declareParameters() {
 void PrototypeController::updatePairs() {
   if (parameters_.version() == parameters_version_) return;
   parameters_version_ = parameters_.version();
+  allocation_mode_ = allocation_modes_[static_cast<std::size_t>(parameters_[p_allocation_])];
   std::vector<TemplatePair>& pairs = template_.pairs();
   const Mat3 I = Mat3::Identity();
   auto setPair = [](TemplatePair& pr, double m, const Vec3& s, const Mat3& th, double d, const Vec3& l,

@@ -24,7 +24,8 @@
 //   matching    none | multicopter | pvtol | two_mass — the linear matching solutions
 //               (4.148), (4.136), (4.125) fill the dependent parameters (Λ_K = Λ_D = 0).
 //   allocation  auto | exact | least_squares | constrained (auto: constrained when an input has
-//               a finite bound, else least squares, which is exact for p = n).
+//               a finite bound, else least squares, which is exact for p = n). It is also the
+//               choice parameter "allocation" (exact only for p = n), switchable during a run.
 //   tracked_body  the body whose errors are reported (TrackingErrors).
 //   tool_body   for template: tool.
 #pragma once
@@ -71,6 +72,8 @@ class PrototypeController : public Controller {
   Gains gains_ = Gains::Raw;
   Matching matching_ = Matching::None;
   AllocationMode allocation_mode_ = AllocationMode::LeastSquares;
+  std::vector<AllocationMode> allocation_modes_;  ///< the values of the parameter "allocation"
+  int p_allocation_ = -1;
   int base_body_ = -1;
   int tool_body_ = -1;
   double gravity_ = 9.81;

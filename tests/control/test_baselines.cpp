@@ -581,12 +581,19 @@ TEST(JointPd, GravityCompensationHoldsAConstantReference) {
   // without compensation the arm sags: a steady-state error remains
   JointPdController plain(model, {"joint_pd", {}, {{"gravity_compensation", "off"}}});
   plain.parameters().setAll({{"kp", 50.0}, {"kd", 10.0}});
-  EXPECT_FALSE(hasSignal(plain, "control.gravity_effort"));
+  EXPECT_EQ(plain.parameters().value(plain.parameters().find("gravity_compensation")), 0.0);
   State sag = model.neutralState();
   ClosedLoop loop2(model, plain, [&](double, ReferenceSample& r) { r = hold; });
   t = 0.0;
   ASSERT_TRUE(loop2.run(sag, t, 12.0));
   EXPECT_GT((sag.x - hold.x).norm(), 1e-2);
+  ASSERT_TRUE(loop2.evaluate(t, sag));
+  EXPECT_EQ(signal(plain, "control.gravity_effort"), 0.0);
+
+  // the switch flipped during the run: the compensation takes over and the sag goes
+  plain.parameters().set("gravity_compensation", 1.0);
+  ASSERT_TRUE(loop2.run(sag, t, 24.0));
+  EXPECT_LT((sag.x - hold.x).norm(), 1e-6);
 }
 
 TEST(JointPd, RefusesJointsWithoutEffortActuatorsAndBadOptions) {

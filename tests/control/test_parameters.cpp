@@ -60,5 +60,35 @@ TEST(ParameterSet, InconsistentSpecIsAProgrammingError) {
   EXPECT_THROW(p.add({"c", "1", "", 0.5, 0.0, 1.0}), std::logic_error);
 }
 
+// Switches and choices hold whole numbers: 0/1, or the index of a named choice.
+TEST(ParameterSet, TogglesAndChoicesTakeOnlyTheirValues) {
+  ParameterSet p;
+  const int g = p.add(ParameterSpec::toggle("gravity_compensation", "add g(q)", true));
+  const int a = p.add(ParameterSpec::choice("allocation", "how u is found", {"least_squares", "constrained"}, "constrained"));
+  EXPECT_EQ(p.spec(g).kind, ParameterKind::Toggle);
+  EXPECT_EQ(p.value(g), 1.0);
+  EXPECT_EQ(p.spec(a).kind, ParameterKind::Choice);
+  EXPECT_EQ(p.value(a), 1.0);
+  EXPECT_EQ(p.spec(a).max, 1.0);
+  p.set(g, 0.0);
+  p.set(a, 0.0);
+  EXPECT_EQ(p.value(a), 0.0);
+  for (const double bad : {0.5, 2.0, -1.0}) {
+    EXPECT_THROW(p.set(g, bad), ControlError) << bad;
+    EXPECT_THROW(p.set(a, bad), ControlError) << bad;
+  }
+  try {
+    p.set(a, 0.5);
+    FAIL();
+  } catch (const ControlError& e) {
+    EXPECT_NE(std::string(e.what()).find("0 (least_squares), 1 (constrained)"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(ParameterSpec::choice("x", "", {"a", "b"}, "c"), std::logic_error);
+  EXPECT_THROW(ParameterSpec::choice("x", "", {"a"}, "a"), std::logic_error);
+  ParameterSpec fractional = ParameterSpec::toggle("y", "", false);
+  fractional.default_value = 0.5;
+  EXPECT_THROW(p.add(fractional), std::logic_error);
+}
+
 }  // namespace
 }  // namespace rbs
