@@ -323,6 +323,57 @@ TEST(Simulator, ResetStartsOver) {
   EXPECT_EQ(sim.recording().values, first.values);
 }
 
+// A simulated second costs the same 24 h into a run as at its start: the output times t0 + k·dt_out
+// carry rounding that grows with t (1.5e-11 s at 24 h), which must not add a step to an interval.
+// Before, 5 ms at dt = 1 ms took 6 steps in half of the intervals at t0 = 24 h (and from
+// t ≈ 8192 s on in a run started at 0).
+TEST(Simulator, LateInARunAnOutputIntervalTakesAsManyStepsAsAtItsStart) {
+  const Model m = actuatedPendulum();
+  for (const double t0 : {0.0, 86'400.0}) {
+    for (const double rate : {0.0, 200.0}) {
+      SimulationOptions o = options(StepperKind::Rk4, 1e-3, 0.005);
+      o.control_rate = rate;
+      long calls = 0;
+      Simulator sim(m, o, [&calls](double, const State& s, VecX& u) {
+        ++calls;
+        u[0] = -s.x[0];
+      });
+      sim.reset(m.initial_state, t0);
+      ASSERT_TRUE(sim.advanceTo(t0 + 1.0)) << sim.message();
+      EXPECT_EQ(sim.stats().steps, 1000) << "t0 = " << t0 << ", rate " << rate;
+      EXPECT_EQ(sim.stats().rhs_evaluations, 4000) << "t0 = " << t0 << ", rate " << rate;
+      EXPECT_EQ(sim.recording().time.size(), 201u);
+      // Under the hold: once per hold instant (t0 … t0 + 1 s); else 4 per step and 1 per sample.
+      EXPECT_EQ(calls, rate > 0.0 ? 201 : 4000 + 201) << "t0 = " << t0;
+    }
+  }
+}
+
+// Samples that fall on hold instants record the input of that hold also late in a run, where the
+// sample time t0 + k·dt_out and the hold time t0 + j/rate of the same instant differ by an ulp of
+// t, which exceeded the 1e-9·dt_out the two were merged within: the sample then came first and
+// recorded the previous hold's input (before: 75 of these 60 000 samples; in a run started at 0,
+// 15 % of the samples from t ≈ 2048 s on at this rate).
+TEST(Simulator, ASampleOnAHoldInstantRecordsThatHoldsInputLateInARun) {
+  const Model m = actuatedPendulum();
+  constexpr double kRate = 6000.0;  // 1/6000 rounds down, so k·dt_out can fall below k/rate
+  constexpr double kT0 = 2500.0;
+  SimulationOptions o = options(StepperKind::Rk4, 1.0 / kRate, 1.0 / kRate);
+  o.control_rate = kRate;
+  o.max_recorded_samples = 4;
+  Simulator sim(m, o, [](double t, const State&, VecX& u) { u[0] = t - kT0; });
+  const int iu = sim.channels().find("u.torque");
+  long samples = 0, stale = 0;
+  sim.on_sample = [&](double t, const std::vector<double>& values) {
+    ++samples;
+    if (std::abs(values[static_cast<std::size_t>(iu)] - (t - kT0)) > 1e-9) ++stale;
+  };
+  sim.reset(m.initial_state, kT0);
+  ASSERT_TRUE(sim.advanceTo(kT0 + 10.0)) << sim.message();
+  EXPECT_EQ(samples, 60'001);
+  EXPECT_EQ(stale, 0);
+}
+
 TEST(Simulator, PassiveEnergyIsConservedAndPowersVanish) {
   const Model m = movingTricopter();
   Simulator sim(m, options(StepperKind::Rkmk4));
