@@ -50,6 +50,11 @@ constexpr double kProjectionThreshold = 1e-14;
 /// More fixed steps than this between two output times means a mistyped dt (1e-300, …): an error,
 /// not a silent single step or an endless run.
 constexpr double kMaxStepsPerEvent = 1e12;
+/// A coordinate or velocity beyond this magnitude (SI units: 1e15 m, m/s, rad/s) is no rigid body
+/// motion but an integration that has blown up, one step before it becomes infinite (the
+/// Euler-angle body at its singularity jumps from 0.05 J to 3e36 J of kinetic energy in one step).
+/// Such a step is refused like a non-finite one, so it never becomes a sample (plot, CSV).
+constexpr double kDivergedMagnitude = 1e15;
 
 class Engine {
  public:
@@ -85,6 +90,13 @@ class Engine {
     ++stats_.steps;
     if (rhs_.status() != DynamicsStatus::Ok) return fail(t, std::string(toString(rhs_.status())));
     if (!z.allFinite()) return fail(t, "non-finite state");
+    if (Eigen::Index i = 0; !(z.cwiseAbs().maxCoeff(&i) <= kDivergedMagnitude)) {
+      std::ostringstream c;
+      c << "the integration diverged: " << (i < model_.nx ? "coordinate x[" : "velocity xi[")
+        << (i < model_.nx ? i : i - model_.nx) << "] = " << z[i] << " exceeds " << kDivergedMagnitude
+        << " in magnitude";
+      return fail(t, c.str());
+    }
     const double drift = model_.coordinateDrift(x_ = z.head(model_.nx));
     if (drift > stats_.max_drift) stats_.max_drift = drift;
     if (!(drift <= opt_.max_drift)) {

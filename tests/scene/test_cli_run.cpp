@@ -364,6 +364,13 @@ TEST_F(CliRun, DivergingRunExitsOneAndKeepsWhatWasSimulated) {
   EXPECT_GT(csv.rows.back()[0], t_stop - 0.01 - 1e-6);
   EXPECT_LT(csv.rows.size(), 201u);
   EXPECT_EQ(outputFiles(), std::vector<std::string>{"out.csv"});
+  // Every sample is still the free body's motion: no input, no dissipation, so the kinetic energy
+  // is that of the start (the step that blew up — 3e36 J one step before infinity — is refused,
+  // not recorded, and no plot's autoscale jumps to it).
+  const int kinetic = csv.column("energy.kinetic");
+  ASSERT_GE(kinetic, 0);
+  EXPECT_NEAR(csv.rows.back()[kinetic], csv.rows.front()[kinetic], 1e-9 * csv.rows.front()[kinetic]);
+  EXPECT_NE(r.err.find("diverged"), std::string::npos) << r.err;
 }
 
 TEST_F(CliRun, BenchPrintsThreePositiveNumbers) {
