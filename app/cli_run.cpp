@@ -1,6 +1,7 @@
 // rbsim-cli run SCENE --out FILE.csv [options]: simulates a scene (YAML or URDF) headless and writes
-// every channel as CSV (docs/CLI.md). The CSV goes to a temporary file that is renamed at the end,
-// so FILE is either complete or untouched; a run that stops early still writes what it simulated.
+// every channel as CSV (docs/CLI.md). The rows are written as they are simulated (memory does not
+// grow with the run) into a temporary file that is renamed at the end, so FILE is either complete
+// or untouched; a run that stops early still writes what it simulated.
 #include <unistd.h>
 
 #include <algorithm>
@@ -79,22 +80,8 @@ std::string seconds(double s) {
   return o.str();
 }
 
-/// Writes the CSV to `file` through a temporary file in the same directory that is renamed onto
-/// `file` when complete. Returns an error message, empty on success.
-std::string writeCsvAtomically(const std::filesystem::path& file, const std::filesystem::path& temp,
-                               const Recording& recording) {
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) return "cannot write '" + temp.string() + "'";
-    writeCsv(out, recording);
-    out.flush();
-    if (!out) {
-      out.close();
-      std::error_code ec;
-      std::filesystem::remove(temp, ec);
-      return "writing '" + temp.string() + "' failed (disk full?)";
-    }
-  }
+/// Renames the complete temporary CSV onto `file`. Returns an error message, empty on success.
+std::string renameOnto(const std::filesystem::path& temp, const std::filesystem::path& file) {
   std::error_code ec;
   std::filesystem::rename(temp, file, ec);
   if (ec) {
@@ -196,17 +183,31 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
   const std::filesystem::path temp =
       to_stdout ? std::filesystem::path() : std::filesystem::path(out_file + ".tmp-" + std::to_string(::getpid()));
   TempFileGuard guard{temp};
+  std::ofstream file_out;
   if (!to_stdout) {
-    std::ofstream probe(temp, std::ios::binary | std::ios::trunc);
-    if (!probe) {
+    file_out.open(temp, std::ios::binary | std::ios::trunc);
+    if (!file_out) {
       err << "rbsim-cli run: cannot write '" << out_file << "' (creating '" << temp.string() << "' failed)\n";
       return 2;
     }
   }
+  std::ostream& csv = to_stdout ? out : file_out;
 
-  Simulator sim(scene.model, options, *source);  // no source: u = 0
+  // The rows are written as the samples come: memory and the cost per sample stay the same
+  // however long the run (the simulator keeps only its newest samples).
+  SimulationOptions streaming = options;
+  streaming.max_recorded_samples = 2;
+  Simulator sim(scene.model, streaming, *source);  // no source: u = 0
   ProgressBar progress(err, !quiet && ::isatty(STDERR_FILENO) != 0, 0.0, settings.t_end);
-  sim.on_sample = [&progress](double t, const std::vector<double>&) { progress.update(t); };
+  std::size_t rows = 0;
+  double last_row_t = 0.0;
+  writeCsvHeader(csv, sim.channels());
+  sim.on_sample = [&](double t, const std::vector<double>& values) {
+    writeCsvRow(csv, t, values);
+    ++rows;
+    last_row_t = t;
+    progress.update(t);
+  };
   sim.reset(scene.model.initial_state, 0.0);
   // Advance in slices of kSamplesPerSlice output steps (slices that end on the sample grid give the
   // same recording as one call), so that Ctrl-C / SIGTERM stops between slices and what was
@@ -215,7 +216,7 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
   // the loop stops by the same rule, and whenever a slice makes no progress.
   const double t_stop = settings.t_end - 1e-9 * settings.dt_out;
   bool ok = true;
-  for (long slice = 1; ok && sim.time() < t_stop && !interrupt.requested(); ++slice) {
+  for (long slice = 1; ok && csv && sim.time() < t_stop && !interrupt.requested(); ++slice) {
     const double before = sim.time();
     ok = sim.advanceTo(std::min(settings.t_end, slice * kSamplesPerSlice * settings.dt_out));
     if (ok && sim.time() <= before && slice * kSamplesPerSlice * settings.dt_out >= settings.t_end) break;
@@ -223,14 +224,14 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
   const bool interrupted = interrupt.requested() && sim.time() < t_stop;
   progress.finish();
 
-  const Recording& rec = sim.recording();
   std::string write_error;
+  csv.flush();
   if (to_stdout) {
-    writeCsv(out, rec);
-    out.flush();
     if (!out) write_error = "writing the CSV to stdout failed";
   } else {
-    write_error = writeCsvAtomically(target, temp, rec);
+    file_out.close();
+    if (!file_out) write_error = "writing '" + temp.string() + "' failed (disk full?)";
+    else write_error = renameOnto(temp, target);
   }
 
   const SimulationStats& st = sim.stats();
@@ -244,15 +245,15 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
         << st.max_drift << "\n";
   }
   if (interrupted) {
-    err << "rbsim-cli run: interrupted at t = " << seconds(sim.time()) << " s; wrote the " << rec.time.size()
+    err << "rbsim-cli run: interrupted at t = " << seconds(sim.time()) << " s; wrote the " << rows
         << " samples simulated so far to " << (to_stdout ? "stdout" : out_file) << "\n";
     return write_error.empty() ? kExitInterrupted : 1;
   }
   if (!ok) {
     err << "rbsim-cli run: " << sim.message() << "\n";
     if (write_error.empty())
-      err << "rbsim-cli run: the simulation stopped early; wrote the " << rec.time.size() << " samples up to t = "
-          << seconds(rec.time.empty() ? 0.0 : rec.time.back()) << " s to " << (to_stdout ? "stdout" : out_file)
+      err << "rbsim-cli run: the simulation stopped early; wrote the " << rows << " samples up to t = "
+          << seconds(last_row_t) << " s to " << (to_stdout ? "stdout" : out_file)
           << "\n";
   }
   if (!write_error.empty()) {
@@ -260,7 +261,7 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
     return 1;
   }
   if (ok && !quiet && !to_stdout)
-    err << "wrote " << out_file << " (" << rec.time.size() << " rows, " << rec.channels.size() + 1 << " columns)\n";
+    err << "wrote " << out_file << " (" << rows << " rows, " << sim.channels().size() + 1 << " columns)\n";
   return ok ? 0 : 1;
 }
 

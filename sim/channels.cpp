@@ -44,21 +44,27 @@ void writeField(std::ostream& out, const std::string& s) {
 
 }  // namespace
 
-void writeCsv(std::ostream& out, const Recording& recording) {
+void writeCsvHeader(std::ostream& out, const ChannelSet& channels) {
   out << 't';
-  for (int i = 0; i < recording.channels.size(); ++i) {
+  for (int i = 0; i < channels.size(); ++i) {
     out << ',';
-    writeField(out, recording.channels[i].name);
+    writeField(out, channels[i].name);
   }
   out << '\n';
-  for (std::size_t k = 0; k < recording.time.size(); ++k) {
-    writeNumber(out, recording.time[k]);
-    for (double v : recording.values[k]) {
-      out << ',';
-      writeNumber(out, v);
-    }
-    out << '\n';
+}
+
+void writeCsvRow(std::ostream& out, double t, const std::vector<double>& values) {
+  writeNumber(out, t);
+  for (double v : values) {
+    out << ',';
+    writeNumber(out, v);
   }
+  out << '\n';
+}
+
+void writeCsv(std::ostream& out, const Recording& recording) {
+  writeCsvHeader(out, recording.channels);
+  for (std::size_t k = 0; k < recording.time.size(); ++k) writeCsvRow(out, recording.time[k], recording.values[k]);
 }
 
 }  // namespace rbs

@@ -42,5 +42,9 @@ struct Recording {
 /// CSV with a header row: "t", then the channel names in order; one row per sample; numbers with
 /// 17 significant digits (round-trip exact).
 void writeCsv(std::ostream& out, const Recording& recording);
+/// The same CSV written as the samples come (a long run need not keep them): the header row, then
+/// one row per sample.
+void writeCsvHeader(std::ostream& out, const ChannelSet& channels);
+void writeCsvRow(std::ostream& out, double t, const std::vector<double>& values);
 
 }  // namespace rbs
