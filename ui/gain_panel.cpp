@@ -3,28 +3,77 @@
 #include <algorithm>
 #include <cmath>
 
-#include <QDoubleSpinBox>
+#include <QCheckBox>
+#include <QComboBox>
 #include <QGridLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSlider>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 namespace rbs::ui {
+namespace {
+
+/// Field backgrounds: a clamped value (applied, but not what was typed) and a refused one.
+const char* const kClampedStyle = "QLineEdit { background: #ffe0a0; }";
+const char* const kRefusedStyle = "QLineEdit { background: #ffb4b4; }";
+
+QString unitSuffix(const ParameterSpec& spec) {
+  return spec.unit.empty() || spec.unit == "1" ? QString() : " " + QString::fromStdString(spec.unit);
+}
+
+}  // namespace
+
+QString formatParameterValue(double value) { return QString::number(value, 'g', 6); }
+
+ParsedInput parseParameterInput(const ParameterSpec& spec, const QString& text, double current) {
+  ParsedInput out;
+  const QString name = QString::fromStdString(spec.name);
+  QString t = text.trimmed();
+  if (!t.contains('.') && t.count(',') == 1) t.replace(',', '.');  // 0,5: a decimal comma
+  bool ok = false;
+  const double v = t.toDouble(&ok);  // C notation: 0.0001, 1e-4, 2.5E3, +5
+  if (!ok || !std::isfinite(v)) {
+    out.status = ParsedInput::Status::Refused;
+    out.value = current;
+    out.message = QObject::tr("%1: '%2' is not a number; kept %3%4")
+                      .arg(name, text.trimmed(), formatParameterValue(current), unitSuffix(spec));
+    return out;
+  }
+  out.value = std::clamp(v, spec.min, spec.max);
+  if (out.value == v) {
+    out.status = ParsedInput::Status::Accepted;
+    return out;
+  }
+  out.status = ParsedInput::Status::Clamped;
+  out.message = v < spec.min ? QObject::tr("%1: %2 is below the minimum %3%4; set to %3%4")
+                                   .arg(name, formatParameterValue(v), formatParameterValue(spec.min), unitSuffix(spec))
+                             : QObject::tr("%1: %2 is above the maximum %3%4; set to %3%4")
+                                   .arg(name, formatParameterValue(v), formatParameterValue(spec.max), unitSuffix(spec));
+  return out;
+}
 
 GainPanel::GainPanel(QWidget* parent) : QWidget(parent) {
   auto* outer = new QVBoxLayout(this);
   auto* scroll = new QScrollArea(this);
   scroll->setWidgetResizable(true);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);  // rows fit the column's width
   body_ = new QWidget(scroll);
   layout_ = new QVBoxLayout(body_);
   scroll->setWidget(body_);
   outer->addWidget(scroll);
-  auto* reset = new QPushButton(tr("Reset all to defaults"), this);
+  auto* reset = new QPushButton(tr("Reset all to the scene's values"), this);
+  reset->setObjectName("gains.reset_all");
+  reset->setFocusPolicy(Qt::TabFocus);
   connect(reset, &QPushButton::clicked, this, [this] {
-    for (int i = 0; i < rows(); ++i) setValue(i, rows_[i].spec.default_value, false);
+    for (int i = 0; i < rows(); ++i) {
+      display(i, rows_[i].scene_value);
+      mark(i, ParsedInput::Status::Accepted, {});
+    }
     Q_EMIT resetAll();
   });
   outer->addWidget(reset);
@@ -32,8 +81,7 @@ GainPanel::GainPanel(QWidget* parent) : QWidget(parent) {
 
 double GainPanel::valueOf(const Row& row, int position) const {
   const double f = static_cast<double>(position) / kSliderSteps;
-  if (row.spec.scale == ParameterScale::Log)
-    return row.spec.min * std::pow(row.spec.max / row.spec.min, f);
+  if (row.spec.scale == ParameterScale::Log) return row.spec.min * std::pow(row.spec.max / row.spec.min, f);
   return row.spec.min + f * (row.spec.max - row.spec.min);
 }
 
@@ -46,11 +94,78 @@ int GainPanel::positionOf(const Row& row, double value) const {
   return static_cast<int>(std::lround(std::clamp(f, 0.0, 1.0) * kSliderSteps));
 }
 
-void GainPanel::setValue(int i, double value, bool from_slider) {
+QString GainPanel::valueText(const Row& row, double value) const {
+  switch (row.spec.kind) {
+    case ParameterKind::Toggle: return value != 0.0 ? tr("on") : tr("off");
+    case ParameterKind::Choice: {
+      const auto c = static_cast<std::size_t>(value);
+      return c < row.spec.choices.size() ? QString::fromStdString(row.spec.choices[c]) : formatParameterValue(value);
+    }
+    case ParameterKind::Real: break;
+  }
+  return formatParameterValue(value) + unitSuffix(row.spec);
+}
+
+void GainPanel::display(int i, double value) {
   Row& row = rows_[i];
-  const QSignalBlocker block_slider(row.slider), block_field(row.field);
-  if (!from_slider) row.slider->setValue(positionOf(row, value));
-  row.field->setValue(value);
+  row.value = value;
+  if (row.slider) {
+    const QSignalBlocker block(row.slider);
+    row.slider->setValue(positionOf(row, value));
+  }
+  if (row.field) row.field->setText(formatParameterValue(value));
+  if (row.check) {
+    const QSignalBlocker block(row.check);
+    row.check->setChecked(value != 0.0);
+  }
+  if (row.combo) {
+    const QSignalBlocker block(row.combo);
+    row.combo->setCurrentIndex(static_cast<int>(value));
+  }
+}
+
+void GainPanel::apply(int i, double value) {
+  display(i, value);
+  Q_EMIT parameterChanged(i, value);
+}
+
+void GainPanel::mark(int i, ParsedInput::Status status, const QString& message) {
+  Row& row = rows_[i];
+  if (!row.field) return;
+  const QString about = QString::fromStdString(row.spec.description) +
+                        tr("\nrange %1 … %2%3").arg(formatParameterValue(row.spec.min), formatParameterValue(row.spec.max),
+                                                    unitSuffix(row.spec));
+  switch (status) {
+    case ParsedInput::Status::Accepted:
+      row.field->setStyleSheet({});
+      row.field->setToolTip(about);
+      break;
+    case ParsedInput::Status::Clamped:
+      row.field->setStyleSheet(kClampedStyle);
+      row.field->setToolTip(message + "\n\n" + about);
+      break;
+    case ParsedInput::Status::Refused:
+      row.field->setStyleSheet(kRefusedStyle);
+      row.field->setToolTip(message + "\n\n" + about);
+      break;
+  }
+}
+
+void GainPanel::commitField(int i) {
+  Row& row = rows_[i];
+  if (row.field->text() == formatParameterValue(row.value)) return;  // the shown value, not retyped
+  const ParsedInput in = parseParameterInput(row.spec, row.field->text(), row.value);
+  mark(i, in.status, in.message);
+  if (!in.message.isEmpty()) Q_EMIT inputNotice(in.message);
+  if (in.status == ParsedInput::Status::Refused) {
+    display(i, row.value);  // the field shows the value in use again
+    return;
+  }
+  if (in.value == row.value) {
+    display(i, in.value);  // normalizes the text ("8.0" -> "8"), nothing to send
+    return;
+  }
+  apply(i, in.value);
 }
 
 void GainPanel::setParameters(const ParameterSet& parameters) {
@@ -64,10 +179,14 @@ void GainPanel::setParameters(const ParameterSet& parameters) {
     layout_->addStretch();
     return;
   }
+  rows_.resize(static_cast<std::size_t>(parameters.size()));
   for (int i = 0; i < parameters.size(); ++i) {
-    Row row;
+    Row& row = rows_[i];
     row.spec = parameters.spec(i);
+    row.scene_value = parameters.value(i);
+    const QString key = "gain." + QString::fromStdString(row.spec.name);
     auto* box = new QWidget(body_);
+    box->setObjectName(key);
     auto* grid = new QGridLayout(box);
     grid->setContentsMargins(2, 2, 2, 2);
     const QString unit = row.spec.unit == "1" ? QString() : QString::fromStdString(row.spec.unit);
@@ -76,51 +195,76 @@ void GainPanel::setParameters(const ParameterSet& parameters) {
                                      row.spec.scale == ParameterScale::Log ? tr(" (log)") : ""),
                             box);
     name->setToolTip(QString::fromStdString(row.spec.description));
-    row.slider = new QSlider(Qt::Horizontal, box);
-    row.slider->setRange(0, kSliderSteps);
-    row.slider->setToolTip(QString::fromStdString(row.spec.description));
-    row.field = new QDoubleSpinBox(box);
-    // four significant digits of the default value (of the range's end when the default is 0)
-    const double typical = row.spec.default_value != 0.0 ? std::abs(row.spec.default_value) : std::abs(row.spec.max);
-    row.field->setDecimals(std::clamp(3 - static_cast<int>(std::floor(std::log10(std::max(typical, 1e-6)))), 1, 7));
-    row.field->setMaximumWidth(110);
-    row.field->setRange(row.spec.min, row.spec.max);
-    row.field->setSingleStep((row.spec.max - row.spec.min) / 100.0);
-    row.field->setKeyboardTracking(false);
     row.applied = new QLabel(box);
-    auto* reset = new QPushButton(tr("↺"), box);
-    reset->setToolTip(tr("reset to the default %1").arg(row.spec.default_value));
-    reset->setFixedWidth(28);
+    row.applied->setObjectName(key + ".applied");
+    auto* reset = new QToolButton(box);
+    reset->setObjectName(key + ".reset");
+    reset->setText(QStringLiteral("↺"));
+    reset->setFocusPolicy(Qt::TabFocus);
+    const QString scene_text = valueText(row, row.scene_value);
+    reset->setToolTip(row.scene_value == row.spec.default_value
+                          ? tr("reset to %1 (the controller's default)").arg(scene_text)
+                          : tr("reset to the scene's value %1 (the controller's default is %2)")
+                                .arg(scene_text, valueText(row, row.spec.default_value)));
+    // three lines, so that a row fits a narrow column: name and reset; the input; the value used
     grid->addWidget(name, 0, 0, 1, 2);
-    grid->addWidget(row.applied, 0, 2, 1, 2, Qt::AlignRight);
-    grid->addWidget(row.slider, 1, 0);
-    grid->addWidget(row.field, 1, 1, 1, 2);
-    grid->addWidget(reset, 1, 3);
+    grid->addWidget(reset, 0, 2, Qt::AlignRight);
+    grid->addWidget(row.applied, 2, 0, 1, 3, Qt::AlignRight);
+    QFont small = row.applied->font();
+    small.setPointSizeF(small.pointSizeF() * 0.9);
+    row.applied->setFont(small);
+    row.applied->setForegroundRole(QPalette::PlaceholderText);
+    switch (row.spec.kind) {
+      case ParameterKind::Real: {
+        row.slider = new QSlider(Qt::Horizontal, box);
+        row.slider->setObjectName(key + ".slider");
+        row.slider->setRange(0, kSliderSteps);
+        row.slider->setToolTip(QString::fromStdString(row.spec.description));
+        row.slider->setMinimumWidth(60);
+        row.field = new QLineEdit(box);
+        row.field->setObjectName(key + ".field");
+        row.field->setMaximumWidth(110);
+        row.field->setMinimumWidth(70);
+        grid->addWidget(row.slider, 1, 0);
+        grid->addWidget(row.field, 1, 1, 1, 2);
+        connect(row.slider, &QSlider::valueChanged, this, [this, i](int position) {
+          mark(i, ParsedInput::Status::Accepted, {});
+          apply(i, valueOf(rows_[i], position));
+        });
+        connect(row.field, &QLineEdit::editingFinished, this, [this, i] { commitField(i); });
+        connect(row.field, &QLineEdit::textEdited, this, [this, i] { mark(i, ParsedInput::Status::Accepted, {}); });
+        break;
+      }
+      case ParameterKind::Toggle:
+        row.check = new QCheckBox(tr("on"), box);
+        row.check->setObjectName(key + ".check");
+        row.check->setToolTip(QString::fromStdString(row.spec.description));
+        grid->addWidget(row.check, 1, 0, 1, 3);
+        connect(row.check, &QCheckBox::toggled, this, [this, i](bool on) { apply(i, on ? 1.0 : 0.0); });
+        break;
+      case ParameterKind::Choice:
+        row.combo = new QComboBox(box);
+        row.combo->setObjectName(key + ".combo");
+        row.combo->setToolTip(QString::fromStdString(row.spec.description));
+        for (const std::string& c : row.spec.choices) row.combo->addItem(QString::fromStdString(c));
+        grid->addWidget(row.combo, 1, 0, 1, 3);
+        connect(row.combo, &QComboBox::activated, this, [this, i](int index) { apply(i, index); });
+        break;
+    }
     layout_->addWidget(box);
-    rows_.push_back(row);
-    const int index = i;
-    connect(row.slider, &QSlider::valueChanged, this, [this, index](int position) {
-      const double v = valueOf(rows_[index], position);
-      setValue(index, v, true);
-      Q_EMIT parameterChanged(index, v);
+    connect(reset, &QToolButton::clicked, this, [this, i] {
+      mark(i, ParsedInput::Status::Accepted, {});
+      apply(i, rows_[i].scene_value);
     });
-    connect(row.field, &QDoubleSpinBox::valueChanged, this, [this, index](double v) {
-      setValue(index, v, false);
-      Q_EMIT parameterChanged(index, v);
-    });
-    connect(reset, &QPushButton::clicked, this, [this, index] {
-      const double v = rows_[index].spec.default_value;
-      setValue(index, v, false);
-      Q_EMIT parameterChanged(index, v);
-    });
-    setValue(i, parameters.value(i), false);
+    display(i, row.scene_value);
+    mark(i, ParsedInput::Status::Accepted, {});
   }
   layout_->addStretch();
 }
 
 void GainPanel::showApplied(const std::vector<double>& values) {
   for (std::size_t i = 0; i < rows_.size() && i < values.size(); ++i)
-    rows_[i].applied->setText(tr("used: %1").arg(values[i], 0, 'g', 6));
+    rows_[i].applied->setText(tr("used: %1").arg(valueText(rows_[i], values[i])));
 }
 
 }  // namespace rbs::ui

@@ -20,12 +20,14 @@
 #include <QProgressDialog>
 #include <QPushButton>
 #include <QSettings>
+#include <QShowEvent>
 #include <QStatusBar>
 #include <QVBoxLayout>
 
 #include "core/control/registry.h"
 #include "render/offscreen.h"
 #include "sim/integrator.h"
+#include "ui/elided_label.h"
 #include "ui/gain_panel.h"
 #include "ui/scene_browser.h"
 #include "ui/video_export.h"
@@ -56,10 +58,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   buildDocks();
   buildMenus();
   time_label_ = new QLabel(this);
+  time_label_->setObjectName("status.time");
   rate_label_ = new QLabel(this);
+  rate_label_->setObjectName("status.rate");
   drift_label_ = new QLabel(this);
-  warning_label_ = new QLabel(this);
-  warning_label_->setStyleSheet("color: #b00020;");
+  drift_label_->setObjectName("status.drift");
+  warning_label_ = new ElidedLabel(this);
+  warning_label_->setObjectName("status.warning");
+  QPalette warning_palette = warning_label_->palette();
+  warning_palette.setColor(QPalette::WindowText, QColor(0xb0, 0x00, 0x20));
+  warning_label_->setPalette(warning_palette);
   statusBar()->addWidget(time_label_);
   statusBar()->addWidget(rate_label_);
   statusBar()->addWidget(drift_label_);
@@ -73,8 +81,28 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
   QSettings settings;
   restoreGeometry(settings.value("window/geometry").toByteArray());
-  restoreState(settings.value("window/state").toByteArray());
+  layout_restored_ = restoreState(settings.value("window/state").toByteArray());
   browser_->setRecentFiles(settings.value("scenes/recent").toStringList());
+  connect(gains_, &GainPanel::inputNotice, this, [this](const QString& m) { statusBar()->showMessage(m, 10000); });
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  // after the first layout (the docks have no geometry before it); once: later the user's own
+  // resizing stands
+  if (!layout_restored_) QTimer::singleShot(0, this, [this] { applyDefaultDockWidths(); });
+  layout_restored_ = true;
+}
+
+void MainWindow::applyDefaultDockWidths() {
+  // left column ≤ 21 %, plots ≤ 26 % of the window: the 3D view keeps more than half of it (the
+  // panels' minimum widths win on a narrow window)
+  const int w = width();
+  QList<QDockWidget*> left, right;
+  for (QDockWidget* d : findChildren<QDockWidget*>())
+    (dockWidgetArea(d) == Qt::RightDockWidgetArea ? right : left).push_back(d);
+  if (!left.empty()) resizeDocks({left.front()}, {std::min(360, w * 21 / 100)}, Qt::Horizontal);
+  if (!right.empty()) resizeDocks({right.front()}, {std::min(700, w * 26 / 100)}, Qt::Horizontal);
 }
 
 MainWindow::~MainWindow() { worker_.reset(); }
@@ -97,20 +125,41 @@ void MainWindow::buildDocks() {
   auto* pause = new QPushButton(tr("Pause"), run);
   auto* step = new QPushButton(tr("Step"), run);
   auto* reset = new QPushButton(tr("Reset"), run);
-  for (QPushButton* b : {play_button_, pause, step, reset}) buttons->addWidget(b);
+  play_button_->setObjectName("run.play");
+  pause->setObjectName("run.pause");
+  step->setObjectName("run.step");
+  reset->setObjectName("run.reset");
+  play_button_->setToolTip(tr("play (Space toggles play and pause); at the scene's end, Play continues past it"));
+  pause->setToolTip(tr("pause (P)"));
+  step->setToolTip(tr("one output step (S)"));
+  reset->setToolTip(tr("back to t = 0 (R)"));
+  for (QPushButton* b : {play_button_, pause, step, reset}) {
+    // a click does not take the keyboard focus: Space stays Play/Pause rather than "press the
+    // button clicked last" (Tab still reaches them)
+    b->setFocusPolicy(Qt::TabFocus);
+    b->setMinimumWidth(40);  // the left column may be narrow; the text still fits at its default width
+    buttons->addWidget(b);
+  }
   run_layout->addLayout(buttons);
   auto* form = new QFormLayout;
   speed_box_ = new QComboBox(run);
+  speed_box_->setObjectName("run.speed");
   for (double s : speeds()) speed_box_->addItem(speedText(s), s);
   speed_box_->setCurrentIndex(kDefaultSpeedIndex);
   controller_box_ = new QComboBox(run);
+  controller_box_->setObjectName("run.controller");
   stepper_box_ = new QComboBox(run);
+  stepper_box_->setObjectName("run.integrator");
+  for (QComboBox* box : {speed_box_, controller_box_, stepper_box_}) {
+    box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    box->setMinimumContentsLength(10);
+  }
   form->addRow(tr("Speed"), speed_box_);
   form->addRow(tr("Controller"), controller_box_);
   form->addRow(tr("Integrator"), stepper_box_);
   run_layout->addLayout(form);
   run_layout->addStretch();
-  dock(tr("Run"), "dock.run", run, Qt::LeftDockWidgetArea);
+  dock(tr("Run"), "dock.run", run, Qt::LeftDockWidgetArea)->setMaximumWidth(480);
   connect(play_button_, &QPushButton::clicked, this, [this] { if (worker_) worker_->play(); });
   connect(pause, &QPushButton::clicked, this, [this] { if (worker_) worker_->pause(); });
   connect(step, &QPushButton::clicked, this, [this] { if (worker_) worker_->stepOnce(); });
@@ -127,11 +176,14 @@ void MainWindow::buildDocks() {
 
   browser_ = new SceneBrowser(this);
   QDockWidget* scenes = dock(tr("Scenes"), "dock.scenes", browser_, Qt::LeftDockWidgetArea);
+  scenes->setMaximumWidth(480);
   connect(browser_, &SceneBrowser::openRequested, this, [this](const QString& f) { openScene(f.toStdString()); });
   connect(browser_, &SceneBrowser::reloadRequested, this, [this] { reloadScene(); });
+  connect(browser_, &SceneBrowser::openDialogRequested, this, [this] { openDialog(); });
 
   gains_ = new GainPanel(this);
   QDockWidget* gains = dock(tr("Gains"), "dock.gains", gains_, Qt::LeftDockWidgetArea);
+  gains->setMaximumWidth(480);
   // scenes and gains share the left column's lower part as tabs, gains in front: both need height
   tabifyDockWidget(scenes, gains);
   gains->raise();
@@ -139,16 +191,13 @@ void MainWindow::buildDocks() {
   connect(gains_, &GainPanel::resetAll, this, [this] { if (worker_) worker_->resetParameters(); });
 
   plots_ = new PlotPanel(this);
-  dock(tr("Plots"), "dock.plots", plots_, Qt::RightDockWidgetArea);
+  dock(tr("Plots"), "dock.plots", plots_, Qt::RightDockWidgetArea)->setMaximumWidth(1000);
 }
 
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
-  file->addAction(tr("&Open…"), QKeySequence::Open, this, [this] {
-    const QString f = QFileDialog::getOpenFileName(this, tr("Open scene"), QString::fromStdString(libraryDir().string()),
-                                                   tr("Scenes (*.yaml *.yml *.urdf)"));
-    if (!f.isEmpty()) openScene(f.toStdString());
-  });
+  file->setObjectName("menu.file");
+  file->addAction(tr("&Open…"), QKeySequence::Open, this, [this] { openDialog(); });
   file->addAction(tr("&Reload from disk"), QKeySequence(Qt::Key_F5), this, [this] { reloadScene(); });
   file->addSeparator();
   file->addAction(tr("Export run as &CSV…"), this, [this] { exportRunCsvDialog(); });
@@ -157,11 +206,13 @@ void MainWindow::buildMenus() {
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
   QMenu* sim = menuBar()->addMenu(tr("&Simulation"));
-  sim->addAction(tr("Play"), QKeySequence(Qt::Key_Space), this, [this] { if (worker_) worker_->play(); });
+  sim->setObjectName("menu.simulation");
+  sim->addAction(tr("Play / pause"), QKeySequence(Qt::Key_Space), this, [this] { togglePlay(); });
   sim->addAction(tr("Pause"), QKeySequence(Qt::Key_P), this, [this] { if (worker_) worker_->pause(); });
   sim->addAction(tr("Step"), QKeySequence(Qt::Key_S), this, [this] { if (worker_) worker_->stepOnce(); });
   sim->addAction(tr("Reset"), QKeySequence(Qt::Key_R), this, [this] { if (worker_) worker_->reset(); });
   QMenu* view = menuBar()->addMenu(tr("&View"));
+  view->setObjectName("menu.view");
   for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
 }
 
@@ -175,7 +226,7 @@ void MainWindow::showError(const QString& title, const QString& message) {
   box->show();
 }
 
-bool MainWindow::openScene(const std::filesystem::path& file, const std::vector<std::string>& overrides) {
+bool MainWindow::openScene(std::filesystem::path file, std::vector<std::string> overrides) {
   std::shared_ptr<const Scene> scene;
   try {
     scene = std::make_shared<const Scene>(loadScene(file, overrides));
@@ -184,7 +235,7 @@ bool MainWindow::openScene(const std::filesystem::path& file, const std::vector<
     return false;
   }
   if (!start(scene, "", "")) return false;
-  overrides_ = overrides;
+  overrides_ = std::move(overrides);
   browser_->setCurrent(file);
   if (!persistent_) return true;
   QSettings settings;
@@ -194,8 +245,37 @@ bool MainWindow::openScene(const std::filesystem::path& file, const std::vector<
 }
 
 bool MainWindow::reloadScene() {
-  if (!scene_) return false;
-  return openScene(scene_->file, overrides_);
+  if (!scene_ || !worker_) return false;
+  // the user's choices, where they differ from the scene's ("" = the scene's)
+  const std::string controller = worker_->controllerName() == scene_->controller.name ? "" : worker_->controllerName();
+  const std::string stepper = worker_->stepperName() == scene_->integrator.stepper ? "" : worker_->stepperName();
+  const std::filesystem::path file = scene_->file;  // copies: start() replaces the scene that owns them
+  std::shared_ptr<const Scene> scene;
+  try {
+    scene = std::make_shared<const Scene>(loadScene(file, overrides_));
+  } catch (const std::exception& e) {
+    showError(tr("Cannot reload the scene"), QString::fromStdString(e.what()));
+    return false;
+  }
+  bool ok = start(scene, controller, stepper);
+  if (!ok && !(controller.empty() && stepper.empty())) ok = start(scene, "", "");  // the file no longer allows them
+  if (!ok) return false;
+  statusBar()->showMessage(tr("Reloaded %1").arg(QString::fromStdString(file.string())), 5000);
+  return true;
+}
+
+void MainWindow::openDialog() {
+  // start where the current scene is (else the library)
+  const QString dir = QString::fromStdString(
+      (scene_ && !scene_->file.empty() ? scene_->file.parent_path() : libraryDir()).string());
+  const QString f = QFileDialog::getOpenFileName(this, tr("Open scene"), dir, tr("Scenes and robots (*.yaml *.yml *.urdf);;All files (*)"));
+  if (!f.isEmpty()) openScene(f.toStdString());
+}
+
+void MainWindow::togglePlay() {
+  if (!worker_) return;
+  if (worker_->snapshot().running) worker_->pause();
+  else worker_->play();
 }
 
 bool MainWindow::restart(const std::string& controller, const std::string& stepper) {
@@ -217,6 +297,7 @@ bool MainWindow::start(std::shared_ptr<const Scene> scene, const std::string& co
   last_error_.clear();
   warning_.clear();
   failure_shown_ = false;
+  end_shown_ = false;
   shown_serial_ = 0;
   shown_log_dropped_ = 0;
   run_ = 0;
@@ -273,14 +354,16 @@ void MainWindow::frameTick() {
   hud.scene_name = scene_->name.empty() ? scene_->file.stem().string() : scene_->name;
   hud.time = s.time;
   hud.real_time_factor = s.running ? s.real_time_factor : std::nan("");
-  hud.status = s.failed ? "stopped" : s.running ? "running" : "paused";
+  hud.status = s.failed ? "stopped" : s.running ? "running" : s.at_end ? "end" : "paused";
   view_->showFrame(s.frame, hud);
   // The status line also depends on the run log, which plotTick trims between snapshots.
   if (s.serial == shown_serial_ && log_.dropped == shown_log_dropped_) return;
   shown_serial_ = s.serial;
   shown_log_dropped_ = log_.dropped;
   time_label_->setText(tr("t = %1 s").arg(s.time, 0, 'f', 3));
-  rate_label_->setText(s.running ? tr("real time ×%1").arg(s.real_time_factor, 0, 'f', 2) : tr("paused"));
+  rate_label_->setText(s.running  ? tr("real time ×%1").arg(s.real_time_factor, 0, 'f', 2)
+                       : s.at_end ? tr("paused at the end")
+                                  : tr("paused"));
   drift_label_->setText(tr("drift %1").arg(s.drift, 0, 'e', 1));
   play_button_->setEnabled(!s.running && !s.failed);
   gains_->showApplied(s.parameters);
@@ -292,11 +375,17 @@ void MainWindow::frameTick() {
   if (log_.dropped > 0 && !log_.time.empty())
     add(tr("run log and plots keep t ≥ %1 s (memory bound)").arg(log_.time.front(), 0, 'f', 2));
   if (!view_->error().empty()) add(tr("3D view: %1").arg(QString::fromStdString(view_->error())));
+  if (s.at_end) add(tr("paused at the scene's end t = %1 s; Play continues").arg(worker_->endTime()));
   warning_label_->setText(warning);
   if (s.failed && !failure_shown_) {
     failure_shown_ = true;
     statusBar()->showMessage(tr("Simulation paused: %1").arg(QString::fromStdString(s.message)), 10000);
   }
+  if (s.at_end && !end_shown_) {
+    end_shown_ = true;
+    statusBar()->showMessage(tr("Reached the scene's end t = %1 s: paused. Play continues past it.").arg(worker_->endTime()), 10000);
+  }
+  if (!s.at_end) end_shown_ = false;
 }
 
 void MainWindow::plotTick() {
@@ -338,7 +427,9 @@ void MainWindow::writeScreenshot(const std::filesystem::path& file, int width, i
 }
 
 bool MainWindow::recordVideo(const std::filesystem::path& file, double t_end, bool interactive) {
-  if (!scene_ || !worker_) return false;
+  if (!scene_ || !worker_ || recording_) return false;
+  // The scene stays alive whatever the progress dialog's event processing does.
+  const std::shared_ptr<const Scene> scene = scene_;
   VideoRequest request;
   request.file = file;
   request.t_end = t_end;
@@ -347,8 +438,14 @@ bool MainWindow::recordVideo(const std::filesystem::path& file, double t_end, bo
   const WorkerSnapshot s = worker_->snapshot();
   for (std::size_t i = 0; i < s.parameters.size(); ++i) request.parameters.emplace_back(static_cast<int>(i), s.parameters[i]);
   request.camera = view_->camera();
-  request.camera.fov_y = view_->camera().fov_y;
+  const bool was_running = s.running;
   worker_->pause();
+  // One renderer at a time: the live view stops drawing until the video is written, and the
+  // window takes no other command meanwhile (the dialog is modal; menus and docks are disabled).
+  recording_ = true;
+  view_->setDrawingSuspended(true);
+  menuBar()->setEnabled(false);
+  for (QDockWidget* d : findChildren<QDockWidget*>()) d->widget()->setEnabled(false);
   std::unique_ptr<QProgressDialog> dialog;
   if (interactive) {
     dialog = std::make_unique<QProgressDialog>(tr("Recording %1").arg(QString::fromStdString(file.string())),
@@ -357,12 +454,12 @@ bool MainWindow::recordVideo(const std::filesystem::path& file, double t_end, bo
     dialog->setMinimumDuration(0);
   }
   int last_percent = -1;
-  const VideoResult result = ui::recordVideo(*scene_, request, [&](double t, double end) {
+  const VideoResult result = ui::recordVideo(*scene, request, [&](double t, double end) {
     const int permille = static_cast<int>(1000.0 * t / std::max(end, 1e-9));
     if (dialog) {
       dialog->setValue(permille);
       QApplication::processEvents();
-      return !dialog->wasCanceled();
+      return !dialog->wasCanceled() && !close_requested_;
     }
     if (permille / 100 != last_percent) {
       last_percent = permille / 100;
@@ -371,6 +468,17 @@ bool MainWindow::recordVideo(const std::filesystem::path& file, double t_end, bo
     return true;
   });
   if (!dialog) std::cerr << "\n";
+  dialog.reset();
+  for (QDockWidget* d : findChildren<QDockWidget*>()) d->widget()->setEnabled(true);
+  menuBar()->setEnabled(true);
+  view_->setDrawingSuspended(false);
+  recording_ = false;
+  if (close_requested_) {
+    QTimer::singleShot(0, this, &QWidget::close);
+    return result.ok;
+  }
+  if (was_running && worker_) worker_->play();
+  frameTick();
   if (!result.ok && !result.cancelled)
     showError(tr("Video"), tr("The video stopped after %1 frames: %2").arg(result.frames).arg(QString::fromStdString(result.message)));
   else if (interactive)
@@ -410,6 +518,11 @@ void MainWindow::videoDialog() {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  if (recording_) {  // the video is finished with the frames so far, then the window closes
+    close_requested_ = true;
+    event->ignore();
+    return;
+  }
   if (persistent_) {
     QSettings settings;
     settings.setValue("window/geometry", saveGeometry());

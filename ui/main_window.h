@@ -24,6 +24,7 @@ class QPushButton;
 namespace rbs::ui {
 
 class View3D;
+class ElidedLabel;
 class GainPanel;
 class SceneBrowser;
 
@@ -38,8 +39,11 @@ class MainWindow : public QMainWindow {
 
   /// Loads `file` (with `--set` overrides) and starts it paused at t = 0. On a loader error the
   /// message (file:line:column: what) is shown, lastError() returns it, the current scene stays
-  /// and the result is false.
-  bool openScene(const std::filesystem::path& file, const std::vector<std::string>& overrides = {});
+  /// and the result is false. Arguments by value: a caller may pass the current scene's own path,
+  /// which dies with the scene this replaces.
+  bool openScene(std::filesystem::path file, std::vector<std::string> overrides = {});
+  /// Reads the current scene's file again (same overrides), keeping the controller and integrator
+  /// the user chose where the new file still allows them.
   bool reloadScene();
   /// A new run of the current scene with another controller ("" the scene's, "none") or stepper.
   bool restart(const std::string& controller, const std::string& stepper);
@@ -74,10 +78,14 @@ class MainWindow : public QMainWindow {
   /// The 3D view at width × height as PNG. Throws render::RenderError.
   void writeScreenshot(const std::filesystem::path& file, int width, int height);
   /// Records a video of `t_end` s with a progress dialog (interactive) or progress on stderr.
+  /// The live view does not draw meanwhile (one renderer at a time); the run pauses and, if it
+  /// was playing, plays on afterwards.
   bool recordVideo(const std::filesystem::path& file, double t_end, bool interactive);
+  bool recording() const { return recording_; }
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  void showEvent(QShowEvent* event) override;
 
  private:
   std::shared_ptr<const Scene> scene_;
@@ -90,7 +98,11 @@ class MainWindow : public QMainWindow {
   std::uint64_t shown_serial_ = 0;
   std::size_t shown_log_dropped_ = 0;
   bool failure_shown_ = false;
+  bool end_shown_ = false;
   bool persistent_ = true;
+  bool recording_ = false;
+  bool close_requested_ = false;  ///< the window was closed during a recording
+  bool layout_restored_ = false;  ///< the user's saved dock layout was restored (no default sizes)
   QString last_error_;
   QString warning_;
 
@@ -105,14 +117,19 @@ class MainWindow : public QMainWindow {
   QLabel* time_label_ = nullptr;
   QLabel* rate_label_ = nullptr;
   QLabel* drift_label_ = nullptr;
-  QLabel* warning_label_ = nullptr;
+  ElidedLabel* warning_label_ = nullptr;
   QTimer frame_timer_, plot_timer_;
 
   void buildDocks();
   void buildMenus();
+  /// Play when paused, pause when playing (Space).
+  void togglePlay();
+  /// Side panels at their default widths: the 3D view keeps at least half the window.
+  void applyDefaultDockWidths();
   bool start(std::shared_ptr<const Scene> scene, const std::string& controller, const std::string& stepper);
   void showError(const QString& title, const QString& message);
   void fillSelectors();
+  void openDialog();
   void exportRunCsvDialog();
   void screenshotDialog();
   void videoDialog();

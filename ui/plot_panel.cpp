@@ -43,22 +43,37 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
   auto* bar = new QHBoxLayout;
   bar->addWidget(new QLabel(tr("Window"), this));
   window_box_ = new QDoubleSpinBox(this);
+  window_box_->setObjectName("plots.window");
   window_box_->setRange(0.5, 3600.0);
   window_box_->setValue(kDefaultWindow);
   window_box_->setSuffix(" s");
   window_box_->setToolTip(tr("length of the scrolling time window"));
   bar->addWidget(window_box_);
   pause_box_ = new QCheckBox(tr("Pause plots"), this);
+  pause_box_->setObjectName("plots.pause");
+  pause_box_->setToolTip(tr("freeze the plots (the simulation and its log go on; unpausing shows everything)"));
+  pause_box_->setFocusPolicy(Qt::TabFocus);
   bar->addWidget(pause_box_);
-  channel_box_ = new QComboBox(this);
-  channel_box_->setToolTip(tr("add any channel to the Custom plot"));
-  channel_box_->setMinimumContentsLength(16);
-  bar->addWidget(channel_box_, 1);
-  auto* add = new QPushButton(tr("Add"), this);
-  bar->addWidget(add);
   auto* export_button = new QPushButton(tr("Export…"), this);
+  export_button->setObjectName("plots.export");
+  export_button->setFocusPolicy(Qt::TabFocus);
+  bar->addStretch();
   bar->addWidget(export_button);
   outer->addLayout(bar);
+  // the channel picker on a row of its own: the panel stays narrow enough to leave the 3D view
+  // half of the window
+  auto* channels = new QHBoxLayout;
+  channel_box_ = new QComboBox(this);
+  channel_box_->setObjectName("plots.channel");
+  channel_box_->setToolTip(tr("add any channel to the Custom plot"));
+  channel_box_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  channel_box_->setMinimumContentsLength(12);
+  channels->addWidget(channel_box_, 1);
+  auto* add = new QPushButton(tr("Add to plot"), this);
+  add->setObjectName("plots.add");
+  add->setFocusPolicy(Qt::TabFocus);
+  channels->addWidget(add);
+  outer->addLayout(channels);
   auto* scroll = new QScrollArea(this);
   scroll->setWidgetResizable(true);
   auto* body = new QWidget(scroll);
@@ -66,7 +81,10 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
   scroll->setWidget(body);
   outer->addWidget(scroll, 1);
 
-  connect(pause_box_, &QCheckBox::toggled, this, [this](bool on) { paused_ = on; });
+  connect(pause_box_, &QCheckBox::toggled, this, [this](bool on) {
+    paused_ = on;
+    if (!paused_) refresh();  // catch up at once
+  });
   connect(window_box_, &QDoubleSpinBox::valueChanged, this, [this] {
     for (Plot& p : plots_) scrollPlot(p);
   });
@@ -107,6 +125,7 @@ PlotPanel::Plot& PlotPanel::makePlot(const std::string& title, const std::vector
   Plot p;
   p.title = title;
   p.widget = new QCustomPlot(this);
+  p.widget->setObjectName(QString::fromStdString("plot." + title));
   p.widget->setMinimumHeight(kPlotHeight);
   p.widget->setNoAntialiasingOnDrag(true);
   p.widget->setNotAntialiasedElements(QCP::aeAll);
@@ -190,7 +209,8 @@ long PlotPanel::pointCount() const {
 }
 
 void PlotPanel::scrollPlot(Plot& plot) {
-  const double t = log_ && !log_->time.empty() ? log_->time.back() : 0.0;
+  // the newest sample in the curves (not in the log: a paused plot has not taken the newer ones)
+  const double t = log_ && added_ > 0 ? log_->time[added_ - 1] : 0.0;
   const double w = windowLength();
   plot.widget->xAxis->setRange(std::max(0.0, t - w), std::max(w, t));
   bool first = true;
@@ -215,6 +235,9 @@ void PlotPanel::scrollPlot(Plot& plot) {
 
 void PlotPanel::refresh() {
   if (!log_) return;
+  // Paused: the curves take nothing new, so nothing newer can appear on a redraw (a crosshair
+  // on mouse-over, an export); the log keeps everything and unpausing adds it.
+  if (paused_) return;
   const std::size_t n = log_->time.size();
   if (n > added_) {
     QVector<double> keys(static_cast<qsizetype>(n - added_));
@@ -229,7 +252,6 @@ void PlotPanel::refresh() {
   }
   const qint64 now = QDateTime::currentMSecsSinceEpoch();
   if (rate_start_ms_ == 0) rate_start_ms_ = now;
-  if (paused_) return;
   for (Plot& p : plots_) {
     scrollPlot(p);
     p.widget->replot(QCustomPlot::rpQueuedReplot);
@@ -256,11 +278,18 @@ bool PlotPanel::eventFilter(QObject* watched, QEvent* event) {
       p.cursor->point2->setCoords(key, 1);
       QString text = QStringLiteral("t = %1 s").arg(key, 0, 'f', 3);
       for (int g = 0; g < p.widget->graphCount(); ++g) {
+        const QString name = p.widget->graph(g)->name();
         const auto points = p.widget->graph(g)->data();
-        if (points->isEmpty()) continue;
-        auto it = points->findBegin(key, false);
-        if (it == points->constEnd()) --it;
-        text += QStringLiteral("\n%1: %2").arg(p.widget->graph(g)->name()).arg(it->value, 0, 'g', 6);
+        // outside the curve's data there is no value to read (not the last one, not the first)
+        if (points->isEmpty() || key < points->constBegin()->key || key > (points->constEnd() - 1)->key) {
+          text += QStringLiteral("\n%1: —").arg(name);
+          continue;
+        }
+        auto after = points->findBegin(key, false);  // first sample with key ≥ cursor
+        auto nearest = after;
+        if (after != points->constBegin() && (after == points->constEnd() || key - (after - 1)->key < after->key - key))
+          nearest = after - 1;
+        text += QStringLiteral("\n%1: %2").arg(name).arg(nearest->value, 0, 'g', 6);
       }
       p.readout->setText(text);
       p.cursor->setVisible(true);

@@ -7,7 +7,6 @@
 
 #include <QComboBox>
 #include <QFileInfo>
-#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
@@ -59,6 +58,7 @@ QString sceneDescription(const std::filesystem::path& file) {
 SceneBrowser::SceneBrowser(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   list_ = new QListWidget(this);
+  list_->setObjectName("scenes.list");
   for (const auto& file : libraryScenes()) {
     auto* item = new QListWidgetItem(QString::fromStdString(file.stem().string()), list_);
     item->setData(Qt::UserRole, QString::fromStdString(file.string()));
@@ -76,12 +76,19 @@ SceneBrowser::SceneBrowser(QWidget* parent) : QWidget(parent) {
   auto* buttons = new QHBoxLayout;
   auto* open = new QPushButton(tr("Open…"), this);
   auto* reload = new QPushButton(tr("Reload"), this);
-  reload->setToolTip(tr("read the current scene file again from disk"));
+  open->setObjectName("scenes.open");
+  reload->setObjectName("scenes.reload");
+  open->setToolTip(tr("open a scene (YAML) or robot (URDF) file (Ctrl+O)"));
+  reload->setToolTip(tr("read the current scene file again from disk (F5)"));
+  // a click does not take the keyboard focus, so Space stays Play/Pause (Tab still reaches them)
+  open->setFocusPolicy(Qt::TabFocus);
+  reload->setFocusPolicy(Qt::TabFocus);
   buttons->addWidget(open);
   buttons->addWidget(reload);
   layout->addLayout(buttons);
   layout->addWidget(new QLabel(tr("Recent"), this));
   recent_box_ = new QComboBox(this);
+  recent_box_->setObjectName("scenes.recent");
   layout->addWidget(recent_box_);
 
   connect(list_, &QListWidget::currentItemChanged, this, [this](QListWidgetItem* item) {
@@ -89,11 +96,7 @@ SceneBrowser::SceneBrowser(QWidget* parent) : QWidget(parent) {
   });
   connect(list_, &QListWidget::itemActivated, this,
           [this](QListWidgetItem* item) { Q_EMIT openRequested(item->data(Qt::UserRole).toString()); });
-  connect(open, &QPushButton::clicked, this, [this] {
-    const QString file = QFileDialog::getOpenFileName(this, tr("Open scene"), QString::fromStdString(libraryDir().string()),
-                                                      tr("Scenes (*.yaml *.yml *.urdf)"));
-    if (!file.isEmpty()) Q_EMIT openRequested(file);
-  });
+  connect(open, &QPushButton::clicked, this, [this] { Q_EMIT openDialogRequested(); });
   connect(reload, &QPushButton::clicked, this, [this] { Q_EMIT reloadRequested(); });
   connect(recent_box_, &QComboBox::activated, this, [this](int i) {
     if (i > 0 && i <= recent_.size()) Q_EMIT openRequested(recent_[i - 1]);
@@ -106,14 +109,19 @@ void SceneBrowser::setCurrent(const std::filesystem::path& file) {
   recent_.prepend(path);
   while (recent_.size() > kMaxRecent) recent_.removeLast();
   fillRecent();
+  const QSignalBlocker block(list_);
   for (int i = 0; i < list_->count(); ++i) {
     const std::filesystem::path item = list_->item(i)->data(Qt::UserRole).toString().toStdString();
     if (std::filesystem::absolute(item).lexically_normal() == std::filesystem::absolute(file).lexically_normal()) {
-      const QSignalBlocker block(list_);
       list_->setCurrentRow(i);
       description_->setText(list_->item(i)->data(Qt::UserRole + 1).toString());
+      return;
     }
   }
+  // not a library scene (Open…, a URDF): no library entry stays highlighted
+  list_->setCurrentRow(-1);
+  list_->clearSelection();
+  description_->setText(tr("%1 (not in the library)").arg(path));
 }
 
 void SceneBrowser::setRecentFiles(const QStringList& files) {

@@ -31,6 +31,8 @@ class SceneBrowser : public QWidget {
 
  Q_SIGNALS:
   void openRequested(const QString& file);
+  /// Open…: the window asks for a file (one file dialog for the button and File ▸ Open).
+  void openDialogRequested();
   void reloadRequested();
 
  private:

@@ -48,6 +48,9 @@ struct SimulationWorker::Engine {
   double speed = 1.0;
   long k = 0;                    ///< index of the last output sample (time k·dt_out)
   long until_k = -1;             ///< ≥ 0: run as fast as possible to this sample, then pause
+  long end_k = -1;               ///< the sample at the scene's t_end (< 0: none)
+  bool stop_at_end = true;       ///< pause at end_k once; Play, runUntil past it and Step disarm it
+  bool at_end = false;
   Clock::time_point anchor_wall;
   double anchor_time = 0.0;
   std::deque<std::pair<Clock::time_point, double>> rate_history;
@@ -69,6 +72,8 @@ SimulationWorker::SimulationWorker(std::shared_ptr<const Scene> scene, const std
   // bounded buffer): keep a few, so that a long run does not grow in memory.
   options.max_recorded_samples = 4;
   dt_out_ = options.dt_out;
+  t_end_ = settings.t_end;
+  e.end_k = settings.t_end > 0.0 ? std::lround(settings.t_end / dt_out_) : -1;
   stepper_name_ = settings.stepper;
   controller_name_ = controller.empty() ? s.controller.name : controller;
   e.source = makeSceneInputSource(s, controller_name_);  // throws SceneError
@@ -196,6 +201,7 @@ void SimulationWorker::loop() {
     snapshot_.real_time_factor = rate;
     snapshot_.drift = drift;
     snapshot_.running = e.running;
+    snapshot_.at_end = e.at_end;
     snapshot_.failed = sim.failed();
     snapshot_.message = sim.message();
     snapshot_.parameters.clear();
@@ -225,6 +231,8 @@ void SimulationWorker::loop() {
     if (std::holds_alternative<Play>(command)) {
       e.running = !sim.failed();
       e.until_k = -1;
+      if (e.at_end) e.stop_at_end = false;  // Play at the end continues past it, on purpose
+      e.at_end = false;
       anchor();
     } else if (std::holds_alternative<Pause>(command)) {
       e.running = false;
@@ -232,10 +240,13 @@ void SimulationWorker::loop() {
     } else if (std::holds_alternative<Step>(command)) {
       e.running = false;
       e.until_k = -1;
+      e.at_end = false;
       advance(e.k + 1);
     } else if (std::holds_alternative<Reset>(command)) {
       e.running = false;
       e.until_k = -1;
+      e.stop_at_end = true;
+      e.at_end = false;
       e.pending_time.clear();
       e.pending_values.clear();
       ++e.run;
@@ -249,6 +260,8 @@ void SimulationWorker::loop() {
     } else if (const auto* until = std::get_if<RunUntil>(&command)) {
       e.until_k = std::lround(until->t / dt_out_);
       e.running = !sim.failed() && e.until_k > e.k;
+      e.at_end = false;
+      if (e.until_k > e.end_k) e.stop_at_end = false;  // asked for a time past the end
     } else if (const auto* set = std::get_if<SetParameter>(&command)) {
       if (e.parameters && set->index >= 0 && set->index < e.parameters->size()) {
         try {
@@ -259,7 +272,9 @@ void SimulationWorker::loop() {
         }
       }
     } else if (std::holds_alternative<ResetParameters>(command)) {
-      if (e.parameters) e.parameters->resetToDefaults();
+      if (e.parameters)
+        for (int i = 0; i < e.parameters->size(); ++i) e.parameters->set(i, parameter_specs_.value(i));
+      e.parameter_error.clear();
     }
   };
 
@@ -282,6 +297,8 @@ void SimulationWorker::loop() {
 
     if (e.running) {
       long target = e.k + kMaxSliceSamples;
+      const bool stops_at_end = e.stop_at_end && e.end_k > e.k;
+      if (stops_at_end) target = std::min(target, e.end_k);
       if (e.until_k >= 0) {
         target = std::min(target, e.until_k);
       } else if (e.speed > 0.0) {
@@ -308,6 +325,12 @@ void SimulationWorker::loop() {
       if (e.until_k >= 0 && e.k >= e.until_k) {
         e.running = false;
         e.until_k = -1;
+      }
+      if (stops_at_end && e.k >= e.end_k) {  // the scene's end: pause once and say so
+        e.running = false;
+        e.until_k = -1;
+        e.stop_at_end = false;
+        e.at_end = true;
       }
     }
     publishSnapshot();

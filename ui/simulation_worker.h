@@ -33,6 +33,8 @@ struct WorkerSnapshot {
   double drift = 0.0;               ///< constraint.drift of the last sample
   bool running = false;
   bool failed = false;
+  /// Paused because the run reached the scene's integrator.t_end (Play continues past it).
+  bool at_end = false;
   std::string message;              ///< the simulator's stop message when failed
   std::vector<double> parameters;   ///< the values the controller used in the last step
   std::string parameter_error;      ///< the last rejected parameter change (empty: none)
@@ -67,8 +69,11 @@ class SimulationWorker {
 
   const Scene& scene() const { return *scene_; }
   const ChannelSet& channels() const { return channels_; }
-  /// The controller's parameters at start (specs and defaults); empty without a controller.
+  /// The controller's parameters at start: specs, controller defaults, and as values the scene's
+  /// settings (what resetParameters() restores); empty without a controller.
   const ParameterSet& parameterSpecs() const { return parameter_specs_; }
+  /// The scene's integrator.t_end [s]: a run pauses there once (Play continues past it).
+  double endTime() const { return t_end_; }
   const std::string& controllerName() const { return controller_name_; }
   const std::string& stepperName() const { return stepper_name_; }
   double outputStep() const { return dt_out_; }
@@ -76,11 +81,12 @@ class SimulationWorker {
   void play();
   void pause();
   void stepOnce();  ///< one output step, then paused
-  void reset();     ///< back to t = 0, paused; parameters keep their values
+  void reset();     ///< back to t = 0, paused, stopping at endTime() again; parameters keep their values
   void setSpeed(double speed);  ///< sim seconds per wall second; kMaxSpeed: as fast as possible
-  /// As fast as possible up to t [s], then paused.
+  /// As fast as possible up to t [s], then paused (past endTime() if t is beyond it).
   void runUntil(double t);
   void setParameter(int index, double value);
+  /// Every parameter back to the scene's value (parameterSpecs().value(i)).
   void resetParameters();
 
   WorkerSnapshot snapshot() const;
@@ -107,6 +113,7 @@ class SimulationWorker {
   ParameterSet parameter_specs_;
   std::string controller_name_, stepper_name_;
   double dt_out_ = 0.01;
+  double t_end_ = 0.0;
   std::unique_ptr<Engine> engine_;
 
   mutable std::mutex command_mutex_;

@@ -53,6 +53,8 @@ VideoResult recordVideo(const Scene& scene, const VideoRequest& request,
     hud.scene_name = scene_options.scene_name;
     hud.real_time_factor = 1.0;  // the video plays in real time
 
+    const render::CameraSpec camera =
+        render::fitToAspect(request.camera, static_cast<double>(request.width) / request.height);
     const long frames = std::max(1L, std::lround(request.t_end * request.fps));
     for (long k = 0; k < frames; ++k) {
       const double t = static_cast<double>(k) * frame_dt;
@@ -66,7 +68,7 @@ VideoResult recordVideo(const Scene& scene, const VideoRequest& request,
       graph.apply(snapshot);
       hud.time = t;
       graph.setHud(hud);
-      renderer.setCamera(render::cameraPose(model, request.camera, snapshot.body_poses), request.camera.fov_y);
+      renderer.setCamera(render::cameraPose(model, camera, snapshot.body_poses), camera.fov_y);
       if (!video.write(renderer.render())) {
         result.message = video.error();
         break;

@@ -22,7 +22,7 @@ struct VideoRequest {
   std::string controller;               ///< "" : the scene's
   std::string stepper;                  ///< "" : the scene's
   std::vector<std::pair<int, double>> parameters;  ///< controller parameter index, value
-  render::CameraSpec camera;
+  render::CameraSpec camera;            ///< for a 16:9 image (View3D::camera()), fitted to width/height
 };
 
 struct VideoResult {

@@ -5,6 +5,7 @@
 
 #include <QMouseEvent>
 #include <QPainter>
+#include <QResizeEvent>
 #include <QWheelEvent>
 
 #include "core/dynamics/snapshot.h"
@@ -29,8 +30,7 @@ View3D::~View3D() = default;
 std::vector<std::string> View3D::setScene(const Scene& scene) {
   model_ = std::make_unique<Model>(scene.model);
   scene_camera_ = scene.camera;
-  const double aspect = height() > 0 ? static_cast<double>(width()) / height() : 1.5;
-  camera_ = render::makeCamera("scene", *model_, scene_camera_, aspect);
+  camera_ = render::makeCamera("scene", *model_, scene_camera_, render::kSceneCameraAspect);
   render::SceneOptions options;
   options.scene_name = scene.name.empty() ? scene.file.stem().string() : scene.name;
   graph_ = std::make_unique<render::SceneGraph>(*model_, options);
@@ -49,6 +49,7 @@ bool View3D::ensureRenderer(int width, int height) {
     if (graph_) renderer_->setScene(graph_->root());
     error_.clear();
   } catch (const render::RenderError& e) {
+    renderer_.reset();
     error_ = e.what();
     return false;
   }
@@ -59,8 +60,33 @@ const render::Image& View3D::draw(int width, int height) {
   static const render::Image kNone;
   if (!graph_ || !ensureRenderer(width, height)) return kNone;
   graph_->setViewportSize(width, height);
-  renderer_->setCamera(render::cameraPose(*model_, camera_, last_.body_poses), camera_.fov_y);
-  return renderer_->render();
+  const render::CameraSpec camera = render::fitToAspect(camera_, static_cast<double>(width) / height);
+  renderer_->setCamera(render::cameraPose(*model_, camera, last_.body_poses), camera.fov_y);
+  try {
+    return renderer_->render();
+  } catch (const render::RenderError& e) {
+    renderer_.reset();  // a fresh context on the next frame
+    error_ = e.what();
+    return kNone;
+  }
+}
+
+void View3D::redraw() {
+  const int w = std::max(16, width() & ~1), h = std::max(16, height() & ~1);
+  const render::Image& image = draw(w, h);
+  if (image.width > 0)
+    image_ = QImage(image.rgb.data(), image.width, image.height, 3 * image.width, QImage::Format_RGB888).copy();
+  update();
+}
+
+void View3D::setDrawingSuspended(bool suspended) {
+  suspended_ = suspended;
+  if (!suspended_ && graph_) redraw();
+}
+
+void View3D::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  if (!suspended_ && graph_ && isVisible()) redraw();
 }
 
 void View3D::showFrame(const Snapshot& snapshot, const render::HudInfo& hud) {
@@ -71,10 +97,8 @@ void View3D::showFrame(const Snapshot& snapshot, const render::HudInfo& hud) {
   }
   hud_ = hud;
   graph_->setHud(hud_);
-  const int w = std::max(16, width() & ~1), h = std::max(16, height() & ~1);
-  const render::Image& image = draw(w, h);
-  if (image.width > 0)
-    image_ = QImage(image.rgb.data(), image.width, image.height, 3 * image.width, QImage::Format_RGB888).copy();
+  if (suspended_) return;
+  redraw();
   ++frames_;
   ++frames_total_;
   const auto now = std::chrono::steady_clock::now();
@@ -84,7 +108,6 @@ void View3D::showFrame(const Snapshot& snapshot, const render::HudInfo& hud) {
     frames_ = 0;
     fps_start_ = now;
   }
-  update();
 }
 
 const render::Image& View3D::renderAt(int width, int height) {
@@ -119,7 +142,7 @@ void View3D::mouseMoveEvent(QMouseEvent* event) {
 
 void View3D::mouseDoubleClickEvent(QMouseEvent*) {
   if (!model_) return;
-  camera_ = render::makeCamera("scene", *model_, scene_camera_, static_cast<double>(width()) / std::max(1, height()));
+  camera_ = render::makeCamera("scene", *model_, scene_camera_, render::kSceneCameraAspect);
 }
 
 void View3D::wheelEvent(QWheelEvent* event) {

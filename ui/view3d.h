@@ -33,7 +33,14 @@ class View3D : public QWidget {
   void showFrame(const Snapshot& snapshot, const render::HudInfo& hud);
   /// Draws the last frame again at width × height (for screenshots) and returns the image.
   const render::Image& renderAt(int width, int height);
+  /// While suspended the view draws nothing (it keeps its last picture and takes the newest
+  /// snapshot for later): another renderer, the video export, has the GPU. Resuming draws the
+  /// newest snapshot at once.
+  void setDrawingSuspended(bool suspended);
+  bool drawingSuspended() const { return suspended_; }
 
+  /// The camera as the user has set it, for a 16:9 image (render::kSceneCameraAspect); the view
+  /// draws it through render::fitToAspect for its own width and height.
   const render::CameraSpec& camera() const { return camera_; }
   render::SceneGraph* sceneGraph() const { return graph_.get(); }
   /// Frames drawn per second of wall time (over the last second).
@@ -48,6 +55,7 @@ class View3D : public QWidget {
   void mouseMoveEvent(QMouseEvent* event) override;
   void mouseDoubleClickEvent(QMouseEvent* event) override;
   void wheelEvent(QWheelEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   std::unique_ptr<Model> model_;  ///< copy: the camera follows bodies of it
@@ -61,6 +69,7 @@ class View3D : public QWidget {
   std::string error_;
   QPoint drag_start_;
   double drag_azimuth_ = 0.0, drag_elevation_ = 0.0;
+  bool suspended_ = false;
   int frames_ = 0;
   long frames_total_ = 0;
   double fps_ = 0.0;
@@ -68,6 +77,8 @@ class View3D : public QWidget {
 
   bool ensureRenderer(int width, int height);
   const render::Image& draw(int width, int height);
+  /// Draws `last_` at the widget's size into the shown picture.
+  void redraw();
 };
 
 }  // namespace rbs::ui

@@ -1,6 +1,6 @@
-// The window end to end (offscreen platform, 3D view through Xvfb + llvmpipe): every library
-// scene runs, gains reach the simulation, plots export, a broken file keeps the current scene,
-// and the scripted rbsim writes a valid video and a picture that is not blank.
+// The window's programming interface (what the scripted mode uses) and the scripted rbsim: plots
+// export, the run log is bounded, a broken file keeps the current scene, and rbsim writes a valid
+// video and a picture that is not blank. The window as a person uses it: test_user_window.cpp.
 #include <cstdio>
 #include <fstream>
 #include <set>
@@ -8,10 +8,8 @@
 #include <string>
 
 #include <QImage>
-#include <QSlider>
 #include <gtest/gtest.h>
 
-#include "ui/gain_panel.h"
 #include "ui/scene_browser.h"
 #include "ui/scripted.h"
 #include "ui/view3d.h"
@@ -20,86 +18,8 @@
 namespace rbs::ui {
 namespace {
 
-/// Frames every scene runs in the window.
-constexpr int kFrames = 100;
-/// The library scene that stops on purpose (non-finite state at the Euler-angle singularity).
-const std::string kDivergesByDesign = "motivation_gimbal_lock";
-
-std::string slurp(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::string run(const std::string& command) {
-  std::string out;
-  if (FILE* pipe = ::popen(command.c_str(), "r")) {
-    char buffer[256];
-    while (std::fgets(buffer, sizeof buffer, pipe)) out += buffer;
-    const int status = ::pclose(pipe);
-    if (status != 0) out += "\n(exit status " + std::to_string(status) + ")";
-  }
-  return out;
-}
-
-class LibraryScene : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(LibraryScene, LoadsInTheWindowAndRunsAHundredFrames) {
-  MainWindow window;
-  window.resize(1000, 700);
-  window.show();
-  ASSERT_TRUE(window.openScene(test::sceneFile(GetParam()))) << window.lastError().toStdString();
-  window.worker()->play();
-  for (int i = 0; i < kFrames; ++i) test::frame(window);
-  const WorkerSnapshot s = window.worker()->snapshot();
-  if (GetParam() == kDivergesByDesign) {
-    // the Euler-angle body breaks down at β = 90°: the run pauses with the simulator's message
-    ASSERT_TRUE(s.failed);
-    EXPECT_FALSE(s.running);
-    EXPECT_NE(s.message.find("t = 1.31"), std::string::npos) << s.message;
-    EXPECT_TRUE(window.warning().contains("stopped")) << window.warning().toStdString();
-  } else {
-    EXPECT_FALSE(s.failed) << s.message;
-  }
-  EXPECT_GT(s.time, 0.0);
-  EXPECT_TRUE(window.view()->error().empty()) << window.view()->error();
-  EXPECT_GT(window.runLog().time.size(), 1u);
-  EXPECT_GE(window.plots()->plotCount(), 1);
-  EXPECT_EQ(s.dropped_samples, 0);
-  EXPECT_TRUE(window.lastError().isEmpty()) << window.lastError().toStdString();
-}
-
-std::vector<std::string> libraryNames() {
-  std::vector<std::string> names;
-  for (const auto& f : libraryScenes()) names.push_back(f.stem().string());
-  return names;
-}
-
-std::string testName(const ::testing::TestParamInfo<std::string>& param) { return param.param; }
-
-INSTANTIATE_TEST_SUITE_P(Library, LibraryScene, ::testing::ValuesIn(libraryNames()), testName);
-
-TEST(Window, GainSliderChangesTheSimulation) {
-  MainWindow window;
-  window.show();
-  ASSERT_TRUE(window.openScene(test::sceneFile("quadcopter_looping")));
-  const int pole = window.worker()->parameterSpecs().find("pole");
-  ASSERT_GE(pole, 0);
-  const int error = window.runLog().channels.find("u.thrust1");
-  ASSERT_GE(error, 0);
-  ASSERT_TRUE(simulateTo(window, 2.0));
-  const double before = window.runLog().values.back()[error];
-
-  window.worker()->reset();
-  QSlider* slider = window.gains()->slider(pole);
-  slider->setValue(slider->value() / 2);  // the pole moves towards its minimum (log scale)
-  ASSERT_TRUE(simulateTo(window, 2.0));
-  const double used = window.worker()->snapshot().parameters[pole];
-  EXPECT_LT(used, window.worker()->parameterSpecs().spec(pole).default_value);
-  EXPECT_NE(window.runLog().values.back()[error], before) << "the gain did not reach the simulation";
-  EXPECT_NEAR(window.runLog().time.back(), 2.0, 1e-9);
-}
+using test::shell;
+using test::slurp;
 
 TEST(Window, PlotExportWritesPngPdfAndCsvWithTheChannelColumns) {
   MainWindow window;
@@ -162,17 +82,17 @@ TEST(Window, BrokenSceneShowsTheErrorAndKeepsTheCurrentScene) {
 
 TEST(Rbsim, RecordsATwoSecondMp4) {
   const std::filesystem::path video = test::freshDir("record") / "looping.mp4";
-  const std::string out = run(std::string("env -u DISPLAY ") + RBSIM_GUI + " " + test::sceneFile("quadcopter_looping").string() +
+  const std::string out = shell(std::string("env -u DISPLAY ") + RBSIM_GUI + " " + test::sceneFile("quadcopter_looping").string() +
                               " --record " + video.string() + " --t-end 2 --size 320x240 2>&1");
   ASSERT_TRUE(std::filesystem::exists(video)) << out;
-  const std::string probe = run("ffprobe -v error -select_streams v:0 -count_frames -show_entries "
+  const std::string probe = shell("ffprobe -v error -select_streams v:0 -count_frames -show_entries "
                                 "stream=codec_name,nb_read_frames -of csv=p=0 " + video.string());
   EXPECT_EQ(probe, "h264,60\n") << out;
 }
 
 TEST(Rbsim, ScreenshotIsNotBlank) {
   const std::filesystem::path png = test::freshDir("shot") / "shot.png";
-  const std::string out = run(std::string("env -u DISPLAY ") + RBSIM_GUI + " " + test::sceneFile("tricopter_suspended_load").string() +
+  const std::string out = shell(std::string("env -u DISPLAY ") + RBSIM_GUI + " " + test::sceneFile("tricopter_suspended_load").string() +
                               " --screenshot " + png.string() + " --at 0.5 --size 400x300 2>&1");
   QImage image(QString::fromStdString(png.string()));
   ASSERT_FALSE(image.isNull()) << out;
@@ -185,7 +105,7 @@ TEST(Rbsim, ScreenshotIsNotBlank) {
 
 TEST(Rbsim, ExportPlotsWritesEveryGroupAndTheRun) {
   const std::filesystem::path dir = test::freshDir("export") / "plots";
-  const std::string out = run(std::string("env -u DISPLAY ") + RBSIM_GUI + " " + test::sceneFile("double_pendulum").string() +
+  const std::string out = shell(std::string("env -u DISPLAY ") + RBSIM_GUI + " " + test::sceneFile("double_pendulum").string() +
                               " --export-plots " + dir.string() + " --t-end 1 2>&1");
   for (const char* ext : {".png", ".pdf", ".csv"})
     EXPECT_GT(std::filesystem::file_size(dir / (std::string("energies") + ext)), 100u) << out;
@@ -194,7 +114,7 @@ TEST(Rbsim, ExportPlotsWritesEveryGroupAndTheRun) {
 }
 
 TEST(Rbsim, WithoutDisplayAndWithoutScriptSaysSo) {
-  const std::string out = run(std::string("env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM ") + RBSIM_GUI + " 2>&1");
+  const std::string out = shell(std::string("env -u DISPLAY -u WAYLAND_DISPLAY -u QT_QPA_PLATFORM ") + RBSIM_GUI + " 2>&1");
   EXPECT_NE(out.find("no display"), std::string::npos) << out;
   EXPECT_NE(out.find("rbsim-cli render"), std::string::npos) << out;
 }

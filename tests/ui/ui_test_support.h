@@ -1,7 +1,10 @@
 // Helpers of the GUI tests: a window with a library scene, driving frames without the timers.
 #pragma once
 
+#include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include <QApplication>
@@ -20,6 +23,26 @@ inline std::filesystem::path freshDir(const std::string& name) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
+}
+
+/// The whole content of a file.
+inline std::string slurp(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+/// What `command` prints (stdout); a non-zero exit status is appended as "(exit status N)".
+inline std::string shell(const std::string& command) {
+  std::string out;
+  if (FILE* pipe = ::popen(command.c_str(), "r")) {
+    char buffer[256];
+    while (std::fgets(buffer, sizeof buffer, pipe)) out += buffer;
+    const int status = ::pclose(pipe);
+    if (status != 0) out += "\n(exit status " + std::to_string(status) + ")";
+  }
+  return out;
 }
 
 /// One GUI frame as the timers would make it: events, the 3D view, the plots.
