@@ -40,8 +40,9 @@ ParsedInput parseParameterInput(const ParameterSpec& spec, const QString& text, 
   if (!ok || !std::isfinite(v)) {
     out.status = ParsedInput::Status::Refused;
     out.value = current;
-    out.message = QObject::tr("%1: '%2' is not a number; kept %3%4")
-                      .arg(name, text.trimmed(), formatParameterValue(current), unitSuffix(spec));
+    out.message = t.isEmpty() ? QObject::tr("%1: no value typed; kept %2%3").arg(name, formatParameterValue(current), unitSuffix(spec))
+                              : QObject::tr("%1: '%2' is not a number; kept %3%4")
+                                    .arg(name, text.trimmed(), formatParameterValue(current), unitSuffix(spec));
     return out;
   }
   out.value = std::clamp(v, spec.min, spec.max);
@@ -156,7 +157,7 @@ void GainPanel::commitField(int i) {
   if (row.field->text() == formatParameterValue(row.value)) return;  // the shown value, not retyped
   const ParsedInput in = parseParameterInput(row.spec, row.field->text(), row.value);
   mark(i, in.status, in.message);
-  if (!in.message.isEmpty()) Q_EMIT inputNotice(in.message);
+  Q_EMIT inputNotice(in.message);  // empty: an earlier notice no longer applies
   if (in.status == ParsedInput::Status::Refused) {
     display(i, row.value);  // the field shows the value in use again
     return;

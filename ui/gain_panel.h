@@ -56,7 +56,8 @@ class GainPanel : public QWidget {
   void parameterChanged(int index, double value);
   /// Every parameter back to the scene's value.
   void resetAll();
-  /// A typed value was clamped or refused: the sentence for the status bar.
+  /// A typed value was clamped or refused: the sentence for the status bar (empty: a value was
+  /// accepted as typed, so an earlier sentence no longer applies).
   void inputNotice(const QString& message);
 
  private:

@@ -83,7 +83,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   restoreGeometry(settings.value("window/geometry").toByteArray());
   layout_restored_ = restoreState(settings.value("window/state").toByteArray());
   browser_->setRecentFiles(settings.value("scenes/recent").toStringList());
-  connect(gains_, &GainPanel::inputNotice, this, [this](const QString& m) { statusBar()->showMessage(m, 10000); });
+  connect(gains_, &GainPanel::inputNotice, this, [this](const QString& m) {
+    if (!m.isEmpty()) statusBar()->showMessage(m, 10000);
+    else if (statusBar()->currentMessage() == last_gain_notice_) statusBar()->clearMessage();
+    last_gain_notice_ = m;
+  });
 }
 
 void MainWindow::showEvent(QShowEvent* event) {
@@ -353,8 +357,8 @@ void MainWindow::frameTick() {
   render::HudInfo hud;
   hud.scene_name = scene_->name.empty() ? scene_->file.stem().string() : scene_->name;
   hud.time = s.time;
-  hud.real_time_factor = s.running ? s.real_time_factor : std::nan("");
-  hud.status = s.failed ? "stopped" : s.running ? "running" : s.at_end ? "end" : "paused";
+  hud.real_time_factor = s.running && !recording_ ? s.real_time_factor : std::nan("");
+  hud.status = recording_ ? "recording video" : s.failed ? "stopped" : s.running ? "running" : s.at_end ? "end" : "paused";
   view_->showFrame(s.frame, hud);
   // The status line also depends on the run log, which plotTick trims between snapshots.
   if (s.serial == shown_serial_ && log_.dropped == shown_log_dropped_) return;
@@ -443,6 +447,7 @@ bool MainWindow::recordVideo(const std::filesystem::path& file, double t_end, bo
   // One renderer at a time: the live view stops drawing until the video is written, and the
   // window takes no other command meanwhile (the dialog is modal; menus and docks are disabled).
   recording_ = true;
+  frameTick();  // the live view's last picture says "recording video" while it waits
   view_->setDrawingSuspended(true);
   menuBar()->setEnabled(false);
   for (QDockWidget* d : findChildren<QDockWidget*>()) d->widget()->setEnabled(false);

@@ -105,6 +105,7 @@ class MainWindow : public QMainWindow {
   bool layout_restored_ = false;  ///< the user's saved dock layout was restored (no default sizes)
   QString last_error_;
   QString warning_;
+  QString last_gain_notice_;  ///< the gain panel's last status-bar sentence
 
   View3D* view_ = nullptr;
   SceneBrowser* browser_ = nullptr;

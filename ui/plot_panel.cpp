@@ -139,9 +139,9 @@ PlotPanel::Plot& PlotPanel::makePlot(const std::string& title, const std::vector
   p.cursor->setPen(QPen(QColor(120, 120, 120), 1, Qt::DashLine));
   p.cursor->setVisible(false);
   p.readout = new QCPItemText(p.widget);
-  p.readout->setPositionAlignment(Qt::AlignTop | Qt::AlignRight);
+  p.readout->setPositionAlignment(Qt::AlignBottom | Qt::AlignRight);  // the legend sits top left
   p.readout->position->setType(QCPItemPosition::ptAxisRectRatio);
-  p.readout->position->setCoords(0.99, 0.02);
+  p.readout->position->setCoords(0.99, 0.98);
   p.readout->setTextAlignment(Qt::AlignRight);
   p.readout->setBrush(QBrush(QColor(255, 255, 255, 220)));
   p.readout->setPadding(QMargins(4, 2, 4, 2));

@@ -20,7 +20,7 @@ constexpr double kZoomPerNotch = 1.15;
 }  // namespace
 
 View3D::View3D(QWidget* parent) : QWidget(parent) {
-  setMinimumSize(320, 240);
+  setMinimumSize(160, 120);  // a narrow window keeps its side panels usable
   setAttribute(Qt::WA_OpaquePaintEvent);
   setFocusPolicy(Qt::StrongFocus);
 }

@@ -212,9 +212,12 @@ TEST(UserGains, TypedValuesInAnyNotationAndEveryChangeIsReported) {
   EXPECT_TRUE(pole->toolTip().contains("-5 is below the minimum")) << pole->toolTip().toStdString();
 
   // four decimals and more: the heading inertia takes 1e-4 as typed
+  user.typeInto(pole, "");
+  EXPECT_TRUE(user.transientMessage().contains("no value typed; kept 0.01")) << user.transientMessage().toStdString();
   auto* theta = user.find<QLineEdit>("gain.thetabar_z.field");
   user.typeInto(theta, "0.0001");
   EXPECT_EQ(theta->text(), "0.0001");
+  EXPECT_TRUE(user.transientMessage().isEmpty()) << "a notice that no longer applies: " << user.transientMessage().toStdString();
   user.typeInto(theta, "1e-4");
   EXPECT_EQ(theta->text(), "0.0001");
   user.click("run.step");

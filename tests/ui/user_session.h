@@ -200,6 +200,7 @@ class UserSession {
     click(field);
     ASSERT_TRUE(QTest::qWaitFor([&] { return field->hasFocus(); }, 5000)) << "the field did not take the focus";
     key(Qt::Key_A, Qt::ControlModifier);
+    if (text.isEmpty()) key(Qt::Key_Backspace);  // typing nothing: the old text is deleted
     typeText(text);
     key(Qt::Key_Return);
   }
