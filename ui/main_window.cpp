@@ -373,6 +373,7 @@ void MainWindow::frameTick() {
   gains_->showApplied(s.parameters);
   QString warning = warning_;
   const auto add = [&](const QString& w) { warning += (warning.isEmpty() ? "" : "  |  ") + w; };
+  if (!last_error_.isEmpty()) add(last_error_);  // a failed open or switch, until the next start
   if (s.failed) add(tr("stopped: %1").arg(QString::fromStdString(s.message)));
   if (!s.parameter_error.empty()) add(QString::fromStdString(s.parameter_error));
   if (s.dropped_samples > 0) add(tr("%1 samples dropped").arg(s.dropped_samples));

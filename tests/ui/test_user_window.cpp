@@ -340,6 +340,8 @@ TEST(UserScenes, ReloadWithF5AndTheButtonReadsTheFileAgain) {
   user.click("run.reset");
   user.click("run.play");
   ASSERT_TRUE(user.waitFor([&] { return user.rateText() == "paused at the end"; })) << "the scene before the broken edit runs on";
+  EXPECT_TRUE(user.warningText().contains("pendulum.yaml:")) << "the load error is gone while the old scene runs: "
+                                                            << user.warningText().toStdString();
 }
 
 // Was: after Open… of a URDF the library still highlighted the previous scene.
