@@ -918,10 +918,8 @@ void Builder::finishAttitude(std::unique_ptr<Path> heading_path, bool allow_foll
     }
     return;
   }
-  // Appended rather than "'" + std::string(name): GCC 12 at -O3 reports a false -Wrestrict for
-  // the prepending operator+ (a libstdc++ inlining artefact), which breaks -Werror builds.
   for (const char* name : {"epsilon", "yaw_rate", "drag", "flat_point"})
-    in_.explain(name, std::string("'").append(name).append("' needs option 'attitude: flat'"));
+    in_.explain(name, "'" + std::string(name) + "' needs option 'attitude: flat'");
   in_.explain("heading", "option 'heading' needs option 'attitude: flat'");
   if (mode == "follow") {
     ref_->attitude = AttitudeMode::Follow;
