@@ -1,11 +1,14 @@
 // Helpers of the GUI tests: a window with a library scene, driving frames without the timers.
 #pragma once
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <QApplication>
 
@@ -17,11 +20,23 @@ inline std::filesystem::path sceneFile(const std::string& name) {
   return std::filesystem::path(RBS_SOURCE_DIR) / "scenes" / (name + ".yaml");
 }
 
-/// A fresh, empty folder under the temporary directory.
+/// A fresh, empty folder under the temporary directory, removed when the test process exits.
+/// Named with the process id: copies of the suite running at once (two checkouts' CI on one
+/// machine) once deleted each other's videos.
 inline std::filesystem::path freshDir(const std::string& name) {
-  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("rbsim_ui_test_" + name);
+  struct Created {
+    std::vector<std::filesystem::path> dirs;
+    ~Created() {
+      std::error_code ec;
+      for (const auto& d : dirs) std::filesystem::remove_all(d, ec);
+    }
+  };
+  static Created created;
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("rbsim_ui_test_" + name + "_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
+  created.dirs.push_back(dir);
   return dir;
 }
 
