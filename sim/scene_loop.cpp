@@ -47,15 +47,11 @@ std::shared_ptr<InputSource> makeSceneInputSource(const Scene& scene, const std:
         throw ControlError("the model has propellers: add controller.actuation (filter: thrust_filter or flat_filter)");
       if (scene.integrator.control_rate <= 0.0)
         throw ControlError(
-            "actuation: the filters (5.29), (5.37) are discrete: set integrator.control_rate > 0 (the vehicles: 200)");
+            "the filters (5.29), (5.37) are discrete: set integrator.control_rate > 0 (the vehicles: 200)");
       controller = makeActuationController(scene.model, controller_model, std::move(controller), actuation);
     }
   } catch (const ControlError& e) {
-    if (in_actuation) {
-      const std::string what = e.what();
-      throw error(actuation.line, actuation.column,
-                  what.rfind("actuation", 0) == 0 ? "controller." + what : "controller.actuation: " + what);
-    }
+    if (in_actuation) throw error(actuation.line, actuation.column, std::string("controller.actuation: ") + e.what());
     throw error(from_scene ? scene.controller.line : 0, scene.controller.column, std::string("controller: ") + e.what());
   }
   std::unique_ptr<Reference> reference;

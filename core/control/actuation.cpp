@@ -359,7 +359,7 @@ std::unique_ptr<Controller> makeActuationController(const Model& plant, std::sha
   };
   for (const auto& [key, value] : settings.options)
     if (key != "rotor_inertia" || settings.filter != "flat_filter")
-      throw ControlError("actuation: unknown option '" + key + "'" +
+      throw ControlError("unknown option '" + key + "'" +
                          (settings.filter == "flat_filter" ? " (known: rotor_inertia)" : " (thrust_filter has none)"));
   ActuationController::Filter filter;
   if (settings.filter == "thrust_filter")
@@ -367,10 +367,10 @@ std::unique_ptr<Controller> makeActuationController(const Model& plant, std::sha
   else if (settings.filter == "flat_filter")
     filter = ActuationController::Filter::Flat;
   else
-    throw ControlError("actuation: unknown filter '" + settings.filter + "' (known: thrust_filter, flat_filter)");
+    throw ControlError("unknown filter '" + settings.filter + "' (known: thrust_filter, flat_filter)");
   const std::string rotor_inertia = option("rotor_inertia", "true");
   if (rotor_inertia != "true" && rotor_inertia != "false")
-    throw ControlError("actuation: option rotor_inertia = '" + rotor_inertia + "' is not one of: true, false");
+    throw ControlError("option rotor_inertia = '" + rotor_inertia + "' is not one of: true, false");
   auto controller = std::make_unique<ActuationController>(plant, std::move(force_model), std::move(inner), filter,
                                                           rotor_inertia == "true");
   controller->parameters().setAll(settings.parameters);
