@@ -160,7 +160,7 @@ bool ComputedTorqueController::blockCoordinates(const Block& block, const VecX& 
   switch (block.kind) {
     case Kind::Direct: {
       if (joint.type == JointType::RevoluteUnitCircle) {
-        q[o] = scalarJointPosition(joint, x);
+        q[o] = jointScalarPosition(joint, x.data() + ox);
       } else {
         for (int i = 0; i < joint.nxi; ++i) q[o + i] = x[ox + i];
       }

@@ -23,7 +23,7 @@ JointPdController::JointPdController(const Model& model, const ControllerSetting
   const std::string list = controllerOption(settings, "joints", "all", {});
   if (list == "all") {
     for (int j = 0; j < static_cast<int>(model.joints.size()); ++j)
-      if (isScalarJoint(model.joints[j])) selected.push_back(j);
+      if (hasScalarPosition(model.joints[j].type)) selected.push_back(j);
     if (selected.empty())
       throw ControlError(
           "joint_pd needs a scalar joint (revolute, prismatic, revolute_unit_circle); the model "
@@ -32,7 +32,7 @@ JointPdController::JointPdController(const Model& model, const ControllerSetting
     for (const std::string& joint_name : baseline::splitList(list)) {
       const int j = model.jointIndex(joint_name);
       if (j < 0) throw ControlError("joint_pd: option joints: no joint named '" + joint_name + "'");
-      if (!isScalarJoint(model.joints[j]))
+      if (!hasScalarPosition(model.joints[j].type))
         throw ControlError("joint_pd: option joints: joint '" + joint_name + "' is " +
                            std::string(jointTypeName(model.joints[j].type)) +
                            ", not a scalar joint (revolute, prismatic, revolute_unit_circle)");
@@ -90,7 +90,8 @@ bool JointPdController::compute(double /*t*/, const State& state, const Referenc
   double pd_squared = 0.0, gravity_squared = 0.0;
   for (const ControlledJoint& c : joints_) {
     const Joint& joint = model_.joints[c.joint];
-    double e = scalarJointPosition(joint, reference.x) - scalarJointPosition(joint, state.x);
+    const int o = joint.x_offset;
+    double e = jointScalarPosition(joint, reference.x.data() + o) - jointScalarPosition(joint, state.x.data() + o);
     if (joint.type != JointType::Prismatic) e = baseline::wrapAngle(e);
     const double edot = reference.xi[joint.xi_offset] - state.xi[joint.xi_offset];
     const double pd = kp * e + kd * edot;

@@ -636,12 +636,7 @@ void GeneratedReference::sampleBase(double t, double* x, double* xi, double* xid
 
 void GeneratedReference::setScalar(int joint, const Jet& q, ReferenceSample& out) const {
   const Joint& j = joints[joint];
-  if (j.type == JointType::RevoluteUnitCircle) {
-    out.x(j.x_offset) = std::cos(q[0]);
-    out.x(j.x_offset + 1) = std::sin(q[0]);
-  } else {
-    out.x(j.x_offset) = q[0];
-  }
+  setJointScalarPosition(j, q[0], out.x.data() + j.x_offset);
   out.xi(j.xi_offset) = q[1];
   out.xidot(j.xi_offset) = q[2];
 }
@@ -785,7 +780,7 @@ void Builder::analyzeModel() {
   ref_->gravity = model_.gravity;
   for (int i = 0; i < static_cast<int>(model_.joints.size()); ++i) {
     const Joint& j = model_.joints[i];
-    if (isScalarJoint(j)) scalar_.push_back(i);
+    if (hasScalarPosition(j.type)) scalar_.push_back(i);
   }
   base_ = baseJointIndex(model_);
   ref_->scalar = scalar_;

@@ -5,16 +5,6 @@
 
 namespace rbs {
 
-bool isScalarJoint(const Joint& joint) {
-  return joint.type == JointType::Revolute || joint.type == JointType::Prismatic ||
-         joint.type == JointType::RevoluteUnitCircle;
-}
-
-double scalarJointPosition(const Joint& joint, const VecX& x) {
-  if (joint.type == JointType::RevoluteUnitCircle) return std::atan2(x[joint.x_offset + 1], x[joint.x_offset]);
-  return x[joint.x_offset];
-}
-
 int baseJointIndex(const Model& model) {
   // The base may hang from the world through fixed joints (a mount): its parent is welded.
   auto welded = [&model](int body) {
@@ -51,7 +41,7 @@ TrackingErrors::TrackingErrors(const Model& model, const std::string& tracked_bo
     body_ = model.numBodies() - 1;
   }
   for (int j = 0; j < static_cast<int>(model.joints.size()); ++j)
-    if (isScalarJoint(model.joints[j])) scalar_joints_.push_back(j);
+    if (hasScalarPosition(model.joints[j].type)) scalar_joints_.push_back(j);
   const std::string& name = model.bodies[body_].name;
   signals_ = {
       {"error.position", "m", "position error |r - r_R| of body " + name},
@@ -91,7 +81,8 @@ void TrackingErrors::evaluate(const Workspace& ws, const Workspace& ws_ref, cons
     double sum = 0.0;
     for (int j : scalar_joints_) {
       const Joint& joint = model_.joints[j];
-      double e = scalarJointPosition(joint, x) - scalarJointPosition(joint, x_ref);
+      const int o = joint.x_offset;
+      double e = jointScalarPosition(joint, x.data() + o) - jointScalarPosition(joint, x_ref.data() + o);
       if (joint.type != JointType::Prismatic) e = std::remainder(e, 2.0 * std::numbers::pi);
       sum += e * e;
     }

@@ -51,9 +51,4 @@ class TrackingErrors {
 /// agree on it.
 int baseJointIndex(const Model& model);
 
-/// The scalar coordinate q of a one-degree-of-freedom joint (revolute: angle, prismatic:
-/// displacement, unit circle: atan2(s, c)). Only for revolute, prismatic, revolute_unit_circle.
-double scalarJointPosition(const Joint& joint, const VecX& x);
-bool isScalarJoint(const Joint& joint);
-
 }  // namespace rbs

@@ -61,7 +61,7 @@ bool addBodyInputWrenches(const Model& model, const VecX& u, Workspace& ws) {
   }
   for (int i = 0; i < model.numInputs(); ++i) {
     const Actuator& a = model.actuators[i];
-    if (a.kind == ActuatorKind::BodyForce || a.kind == ActuatorKind::BodyTorque) {
+    if (!actsOnJoint(a.kind)) {
       any = true;
       ws.wrench[a.body] += a.unit_wrench * u(i);
     }
@@ -334,7 +334,7 @@ void computeInputForces(const Model& model, const VecX& x, const VecX& xi, const
   }
   for (int i = 0; i < model.numInputs(); ++i) {
     const Actuator& a = model.actuators[i];
-    if (a.kind == ActuatorKind::BodyForce || a.kind == ActuatorKind::BodyTorque) continue;
+    if (!actsOnJoint(a.kind)) continue;
     const Joint& j = model.joints[a.joint];
     const int c = j.xi_offset + a.component;
     switch (a.kind) {
@@ -376,7 +376,7 @@ void computeInputMatrix(const Model& model, Workspace& ws) {
   ws.input_matrix.setZero();
   for (int i = 0; i < model.numInputs(); ++i) {
     const Actuator& a = model.actuators[i];
-    if (a.kind == ActuatorKind::BodyForce || a.kind == ActuatorKind::BodyTorque) {
+    if (!actsOnJoint(a.kind)) {
       ws.input_matrix.col(i).noalias() = ws.jacobian(a.body).transpose() * a.unit_wrench;
     } else {  // joint actuators: gain on their coordinate
       ws.input_matrix(model.joints[a.joint].xi_offset + a.component, i) = a.gain;

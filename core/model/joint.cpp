@@ -123,6 +123,14 @@ bool isSphericalType(JointType type) {
          type == JointType::SphericalEulerZYX || type == JointType::SphericalAbsolute;
 }
 
+bool isRevoluteType(JointType type) {
+  return type == JointType::Revolute || type == JointType::RevoluteUnitCircle;
+}
+
+bool hasScalarPosition(JointType type) { return isRevoluteType(type) || type == JointType::Prismatic; }
+
+bool usesAxis(JointType type) { return hasScalarPosition(type) || type == JointType::Universal; }
+
 std::optional<JointType> jointTypeFromName(std::string_view name) {
   for (const auto& t : kTypes)
     if (t.name == name) return t.type;
@@ -377,6 +385,19 @@ void jointCoordinatesFromMotion(const Joint& j, const Pose& m, double* x) {
 
 void neutralJointCoordinates(const Joint& j, double* x) {
   jointCoordinatesFromMotion(j, Pose::identity(), x);
+}
+
+double jointScalarPosition(const Joint& joint, const double* x_e) {
+  return joint.type == JointType::RevoluteUnitCircle ? std::atan2(x_e[1], x_e[0]) : x_e[0];
+}
+
+void setJointScalarPosition(const Joint& joint, double q, double* x_e) {
+  if (joint.type == JointType::RevoluteUnitCircle) {
+    x_e[0] = std::cos(q);
+    x_e[1] = std::sin(q);
+  } else {
+    x_e[0] = q;
+  }
 }
 
 }  // namespace rbs

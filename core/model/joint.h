@@ -53,6 +53,14 @@ bool hasConstantMotionSubspace(JointType type);
 /// True for the ball joints: spherical, spherical_quaternion, spherical_euler_zyx,
 /// spherical_absolute (three rotational freedoms about a fixed centre).
 bool isSphericalType(JointType type);
+/// True for revolute and revolute_unit_circle: one rotation about `axis`.
+bool isRevoluteType(JointType type);
+/// True for the one-degree-of-freedom joints whose position is one number, an angle or a
+/// displacement (revolute, revolute_unit_circle, prismatic): limits, joint springs, armature,
+/// scalar initial positions and joint-space references apply to them.
+bool hasScalarPosition(JointType type);
+/// True for the types that read `axis` (the scalar-position ones and universal).
+bool usesAxis(JointType type);
 
 /// Edge Jacobian block in the joint's own velocity columns (at most 6 columns, no heap).
 using MotionSubspace = Eigen::Matrix<double, 6, Eigen::Dynamic, Eigen::ColMajor, 6, 6>;
@@ -112,6 +120,12 @@ void projectJointCoordinates(const Joint& joint, double* x_e);
 /// Coordinates of the joint for a given motion pose (the part between T_p and T_c). Components the
 /// joint cannot produce are dropped (e.g. the off-axis rotation for a revolute joint).
 void jointCoordinatesFromMotion(const Joint& joint, const Pose& motion, double* x_e);
+
+/// The angle [rad] or displacement [m] of a joint with hasScalarPosition(type): x₀ for angle
+/// coordinates, atan2(s, c) for unit-circle ones.
+double jointScalarPosition(const Joint& joint, const double* x_e);
+/// Sets x_e to the angle or displacement q (a joint with hasScalarPosition(type)).
+void setJointScalarPosition(const Joint& joint, double q, double* x_e);
 
 /// Neutral coordinates (identity motion).
 void neutralJointCoordinates(const Joint& joint, double* x_e);

@@ -83,6 +83,12 @@ enum class ActuatorKind {
   JointSpeedServo,
 };
 
+/// True for the kinds that act on a joint coordinate (effort and the servos); the others act on a
+/// body (Actuator::body).
+inline bool actsOnJoint(ActuatorKind kind) {
+  return kind == ActuatorKind::JointEffort || kind == ActuatorKind::JointServo || kind == ActuatorKind::JointSpeedServo;
+}
+
 /// One input u_i and its column of B(x): f_E = B(x) u + f_E(x, ξ, 0) — affine in u; the servo
 /// kinds put their state-dependent part (−gain θ − damping θ̇, −gain ϖ + τ_load) in f_E(x, ξ, 0).
 struct Actuator {

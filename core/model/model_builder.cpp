@@ -18,8 +18,22 @@ constexpr double kUnitTol = 1e-6;
 // the tree-sparse one (measured crossover between 10 and 30 coordinates, docs/BENCHMARKS.md).
 constexpr int kDenseCholeskyMinSize = 24;
 
-[[noreturn]] void fail(const std::string& what, const std::string& name, const std::string& msg) {
-  throw ModelError(what + " '" + name + "': " + msg);
+/// The element a check is about, for ModelError: kind, declaration index and name.
+struct ElementRef {
+  ModelElement kind;
+  int index;
+  const std::string& name;
+};
+
+/// "joint 'elbow': <message>".
+[[noreturn]] void fail(const ElementRef& e, ModelField field, const std::string& message) {
+  throw ModelError(e.kind, e.index, e.name, field,
+                   std::string(modelElementName(e.kind)) + " '" + e.name + "': " + message);
+}
+
+/// For elements that have no name to quote: "actuator with empty name".
+[[noreturn]] void failUnnamed(const ElementRef& e, const std::string& message) {
+  throw ModelError(e.kind, e.index, e.name, ModelField::Name, message);
 }
 
 std::string str(double v) {
@@ -29,55 +43,48 @@ std::string str(double v) {
   return os.str();
 }
 
-template <class Derived>
-bool allFinite(const Eigen::MatrixBase<Derived>& m) {
-  return m.allFinite();
-}
+// The checks below name the field twice: as ModelField for the front ends and in words (`what`)
+// for the message, which may be more specific ("first frame offset" for FirstFrame).
 
-bool finitePose(const Pose& p) { return p.R.allFinite() && p.r.allFinite(); }
-
-void checkRotation(const Mat3& R, const std::string& what, const std::string& name,
-                   const std::string& field) {
-  if (!R.allFinite()) fail(what, name, field + " contains NaN or infinite values");
+void checkRotation(const Mat3& R, const ElementRef& e, ModelField field, const std::string& what) {
+  if (!R.allFinite()) fail(e, field, what + " contains NaN or infinite values");
   const double err = orthogonalityError(R);
   if (err > kOrthonormalTol || R.determinant() < 0.0)
-    fail(what, name,
-         field + " is not a rotation matrix (‖RᵀR − I‖ = " + str(err) + ", det = " +
-             str(R.determinant()) + "; expected orthonormal with det +1)");
+    fail(e, field,
+         what + " is not a rotation matrix (‖RᵀR − I‖ = " + str(err) + ", det = " + str(R.determinant()) +
+             "; expected orthonormal with det +1)");
 }
 
-void checkPose(const Pose& p, const std::string& what, const std::string& name,
-               const std::string& field) {
-  if (!finitePose(p)) fail(what, name, field + " contains NaN or infinite values");
-  checkRotation(p.R, what, name, field + " rotation");
+void checkPose(const Pose& p, const ElementRef& e, ModelField field, const std::string& what) {
+  if (!p.R.allFinite() || !p.r.allFinite()) fail(e, field, what + " contains NaN or infinite values");
+  checkRotation(p.R, e, field, what + " rotation");
 }
 
-Vec3 checkUnit(const Vec3& a, const std::string& what, const std::string& name,
-               const std::string& field) {
-  if (!a.allFinite()) fail(what, name, field + " contains NaN or infinite values");
+Vec3 checkUnit(const Vec3& a, const ElementRef& e, ModelField field, const std::string& what) {
+  if (!a.allFinite()) fail(e, field, what + " contains NaN or infinite values");
   const double n = a.norm();
-  if (n < 1e-12) fail(what, name, field + " is the zero vector; expected a unit vector");
-  if (std::abs(n - 1.0) > kUnitTol)
-    fail(what, name, field + " has norm " + str(n) + "; expected a unit vector");
+  if (n < 1e-12) fail(e, field, what + " is the zero vector; expected a unit vector");
+  if (std::abs(n - 1.0) > kUnitTol) fail(e, field, what + " has norm " + str(n) + "; expected a unit vector");
   return a / n;
 }
 
-void checkSymmetricPsd(const Mat3& A, const std::string& what, const std::string& name,
-                       const std::string& field) {
-  if (!A.allFinite()) fail(what, name, field + " contains NaN or infinite values");
+void checkSymmetricPsd(const Mat3& A, const ElementRef& e, ModelField field, const std::string& what) {
+  if (!A.allFinite()) fail(e, field, what + " contains NaN or infinite values");
   const double scale = std::max(1.0, A.cwiseAbs().maxCoeff());
-  if ((A - A.transpose()).cwiseAbs().maxCoeff() > 1e-9 * scale)
-    fail(what, name, field + " is not symmetric");
+  if ((A - A.transpose()).cwiseAbs().maxCoeff() > 1e-9 * scale) fail(e, field, what + " is not symmetric");
   const Vec3 ev = Eigen::SelfAdjointEigenSolver<Mat3>(A).eigenvalues();
   if (ev.minCoeff() < -1e-12 * scale)
-    fail(what, name, field + " is not positive semidefinite (smallest eigenvalue " +
-                         str(ev.minCoeff()) + ")");
+    fail(e, field, what + " is not positive semidefinite (smallest eigenvalue " + str(ev.minCoeff()) + ")");
 }
 
-void checkNonNegative(double v, const std::string& what, const std::string& name,
-                      const std::string& field) {
-  if (!std::isfinite(v)) fail(what, name, field + " is NaN or infinite");
-  if (v < 0.0) fail(what, name, field + " is " + str(v) + "; expected ≥ 0");
+void checkNonNegative(double v, const ElementRef& e, ModelField field, const std::string& what) {
+  if (!std::isfinite(v)) fail(e, field, what + " is NaN or infinite");
+  if (v < 0.0) fail(e, field, what + " is " + str(v) + "; expected ≥ 0");
+}
+
+/// A finite number > 0; `message` says so in the element's words.
+void checkPositive(double v, const ElementRef& e, ModelField field, const std::string& message) {
+  if (!(v > 0.0) || !std::isfinite(v)) fail(e, field, message);
 }
 
 /// Inertia of a joint's child body about the joint axis through the body-frame origin.
@@ -86,21 +93,525 @@ double rotorAxisInertia(const Model& m, const Joint& joint) {
   return a.dot(m.bodies[joint.child].inertia_origin * a);
 }
 
-void checkBody(const BodySpec& b) {
-  const std::string what = "body";
-  if (b.name.empty()) throw ModelError("body with empty name");
-  if (b.name == kWorld) fail(what, b.name, "the name 'world' is reserved for the inertial frame");
-  if (!std::isfinite(b.mass)) fail(what, b.name, "mass is NaN or infinite");
-  if (b.mass <= 0.0) fail(what, b.name, "mass is " + str(b.mass) + " kg; expected > 0");
-  if (!b.com.allFinite()) fail(what, b.name, "centre of mass contains NaN or infinite values");
-  if (!b.inertia.allFinite()) fail(what, b.name, "inertia contains NaN or infinite values");
-  const double scale = b.inertia.cwiseAbs().maxCoeff();
-  if ((b.inertia - b.inertia.transpose()).cwiseAbs().maxCoeff() > 1e-9 * std::max(scale, 1e-300))
-    fail(what, b.name, "inertia tensor is not symmetric");
-  if (const std::string problem = inertiaProblem(b.inertia); !problem.empty()) fail(what, b.name, problem);
+// ---- the steps of ModelBuilder::build(), in the order it runs them -----------------------------
+
+/// The joint tree: names resolved, every body's parent joint, the topological order.
+struct Tree {
+  std::map<std::string, int, std::less<>> body_by_name;  ///< name → declaration index
+  std::vector<int> parent_joint_of;  ///< body declaration index → declaration index of its joint
+  std::vector<int> order;            ///< model body index → declaration index (parents first)
+  std::vector<int> new_index;        ///< body declaration index → model body index
+
+  bool hasBody(const std::string& name) const { return body_by_name.count(name) > 0; }
+  /// Model index of a body by name; -1 for the world.
+  int bodyIndex(const std::string& name) const { return name == kWorld ? -1 : new_index[body_by_name.at(name)]; }
+  /// Declaration index of the joint whose child is model body `child`.
+  int jointSpecOf(int child) const { return parent_joint_of[order[child]]; }
+};
+
+void checkBodies(const std::vector<BodySpec>& bodies, Tree& tree) {
+  for (size_t i = 0; i < bodies.size(); ++i) {
+    const BodySpec& b = bodies[i];
+    const ElementRef e{ModelElement::Body, static_cast<int>(i), b.name};
+    if (b.name.empty()) failUnnamed(e, "body with empty name");
+    if (b.name == kWorld) fail(e, ModelField::Name, "the name 'world' is reserved for the inertial frame");
+    if (!std::isfinite(b.mass)) fail(e, ModelField::Mass, "mass is NaN or infinite");
+    if (b.mass <= 0.0) fail(e, ModelField::Mass, "mass is " + str(b.mass) + " kg; expected > 0");
+    if (!b.com.allFinite()) fail(e, ModelField::CentreOfMass, "centre of mass contains NaN or infinite values");
+    if (!b.inertia.allFinite()) fail(e, ModelField::Inertia, "inertia contains NaN or infinite values");
+    const double scale = b.inertia.cwiseAbs().maxCoeff();
+    if ((b.inertia - b.inertia.transpose()).cwiseAbs().maxCoeff() > 1e-9 * std::max(scale, 1e-300))
+      fail(e, ModelField::Inertia, "inertia tensor is not symmetric");
+    if (const std::string problem = inertiaProblem(b.inertia); !problem.empty()) fail(e, ModelField::Inertia, problem);
+    if (!tree.body_by_name.emplace(b.name, static_cast<int>(i)).second)
+      fail(e, ModelField::Name, "name is used by more than one body");
+  }
+}
+
+/// Every body has exactly one parent joint; parents and children exist.
+void connectJoints(const std::vector<BodySpec>& bodies, const std::vector<JointSpec>& joints, Tree& tree) {
+  std::set<std::string, std::less<>> joint_names;
+  tree.parent_joint_of.assign(bodies.size(), -1);
+  for (size_t j = 0; j < joints.size(); ++j) {
+    const JointSpec& js = joints[j];
+    const ElementRef e{ModelElement::Joint, static_cast<int>(j), js.name};
+    if (js.name.empty()) failUnnamed(e, "joint with empty name (child '" + js.child + "')");
+    if (!joint_names.insert(js.name).second) fail(e, ModelField::Name, "name is used by more than one joint");
+    if (js.child == kWorld) fail(e, ModelField::Child, "the world cannot be a child");
+    auto c = tree.body_by_name.find(js.child);
+    if (c == tree.body_by_name.end()) fail(e, ModelField::Child, "child body '" + js.child + "' does not exist");
+    if (js.parent != kWorld && !tree.hasBody(js.parent))
+      fail(e, ModelField::Parent, "parent body '" + js.parent + "' does not exist");
+    if (js.parent == js.child) fail(e, ModelField::Child, "connects body '" + js.child + "' to itself");
+    if (tree.parent_joint_of[c->second] >= 0)
+      fail(e, ModelField::Child,
+           "body '" + js.child + "' already has parent joint '" + joints[tree.parent_joint_of[c->second]].name +
+               "'; a second connection closes a loop: declare it as a loop closure");
+    tree.parent_joint_of[c->second] = static_cast<int>(j);
+  }
+  for (size_t b = 0; b < bodies.size(); ++b)
+    if (tree.parent_joint_of[b] < 0)
+      fail({ModelElement::Body, static_cast<int>(b), bodies[b].name}, ModelField::None,
+           "has no parent joint; connect it to 'world' or another body (use a fixed or free joint)");
+}
+
+/// Breadth first from the world, children in declaration order; bodies not reached lie on a cycle.
+void orderTopologically(const std::vector<BodySpec>& bodies, const std::vector<JointSpec>& joints, Tree& tree) {
+  std::map<std::string, std::vector<int>, std::less<>> children_of;  // parent name → joints
+  for (size_t j = 0; j < joints.size(); ++j) children_of[joints[j].parent].push_back(static_cast<int>(j));
+  tree.new_index.assign(bodies.size(), -1);
+  auto visit = [&](const std::string& parent) {
+    const auto it = children_of.find(parent);
+    if (it == children_of.end()) return;
+    for (int j : it->second) {
+      const int c = tree.body_by_name.at(joints[j].child);
+      tree.new_index[c] = static_cast<int>(tree.order.size());
+      tree.order.push_back(c);
+    }
+  };
+  visit(kWorld);
+  for (size_t next = 0; next < tree.order.size(); ++next) visit(bodies[tree.order[next]].name);  // order is the queue
+  for (size_t b = 0; b < bodies.size(); ++b)
+    if (tree.new_index[b] < 0) {
+      const int j = tree.parent_joint_of[b];
+      fail({ModelElement::Joint, j, joints[j].name}, ModelField::None,
+           "is part of a cycle in the joint tree (body '" + bodies[b].name +
+               "' is not connected to the world); close loops with a loop closure instead");
+    }
+}
+
+/// Bodies in tree order with their spatial inertia (3.51).
+void addBodies(const std::vector<BodySpec>& bodies, const Tree& tree, Model& m) {
+  for (int b : tree.order) {
+    const BodySpec& bs = bodies[b];
+    Body body;
+    body.name = bs.name;
+    body.mass = bs.mass;
+    body.com = bs.com;
+    body.inertia_com = 0.5 * (bs.inertia + bs.inertia.transpose());
+    body.spatial_inertia = spatialInertia(bs.mass, bs.com, body.inertia_com);
+    body.inertia_origin = body.spatial_inertia.bottomRightCorner<3, 3>();
+    m.bodies.push_back(body);
+  }
+}
+
+/// Joints in tree order: placements, axes, armature and their slices of x and ξ.
+void addJoints(const std::vector<JointSpec>& joints, const Tree& tree, Model& m) {
+  for (int b : tree.order) {
+    const int index = tree.parent_joint_of[b];
+    const JointSpec& js = joints[index];
+    const ElementRef e{ModelElement::Joint, index, js.name};
+    Joint j;
+    j.name = js.name;
+    j.type = js.type;
+    j.parent = tree.bodyIndex(js.parent);
+    j.child = tree.new_index[b];
+    checkPose(js.parent_placement, e, ModelField::ParentPlacement, "parent placement");
+    checkPose(js.child_placement, e, ModelField::ChildPlacement, "child placement");
+    j.parent_placement = js.parent_placement;
+    j.child_placement = js.child_placement;
+    j.has_child_placement = !js.child_placement.isIdentity();
+    j.has_parent_placement = !js.parent_placement.isIdentity();
+    if (usesAxis(js.type)) j.axis = checkUnit(js.axis, e, ModelField::Axis, "axis");
+    if (js.type == JointType::Universal) {
+      j.axis2 = checkUnit(js.axis2, e, ModelField::SecondAxis, "second axis");
+      if (j.axis.cross(j.axis2).norm() < 1e-6)
+        fail(e, ModelField::SecondAxis, "universal joint axes are parallel; expected two independent axes");
+    }
+    if (js.type == JointType::SphericalAbsolute && j.has_child_placement)
+      fail(e, ModelField::ChildPlacement,
+           "spherical_absolute requires the child frame at the joint (identity child placement)");
+    if (js.armature != 0.0) {
+      if (!hasScalarPosition(js.type))
+        fail(e, ModelField::Armature, "armature applies to one-axis joints (revolute, prismatic)");
+      checkPositive(js.armature, e, ModelField::Armature, "armature must be finite and ≥ 0");
+      j.armature = js.armature;
+    }
+    j.nx = configurationSize(js.type);
+    j.nxi = velocitySize(js.type);
+    j.x_offset = m.nx;
+    j.xi_offset = m.nxi;
+    m.nx += j.nx;
+    m.nxi += j.nxi;
+    m.joints.push_back(j);
+  }
+}
+
+/// x₀ and ξ₀: the neutral state with each joint's initial position, pose and velocity.
+void setInitialState(const std::vector<JointSpec>& joints, const Tree& tree, Model& m) {
+  m.initial_state = m.neutralState();
+  for (const Joint& j : m.joints) {
+    const int index = tree.jointSpecOf(j.child);
+    const JointSpec& js = joints[index];
+    const ElementRef e{ModelElement::Joint, index, js.name};
+    double* x = m.initial_state.x.data() + j.x_offset;
+    if (js.initial_position) {
+      if (!hasScalarPosition(j.type))
+        fail(e, ModelField::InitialPosition, "an initial position (scalar) needs a one-degree-of-freedom joint");
+      const double q = *js.initial_position;
+      if (!std::isfinite(q)) fail(e, ModelField::InitialPosition, "initial position is NaN or infinite");
+      setJointScalarPosition(j, q, x);
+    }
+    if (js.initial_motion) {
+      checkPose(*js.initial_motion, e, ModelField::InitialPose, "initial pose");
+      jointCoordinatesFromMotion(j, *js.initial_motion, x);
+    }
+    if (js.initial_velocity.size() != 0) {
+      if (js.initial_velocity.size() != j.nxi)
+        fail(e, ModelField::InitialVelocity,
+             "initial velocity has " + std::to_string(js.initial_velocity.size()) + " components; the joint has " +
+                 std::to_string(j.nxi));
+      if (!js.initial_velocity.allFinite()) fail(e, ModelField::InitialVelocity, "initial velocity is NaN or infinite");
+      m.initial_state.xi.segment(j.xi_offset, j.nxi) = js.initial_velocity;
+    }
+  }
+}
+
+void setJointLimits(const std::vector<JointSpec>& joints, const Tree& tree, Model& m) {
+  m.joint_limits.resize(m.joints.size());
+  for (const Joint& j : m.joints) {
+    const int index = tree.jointSpecOf(j.child);
+    const JointSpec& js = joints[index];
+    if (!js.limits) continue;
+    const ElementRef e{ModelElement::Joint, index, js.name};
+    if (!hasScalarPosition(j.type)) fail(e, ModelField::Limits, "limits apply to one-degree-of-freedom joints");
+    const JointLimits& l = *js.limits;
+    if (std::isnan(l.lower) || std::isnan(l.upper) || l.lower > l.upper)
+      fail(e, ModelField::Limits, "position limits [" + str(l.lower) + ", " + str(l.upper) + "] are not an interval");
+    if (!(l.effort >= 0.0) || !(l.velocity >= 0.0))
+      fail(e, ModelField::Limits, "effort and velocity limits must be ≥ 0");
+    m.joint_limits[j.child] = l;
+  }
+}
+
+/// The tree's sparsity for the factorization of M and the Jacobians: each coordinate's parent
+/// coordinate, runs of chained coordinates, each body's supporting columns.
+void analyseSparsity(Model& m) {
+  m.support.resize(m.bodies.size());
+  m.dof_parent.assign(m.nxi, -1);
+  for (const Joint& j : m.joints) {
+    int previous = -1;  // last coordinate of the nearest ancestor joint with coordinates
+    for (int a = j.parent; a >= 0 && previous < 0; a = m.joints[a].parent)
+      if (m.joints[a].nxi > 0) previous = m.joints[a].xi_offset + m.joints[a].nxi - 1;
+    for (int c = 0; c < j.nxi; ++c) m.dof_parent[j.xi_offset + c] = c == 0 ? previous : j.xi_offset + c - 1;
+  }
+  m.dof_run_start.resize(m.nxi);
+  for (int i = 0; i < m.nxi; ++i)
+    m.dof_run_start[i] = i > 0 && m.dof_parent[i] == i - 1 ? m.dof_run_start[i - 1] : i;
+  m.dofs_form_chain = m.nxi >= kDenseCholeskyMinSize && m.dof_run_start[m.nxi - 1] == 0;
+  m.constant_mass_matrix = std::all_of(m.joints.begin(), m.joints.end(), [](const Joint& j) {
+    return j.parent < 0 && hasConstantMotionSubspace(j.type);
+  });
+  for (const Joint& j : m.joints) {
+    std::vector<int> cols = j.parent >= 0 ? m.support[j.parent] : std::vector<int>{};
+    for (int c = 0; c < j.nxi; ++c) cols.push_back(j.xi_offset + c);
+    std::sort(cols.begin(), cols.end());
+    m.support[j.child] = std::move(cols);
+  }
+}
+
+/// A frame of a force element or loop closure: an existing body (or the world) and an offset.
+Frame resolveFrame(const FrameSpec& f, const Tree& tree, const ElementRef& e, ModelField field,
+                   const std::string& which) {
+  if (f.body != kWorld && !tree.hasBody(f.body)) fail(e, field, which + " body '" + f.body + "' does not exist");
+  checkPose(f.offset, e, field, which + " frame offset");
+  return Frame{tree.bodyIndex(f.body), f.offset};
+}
+
+/// Springs (3.68): K from k, h and Π_s.
+void addSprings(const std::vector<SpringSpec>& springs, const Tree& tree, Model& m) {
+  for (size_t i = 0; i < springs.size(); ++i) {
+    const SpringSpec& s = springs[i];
+    const ElementRef e{ModelElement::Spring, static_cast<int>(i), s.name};
+    Spring sp;
+    sp.name = s.name;
+    sp.a = resolveFrame(s.a, tree, e, ModelField::FirstFrame, "first");
+    sp.b = resolveFrame(s.b, tree, e, ModelField::SecondFrame, "second");
+    if (sp.a.body == sp.b.body) fail(e, ModelField::Frames, "connects a body to itself");
+    checkPose(s.rest, e, ModelField::RestPose, "rest pose");
+    sp.rest = s.rest;
+    checkNonNegative(s.stiffness, e, ModelField::Stiffness, "stiffness");
+    if (!s.center.allFinite()) fail(e, ModelField::Centre, "centre of stiffness is NaN or infinite");
+    checkSymmetricPsd(s.rotational_stiffness, e, ModelField::RotationalStiffness, "rotational stiffness");
+    sp.stiffness = rigidBodyStiffness(s.stiffness, s.center, s.rotational_stiffness);
+    sp.stiffness_moment = Wed(sp.stiffness);
+    m.springs.push_back(sp);
+  }
+}
+
+/// Dampers (3.72): D from d, l and Υ_s.
+void addDampers(const std::vector<DamperSpec>& dampers, const Tree& tree, Model& m) {
+  for (size_t i = 0; i < dampers.size(); ++i) {
+    const DamperSpec& d = dampers[i];
+    const ElementRef e{ModelElement::Damper, static_cast<int>(i), d.name};
+    Damper dp;
+    dp.name = d.name;
+    dp.a = resolveFrame(d.a, tree, e, ModelField::FirstFrame, "first (fluid)");
+    dp.b = resolveFrame(d.b, tree, e, ModelField::SecondFrame, "second");
+    if (dp.a.body == dp.b.body) fail(e, ModelField::Frames, "connects a body to itself");
+    checkNonNegative(d.damping, e, ModelField::Damping, "damping");
+    if (!d.center.allFinite()) fail(e, ModelField::Centre, "centre of damping is NaN or infinite");
+    checkSymmetricPsd(d.rotational_damping, e, ModelField::RotationalDamping, "rotational damping");
+    dp.damping = rigidBodyStiffness(d.damping, d.center, d.rotational_damping);
+    m.dampers.push_back(dp);
+  }
+}
+
+void addJointSpringDampers(const std::vector<JointSpringDamperSpec>& springs, Model& m) {
+  for (size_t i = 0; i < springs.size(); ++i) {
+    const JointSpringDamperSpec& s = springs[i];
+    const ElementRef e{ModelElement::JointSpring, static_cast<int>(i), s.joint};
+    const int j = m.jointIndex(s.joint);
+    if (j < 0) fail(e, ModelField::Joint, "joint does not exist");
+    const JointType t = m.joints[j].type;
+    if (!hasScalarPosition(t))
+      fail(e, ModelField::Joint,
+           "joint springs act on revolute, revolute_unit_circle or prismatic joints; use a spring "
+           "between frames for '" + std::string(jointTypeName(t)) + "'");
+    checkNonNegative(s.stiffness, e, ModelField::Stiffness, "stiffness");
+    checkNonNegative(s.damping, e, ModelField::Damping, "damping");
+    if (!std::isfinite(s.rest_position)) fail(e, ModelField::RestPosition, "rest position is NaN or infinite");
+    m.joint_spring_dampers.push_back({j, s.stiffness, s.rest_position, s.damping});
+  }
+}
+
+void addExternalWrenches(const std::vector<ExternalWrenchSpec>& wrenches, const Tree& tree, Model& m) {
+  for (size_t i = 0; i < wrenches.size(); ++i) {
+    const ExternalWrenchSpec& w = wrenches[i];
+    const ElementRef e{ModelElement::ExternalWrench, static_cast<int>(i), w.body};
+    if (!tree.hasBody(w.body)) fail(e, ModelField::Body, "body does not exist");
+    const std::pair<const Vec3*, ModelField> values[] = {
+        {&w.point, ModelField::Point}, {&w.force, ModelField::Force}, {&w.torque, ModelField::Torque}};
+    for (const auto& [value, field] : values)
+      if (!value->allFinite()) fail(e, field, "contains NaN or infinite values");
+    m.external_wrenches.push_back({tree.bodyIndex(w.body), w.point, w.force, w.torque, w.world_axes});
+  }
+}
+
+/// The joint an effort or servo acts on; Actuator::gain of a speed servo from the rotor inertia.
+void resolveJointActuator(const ActuatorSpec& a, const ElementRef& e, const Model& m, Actuator& act) {
+  act.joint = m.jointIndex(a.joint);
+  if (act.joint < 0) fail(e, ModelField::Joint, "joint '" + a.joint + "' does not exist");
+  const Joint& joint = m.joints[act.joint];
+  if (a.component < 0 || a.component >= joint.nxi)
+    fail(e, ModelField::Component,
+         "component " + std::to_string(a.component) + " is out of range; joint '" + a.joint + "' has " +
+             std::to_string(joint.nxi) + " velocity coordinates");
+  act.component = a.component;
+  checkPositive(a.gain, e, ModelField::Gain, "gain must be finite and > 0");
+  act.gain = a.gain;
+  if (a.kind == ActuatorKind::JointServo) {
+    // (5.2) compares θ_R with the joint angle: only angle/displacement coordinates have one.
+    if (joint.type != JointType::Revolute && joint.type != JointType::Prismatic)
+      fail(e, ModelField::Joint,
+           "a servo needs a revolute joint with angle coordinates or a prismatic joint; joint '" + a.joint +
+               "' is " + std::string(jointTypeName(joint.type)));
+    if (!(a.damping >= 0.0) || !std::isfinite(a.damping)) fail(e, ModelField::Damping, "damping must be finite and ≥ 0");
+    act.damping = a.damping;
+  }
+  if (a.kind == ActuatorKind::JointSpeedServo) {
+    if (!isRevoluteType(joint.type))
+      fail(e, ModelField::Joint,
+           "a speed servo needs a revolute joint; joint '" + a.joint + "' is " + std::string(jointTypeName(joint.type)));
+    checkPositive(a.time_constant, e, ModelField::TimeConstant, "time constant must be finite and > 0");
+    act.gain = (rotorAxisInertia(m, joint) + joint.armature) / a.time_constant;
+  }
+}
+
+/// The body a force or torque acts on and its unit wrench.
+void resolveBodyActuator(const ActuatorSpec& a, const ElementRef& e, const Tree& tree, Actuator& act) {
+  if (!tree.hasBody(a.body)) fail(e, ModelField::Body, "body '" + a.body + "' does not exist");
+  act.body = tree.bodyIndex(a.body);
+  act.direction = checkUnit(a.direction, e, ModelField::Direction, "direction");
+  if (!a.point.allFinite()) fail(e, ModelField::Point, "point is NaN or infinite");
+  act.point = a.point;
+  if (!std::isfinite(a.torque_ratio)) fail(e, ModelField::TorqueRatio, "torque_ratio is NaN or infinite");
+  if (a.kind != ActuatorKind::BodyForce && a.torque_ratio != 0.0)
+    fail(e, ModelField::TorqueRatio, "torque_ratio applies to body_force actuators only");
+  act.torque_ratio = a.torque_ratio;
+  if (a.kind == ActuatorKind::BodyForce)
+    act.unit_wrench << act.direction, act.point.cross(act.direction) + act.torque_ratio * act.direction;
+  else
+    act.unit_wrench << Vec3::Zero(), act.direction;
+}
+
+void addActuators(const std::vector<ActuatorSpec>& actuators, const Tree& tree, Model& m) {
+  std::set<std::string, std::less<>> names;
+  for (size_t i = 0; i < actuators.size(); ++i) {
+    const ActuatorSpec& a = actuators[i];
+    const ElementRef e{ModelElement::Actuator, static_cast<int>(i), a.name};
+    if (a.name.empty()) failUnnamed(e, "actuator with empty name");
+    if (!names.insert(a.name).second) fail(e, ModelField::Name, "name is used by more than one actuator");
+    Actuator act;
+    act.name = a.name;
+    act.kind = a.kind;
+    if (std::isnan(a.lower) || std::isnan(a.upper) || a.lower > a.upper)
+      fail(e, ModelField::Limits, "limits [" + str(a.lower) + ", " + str(a.upper) + "] are not an interval");
+    act.lower = a.lower;
+    act.upper = a.upper;
+    if (actsOnJoint(a.kind))
+      resolveJointActuator(a, e, m, act);
+    else
+      resolveBodyActuator(a, e, tree, act);
+    m.actuators.push_back(act);
+  }
+}
+
+void addPropellers(const std::vector<PropellerSpec>& propellers, Model& m) {
+  std::set<std::string, std::less<>> names;
+  for (size_t i = 0; i < propellers.size(); ++i) {
+    const PropellerSpec& p = propellers[i];
+    const ElementRef e{ModelElement::Propeller, static_cast<int>(i), p.name};
+    if (p.name.empty()) failUnnamed(e, "propeller with empty name");
+    if (!names.insert(p.name).second) fail(e, ModelField::Name, "name is used by more than one propeller");
+    Propeller prop;
+    prop.name = p.name;
+    prop.joint = m.jointIndex(p.joint);
+    if (prop.joint < 0) fail(e, ModelField::Joint, "joint '" + p.joint + "' does not exist");
+    const Joint& joint = m.joints[prop.joint];
+    if (!isRevoluteType(joint.type))
+      fail(e, ModelField::Joint,
+           "joint '" + p.joint + "' must be revolute; it is " + std::string(jointTypeName(joint.type)));
+    if (m.propellerOnJoint(prop.joint) >= 0) fail(e, ModelField::Joint, "joint '" + p.joint + "' already carries a propeller");
+    prop.spin_axis = joint.child_placement.R.transpose() * joint.axis;  // joint frame → rotor body frame
+    prop.thrust_direction = checkUnit(p.thrust_direction, e, ModelField::ThrustDirection, "thrust direction");
+    if (std::abs(prop.thrust_direction.dot(prop.spin_axis)) < 1.0 - 1e-9)
+      fail(e, ModelField::ThrustDirection, "thrust direction must be parallel to the spin axis of joint '" + p.joint + "'");
+    checkPositive(p.thrust_coefficient, e, ModelField::ThrustCoefficient, "thrust coefficient must be finite and > 0");
+    checkNonNegative(p.drag_coefficient, e, ModelField::DragCoefficient, "drag coefficient");
+    checkNonNegative(p.friction, e, ModelField::Friction, "friction");
+    checkNonNegative(p.min_speed, e, ModelField::SpeedLimits, "minimum speed");
+    if (!(p.max_speed > p.min_speed))
+      fail(e, ModelField::SpeedLimits,
+           "speed limits [" + str(p.min_speed) + ", " + str(p.max_speed) + "] are not an interval");
+    prop.thrust_coefficient = p.thrust_coefficient;
+    prop.drag_coefficient = p.drag_coefficient;
+    prop.friction = p.friction;
+    prop.min_speed = p.min_speed;
+    prop.max_speed = p.max_speed;
+    m.propellers.push_back(prop);
+  }
+}
+
+void addLoopClosures(const std::vector<LoopClosureSpec>& closures, const Tree& tree, Model& m) {
+  for (size_t i = 0; i < closures.size(); ++i) {
+    const LoopClosureSpec& l = closures[i];
+    const ElementRef e{ModelElement::LoopClosure, static_cast<int>(i), l.name};
+    LoopClosure lc;
+    lc.name = l.name;
+    lc.kind = l.kind;
+    lc.a = resolveFrame(l.a, tree, e, ModelField::FirstFrame, "first");
+    lc.b = resolveFrame(l.b, tree, e, ModelField::SecondFrame, "second");
+    if (lc.a.body == lc.b.body) fail(e, ModelField::Frames, "connects a body to itself");
+    checkNonNegative(l.stabilization_frequency, e, ModelField::StabilizationFrequency, "stabilization frequency");
+    checkNonNegative(l.stabilization_damping, e, ModelField::StabilizationDamping, "stabilization damping");
+    lc.stabilization_frequency = l.stabilization_frequency;
+    lc.stabilization_damping = l.stabilization_damping;
+    m.constraint_rows += lc.rows();
+    m.loop_closures.push_back(lc);
+  }
+}
+
+void addVisuals(const std::vector<VisualSpec>& visuals, const Tree& tree, Model& m) {
+  for (size_t i = 0; i < visuals.size(); ++i) {
+    const VisualSpec& v = visuals[i];
+    const ElementRef e{ModelElement::Visual, static_cast<int>(i), v.body};
+    if (!tree.hasBody(v.body)) fail(e, ModelField::Body, "body does not exist");
+    checkPose(v.origin, e, ModelField::Origin, "origin");
+    if (!v.size.allFinite() || (v.size.array() < 0.0).any()) fail(e, ModelField::Size, "sizes must be finite and ≥ 0");
+    if (!v.color.allFinite() || (v.color.array() < 0.0).any() || (v.color.array() > 1.0).any())
+      fail(e, ModelField::Colour, "colour components must lie in [0, 1]");
+    if (v.shape == Visual::Shape::Mesh && v.mesh_file.empty()) fail(e, ModelField::Mesh, "mesh without a file");
+    m.visuals.push_back(Visual{tree.bodyIndex(v.body), v.shape, v.size, v.mesh_file, v.origin, v.color});
+  }
+}
+
+/// One free-floating body driven by body forces and torques only: the dynamics take the
+/// Newton–Euler shortcut (core/dynamics).
+bool isSingleRigidBody(const Model& m) {
+  return m.joints.size() == 1 && m.joints[0].parent < 0 && !m.joints[0].has_child_placement &&
+         (m.joints[0].type == JointType::Free || m.joints[0].type == JointType::FreeQuaternion) &&
+         m.springs.empty() && m.dampers.empty() && m.joint_spring_dampers.empty() && m.propellers.empty() &&
+         m.loop_closures.empty() && std::all_of(m.actuators.begin(), m.actuators.end(), [](const Actuator& a) {
+           return !actsOnJoint(a.kind);
+         });
 }
 
 }  // namespace
+
+const char* modelElementName(ModelElement kind) {
+  switch (kind) {
+    case ModelElement::Model: return "model";
+    case ModelElement::Body: return "body";
+    case ModelElement::Joint: return "joint";
+    case ModelElement::Spring: return "spring";
+    case ModelElement::Damper: return "damper";
+    case ModelElement::JointSpring: return "joint spring";
+    case ModelElement::ExternalWrench: return "external wrench";
+    case ModelElement::Actuator: return "actuator";
+    case ModelElement::Propeller: return "propeller";
+    case ModelElement::LoopClosure: return "loop closure";
+    case ModelElement::Visual: return "visual";
+  }
+  return "element";
+}
+
+const char* modelFieldName(ModelField field) {
+  switch (field) {
+    case ModelField::None: return "none";
+    case ModelField::Name: return "name";
+    case ModelField::Gravity: return "gravity";
+    case ModelField::Mass: return "mass";
+    case ModelField::CentreOfMass: return "centre of mass";
+    case ModelField::Inertia: return "inertia";
+    case ModelField::Parent: return "parent";
+    case ModelField::Child: return "child";
+    case ModelField::ParentPlacement: return "parent placement";
+    case ModelField::ChildPlacement: return "child placement";
+    case ModelField::Axis: return "axis";
+    case ModelField::SecondAxis: return "second axis";
+    case ModelField::Armature: return "armature";
+    case ModelField::InitialPosition: return "initial position";
+    case ModelField::InitialPose: return "initial pose";
+    case ModelField::InitialVelocity: return "initial velocity";
+    case ModelField::Limits: return "limits";
+    case ModelField::FirstFrame: return "first frame";
+    case ModelField::SecondFrame: return "second frame";
+    case ModelField::Frames: return "frames";
+    case ModelField::RestPose: return "rest pose";
+    case ModelField::Stiffness: return "stiffness";
+    case ModelField::Centre: return "centre";
+    case ModelField::RotationalStiffness: return "rotational stiffness";
+    case ModelField::Damping: return "damping";
+    case ModelField::RotationalDamping: return "rotational damping";
+    case ModelField::RestPosition: return "rest position";
+    case ModelField::StabilizationFrequency: return "stabilization frequency";
+    case ModelField::StabilizationDamping: return "stabilization damping";
+    case ModelField::Joint: return "joint";
+    case ModelField::Body: return "body";
+    case ModelField::Point: return "point";
+    case ModelField::Force: return "force";
+    case ModelField::Torque: return "torque";
+    case ModelField::Component: return "component";
+    case ModelField::Gain: return "gain";
+    case ModelField::TimeConstant: return "time constant";
+    case ModelField::Direction: return "direction";
+    case ModelField::TorqueRatio: return "torque ratio";
+    case ModelField::ThrustDirection: return "thrust direction";
+    case ModelField::ThrustCoefficient: return "thrust coefficient";
+    case ModelField::DragCoefficient: return "drag coefficient";
+    case ModelField::Friction: return "friction";
+    case ModelField::SpeedLimits: return "speed limits";
+    case ModelField::Origin: return "origin";
+    case ModelField::Size: return "size";
+    case ModelField::Colour: return "colour";
+    case ModelField::Mesh: return "mesh";
+  }
+  return "field";
+}
+
+ModelError::ModelError(ModelElement kind, int index, std::string name, ModelField field, const std::string& message)
+    : std::runtime_error(message), kind_(kind), index_(index), name_(std::move(name)), field_(field) {}
 
 std::string inertiaProblem(const Mat3& inertia_com) {
   const Vec3 ev = Eigen::SelfAdjointEigenSolver<Mat3>(inertia_com).eigenvalues();  // ascending
@@ -191,8 +702,7 @@ ModelBuilder ModelBuilder::rotorsAsThrusters() const {
     joint->limits.reset();
     joint->armature = 0.0;
     std::erase_if(out.actuators_, [&](const ActuatorSpec& a) {
-      return (a.kind == ActuatorKind::JointEffort || a.kind == ActuatorKind::JointServo ||
-              a.kind == ActuatorKind::JointSpeedServo) && a.joint == p.joint;
+      return actsOnJoint(a.kind) && a.joint == p.joint;
     });
     std::erase_if(out.joint_spring_dampers_, [&](const JointSpringDamperSpec& s) { return s.joint == p.joint; });
     ActuatorSpec thrust;
@@ -210,375 +720,54 @@ ModelBuilder ModelBuilder::rotorsAsThrusters() const {
   return out;
 }
 
+int ModelBuilder::count(ModelElement kind) const {
+  switch (kind) {
+    case ModelElement::Model: return 1;
+    case ModelElement::Body: return static_cast<int>(bodies_.size());
+    case ModelElement::Joint: return static_cast<int>(joints_.size());
+    case ModelElement::Spring: return static_cast<int>(springs_.size());
+    case ModelElement::Damper: return static_cast<int>(dampers_.size());
+    case ModelElement::JointSpring: return static_cast<int>(joint_spring_dampers_.size());
+    case ModelElement::ExternalWrench: return static_cast<int>(external_wrenches_.size());
+    case ModelElement::Actuator: return static_cast<int>(actuators_.size());
+    case ModelElement::Propeller: return static_cast<int>(propellers_.size());
+    case ModelElement::LoopClosure: return static_cast<int>(loop_closures_.size());
+    case ModelElement::Visual: return static_cast<int>(visuals_.size());
+  }
+  return 0;
+}
+
 bool ModelBuilder::hasBody(const std::string& name) const {
   return std::any_of(bodies_.begin(), bodies_.end(), [&](const BodySpec& b) { return b.name == name; });
 }
 
 Model ModelBuilder::build() const {
-  if (!gravity_.allFinite()) throw ModelError("gravity contains NaN or infinite values");
-  if (bodies_.empty()) throw ModelError("the model has no bodies");
+  const std::string no_name;
+  if (!gravity_.allFinite())
+    throw ModelError(ModelElement::Model, 0, no_name, ModelField::Gravity, "gravity contains NaN or infinite values");
+  if (bodies_.empty()) throw ModelError(ModelElement::Model, 0, no_name, ModelField::None, "the model has no bodies");
 
-  // ---- bodies -----------------------------------------------------------------------------
-  std::map<std::string, int, std::less<>> body_by_name;  // declaration index
-  for (size_t i = 0; i < bodies_.size(); ++i) {
-    checkBody(bodies_[i]);
-    if (!body_by_name.emplace(bodies_[i].name, static_cast<int>(i)).second)
-      fail("body", bodies_[i].name, "name is used by more than one body");
-  }
-
-  // ---- joints: structure ------------------------------------------------------------------
-  std::set<std::string, std::less<>> joint_names;
-  std::vector<int> parent_joint_of(bodies_.size(), -1);  // declaration indices
-  for (size_t j = 0; j < joints_.size(); ++j) {
-    const JointSpec& js = joints_[j];
-    if (js.name.empty()) throw ModelError("joint with empty name (child '" + js.child + "')");
-    if (!joint_names.insert(js.name).second) fail("joint", js.name, "name is used by more than one joint");
-    if (js.child == kWorld) fail("joint", js.name, "the world cannot be a child");
-    auto c = body_by_name.find(js.child);
-    if (c == body_by_name.end()) fail("joint", js.name, "child body '" + js.child + "' does not exist");
-    if (js.parent != kWorld && !body_by_name.count(js.parent))
-      fail("joint", js.name, "parent body '" + js.parent + "' does not exist");
-    if (js.parent == js.child) fail("joint", js.name, "connects body '" + js.child + "' to itself");
-    if (parent_joint_of[c->second] >= 0)
-      fail("joint", js.name,
-           "body '" + js.child + "' already has parent joint '" + joints_[parent_joint_of[c->second]].name +
-               "'; a second connection closes a loop: declare it as a loop closure");
-    parent_joint_of[c->second] = static_cast<int>(j);
-  }
-  for (size_t b = 0; b < bodies_.size(); ++b)
-    if (parent_joint_of[b] < 0)
-      fail("body", bodies_[b].name,
-           "has no parent joint; connect it to 'world' or another body (use a fixed or free joint)");
-
-  // Topological order from the world; bodies not reached lie on a cycle.
-  std::vector<int> order;  // declaration indices
-  std::vector<int> new_index(bodies_.size(), -1);
-  {
-    // Breadth first from the world, children in declaration order; `order` itself is the queue.
-    std::map<std::string, std::vector<int>, std::less<>> children_of;  // parent name → joints
-    for (size_t j = 0; j < joints_.size(); ++j) children_of[joints_[j].parent].push_back(static_cast<int>(j));
-    auto visit = [&](const std::string& parent) {
-      const auto it = children_of.find(parent);
-      if (it == children_of.end()) return;
-      for (int j : it->second) {
-        const int c = body_by_name.at(joints_[j].child);
-        new_index[c] = static_cast<int>(order.size());
-        order.push_back(c);
-      }
-    };
-    visit(kWorld);
-    for (size_t next = 0; next < order.size(); ++next) visit(bodies_[order[next]].name);
-  }
-  if (order.size() != bodies_.size()) {
-    for (size_t b = 0; b < bodies_.size(); ++b)
-      if (new_index[b] < 0) {
-        const JointSpec& js = joints_[parent_joint_of[b]];
-        fail("joint", js.name,
-             "is part of a cycle in the joint tree (body '" + bodies_[b].name +
-                 "' is not connected to the world); close loops with a loop closure instead");
-      }
-  }
+  Tree tree;
+  checkBodies(bodies_, tree);
+  connectJoints(bodies_, joints_, tree);
+  orderTopologically(bodies_, joints_, tree);
 
   Model m;
   m.gravity = gravity_;
-  for (int b : order) {
-    const BodySpec& bs = bodies_[b];
-    Body body;
-    body.name = bs.name;
-    body.mass = bs.mass;
-    body.com = bs.com;
-    body.inertia_com = 0.5 * (bs.inertia + bs.inertia.transpose());
-    body.spatial_inertia = spatialInertia(bs.mass, bs.com, body.inertia_com);
-    body.inertia_origin = body.spatial_inertia.bottomRightCorner<3, 3>();
-    m.bodies.push_back(body);
-  }
-  auto bodyIndex = [&](const std::string& name) { return name == kWorld ? -1 : new_index[body_by_name.at(name)]; };
-
-  // ---- joints: geometry and coordinates ---------------------------------------------------
-  for (int b : order) {
-    const JointSpec& js = joints_[parent_joint_of[b]];
-    Joint j;
-    j.name = js.name;
-    j.type = js.type;
-    j.parent = bodyIndex(js.parent);
-    j.child = new_index[b];
-    checkPose(js.parent_placement, "joint", js.name, "parent placement");
-    checkPose(js.child_placement, "joint", js.name, "child placement");
-    j.parent_placement = js.parent_placement;
-    j.child_placement = js.child_placement;
-    j.has_child_placement = !js.child_placement.isIdentity();
-    j.has_parent_placement = !js.parent_placement.isIdentity();
-    const bool uses_axis = js.type == JointType::Revolute || js.type == JointType::RevoluteUnitCircle ||
-                           js.type == JointType::Prismatic || js.type == JointType::Universal;
-    if (uses_axis) j.axis = checkUnit(js.axis, "joint", js.name, "axis");
-    if (js.type == JointType::Universal) {
-      j.axis2 = checkUnit(js.axis2, "joint", js.name, "second axis");
-      if (j.axis.cross(j.axis2).norm() < 1e-6)
-        fail("joint", js.name, "universal joint axes are parallel; expected two independent axes");
-    }
-    if (js.type == JointType::SphericalAbsolute && j.has_child_placement)
-      fail("joint", js.name,
-           "spherical_absolute requires the child frame at the joint (identity child placement)");
-    if (js.armature != 0.0) {
-      if (!uses_axis || js.type == JointType::Universal)
-        fail("joint", js.name, "armature applies to one-axis joints (revolute, prismatic)");
-      if (!(js.armature > 0.0) || !std::isfinite(js.armature))
-        fail("joint", js.name, "armature must be finite and ≥ 0");
-      j.armature = js.armature;
-    }
-    j.nx = configurationSize(js.type);
-    j.nxi = velocitySize(js.type);
-    j.x_offset = m.nx;
-    j.xi_offset = m.nxi;
-    m.nx += j.nx;
-    m.nxi += j.nxi;
-    m.joints.push_back(j);
-  }
-
-  // ---- initial state ------------------------------------------------------------------------
-  m.initial_state = m.neutralState();
-  for (const Joint& j : m.joints) {
-    const JointSpec& js = joints_[parent_joint_of[order[j.child]]];
-    double* x = m.initial_state.x.data() + j.x_offset;
-    if (js.initial_position) {
-      if (j.nxi != 1 || j.type == JointType::Universal)
-        fail("joint", js.name, "an initial position (scalar) needs a one-degree-of-freedom joint");
-      const double q = *js.initial_position;
-      if (!std::isfinite(q)) fail("joint", js.name, "initial position is NaN or infinite");
-      if (j.type == JointType::Revolute || j.type == JointType::Prismatic) {
-        x[0] = q;
-      } else {
-        x[0] = std::cos(q);
-        x[1] = std::sin(q);
-      }
-    }
-    if (js.initial_motion) {
-      checkPose(*js.initial_motion, "joint", js.name, "initial pose");
-      jointCoordinatesFromMotion(j, *js.initial_motion, x);
-    }
-    if (js.initial_velocity.size() != 0) {
-      if (js.initial_velocity.size() != j.nxi)
-        fail("joint", js.name,
-             "initial velocity has " + std::to_string(js.initial_velocity.size()) +
-                 " components; the joint has " + std::to_string(j.nxi));
-      if (!js.initial_velocity.allFinite()) fail("joint", js.name, "initial velocity is NaN or infinite");
-      m.initial_state.xi.segment(j.xi_offset, j.nxi) = js.initial_velocity;
-    }
-  }
-
-  // ---- joint limits ---------------------------------------------------------------------------
-  m.joint_limits.resize(m.joints.size());
-  for (const Joint& j : m.joints) {
-    const JointSpec& js = joints_[parent_joint_of[order[j.child]]];
-    if (!js.limits) continue;
-    if (j.nxi != 1 || j.type == JointType::Universal)
-      fail("joint", js.name, "limits apply to one-degree-of-freedom joints");
-    const JointLimits& l = *js.limits;
-    if (std::isnan(l.lower) || std::isnan(l.upper) || l.lower > l.upper)
-      fail("joint", js.name, "position limits [" + str(l.lower) + ", " + str(l.upper) + "] are not an interval");
-    if (!(l.effort >= 0.0) || !(l.velocity >= 0.0))
-      fail("joint", js.name, "effort and velocity limits must be ≥ 0");
-    m.joint_limits[j.child] = l;
-  }
-
-  // ---- Jacobian support ---------------------------------------------------------------------
-  m.support.resize(m.bodies.size());
-  m.dof_parent.assign(m.nxi, -1);
-  for (const Joint& j : m.joints) {
-    int previous = -1;  // last coordinate of the nearest ancestor joint with coordinates
-    for (int a = j.parent; a >= 0 && previous < 0; a = m.joints[a].parent)
-      if (m.joints[a].nxi > 0) previous = m.joints[a].xi_offset + m.joints[a].nxi - 1;
-    for (int c = 0; c < j.nxi; ++c) m.dof_parent[j.xi_offset + c] = c == 0 ? previous : j.xi_offset + c - 1;
-  }
-  m.dof_run_start.resize(m.nxi);
-  for (int i = 0; i < m.nxi; ++i)
-    m.dof_run_start[i] = i > 0 && m.dof_parent[i] == i - 1 ? m.dof_run_start[i - 1] : i;
-  m.dofs_form_chain = m.nxi >= kDenseCholeskyMinSize && m.dof_run_start[m.nxi - 1] == 0;
-  m.constant_mass_matrix = std::all_of(m.joints.begin(), m.joints.end(), [](const Joint& j) {
-    return j.parent < 0 && hasConstantMotionSubspace(j.type);
-  });
-  for (const Joint& j : m.joints) {
-    std::vector<int> cols = j.parent >= 0 ? m.support[j.parent] : std::vector<int>{};
-    for (int c = 0; c < j.nxi; ++c) cols.push_back(j.xi_offset + c);
-    std::sort(cols.begin(), cols.end());
-    m.support[j.child] = std::move(cols);
-  }
-
-  // ---- force elements -------------------------------------------------------------------------
-  auto frame = [&](const FrameSpec& f, const std::string& what, const std::string& name,
-                   const std::string& which) {
-    if (f.body != kWorld && !body_by_name.count(f.body))
-      fail(what, name, which + " body '" + f.body + "' does not exist");
-    checkPose(f.offset, what, name, which + " frame offset");
-    return Frame{bodyIndex(f.body), f.offset};
-  };
-  for (const SpringSpec& s : springs_) {
-    Spring sp;
-    sp.name = s.name;
-    sp.a = frame(s.a, "spring", s.name, "first");
-    sp.b = frame(s.b, "spring", s.name, "second");
-    if (sp.a.body == sp.b.body) fail("spring", s.name, "connects a body to itself");
-    checkPose(s.rest, "spring", s.name, "rest pose");
-    sp.rest = s.rest;
-    checkNonNegative(s.stiffness, "spring", s.name, "stiffness");
-    if (!s.center.allFinite()) fail("spring", s.name, "centre of stiffness is NaN or infinite");
-    checkSymmetricPsd(s.rotational_stiffness, "spring", s.name, "rotational stiffness");
-    sp.stiffness = rigidBodyStiffness(s.stiffness, s.center, s.rotational_stiffness);
-    sp.stiffness_moment = Wed(sp.stiffness);
-    m.springs.push_back(sp);
-  }
-  for (const DamperSpec& d : dampers_) {
-    Damper dp;
-    dp.name = d.name;
-    dp.a = frame(d.a, "damper", d.name, "first (fluid)");
-    dp.b = frame(d.b, "damper", d.name, "second");
-    if (dp.a.body == dp.b.body) fail("damper", d.name, "connects a body to itself");
-    checkNonNegative(d.damping, "damper", d.name, "damping");
-    if (!d.center.allFinite()) fail("damper", d.name, "centre of damping is NaN or infinite");
-    checkSymmetricPsd(d.rotational_damping, "damper", d.name, "rotational damping");
-    dp.damping = rigidBodyStiffness(d.damping, d.center, d.rotational_damping);
-    m.dampers.push_back(dp);
-  }
-  for (const JointSpringDamperSpec& s : joint_spring_dampers_) {
-    const int j = m.jointIndex(s.joint);
-    if (j < 0) fail("joint spring", s.joint, "joint does not exist");
-    const JointType t = m.joints[j].type;
-    if (t != JointType::Revolute && t != JointType::RevoluteUnitCircle && t != JointType::Prismatic)
-      fail("joint spring", s.joint,
-           "joint springs act on revolute, revolute_unit_circle or prismatic joints; use a spring "
-           "between frames for '" + std::string(jointTypeName(t)) + "'");
-    checkNonNegative(s.stiffness, "joint spring", s.joint, "stiffness");
-    checkNonNegative(s.damping, "joint spring", s.joint, "damping");
-    if (!std::isfinite(s.rest_position)) fail("joint spring", s.joint, "rest position is NaN or infinite");
-    m.joint_spring_dampers.push_back({j, s.stiffness, s.rest_position, s.damping});
-  }
-  for (const ExternalWrenchSpec& w : external_wrenches_) {
-    if (!body_by_name.count(w.body)) fail("external wrench", w.body, "body does not exist");
-    if (!w.point.allFinite() || !w.force.allFinite() || !w.torque.allFinite())
-      fail("external wrench", w.body, "contains NaN or infinite values");
-    m.external_wrenches.push_back({bodyIndex(w.body), w.point, w.force, w.torque, w.world_axes});
-  }
-  std::set<std::string, std::less<>> actuator_names;
-  for (const ActuatorSpec& a : actuators_) {
-    if (a.name.empty()) throw ModelError("actuator with empty name");
-    if (!actuator_names.insert(a.name).second) fail("actuator", a.name, "name is used by more than one actuator");
-    Actuator act;
-    act.name = a.name;
-    act.kind = a.kind;
-    if (std::isnan(a.lower) || std::isnan(a.upper) || a.lower > a.upper)
-      fail("actuator", a.name, "limits [" + str(a.lower) + ", " + str(a.upper) + "] are not an interval");
-    act.lower = a.lower;
-    act.upper = a.upper;
-    if (a.kind == ActuatorKind::JointEffort || a.kind == ActuatorKind::JointServo ||
-        a.kind == ActuatorKind::JointSpeedServo) {
-      act.joint = m.jointIndex(a.joint);
-      if (act.joint < 0) fail("actuator", a.name, "joint '" + a.joint + "' does not exist");
-      const Joint& joint = m.joints[act.joint];
-      if (a.component < 0 || a.component >= joint.nxi)
-        fail("actuator", a.name,
-             "component " + std::to_string(a.component) + " is out of range; joint '" + a.joint + "' has " +
-                 std::to_string(joint.nxi) + " velocity coordinates");
-      act.component = a.component;
-      if (!(a.gain > 0.0) || !std::isfinite(a.gain)) fail("actuator", a.name, "gain must be finite and > 0");
-      act.gain = a.gain;
-      if (a.kind == ActuatorKind::JointServo) {
-        // (5.2) compares θ_R with the joint angle: only angle/displacement coordinates have one.
-        if (joint.type != JointType::Revolute && joint.type != JointType::Prismatic)
-          fail("actuator", a.name,
-               "a servo needs a revolute joint with angle coordinates or a prismatic joint; joint '" +
-                   a.joint + "' is " + std::string(jointTypeName(joint.type)));
-        if (!(a.damping >= 0.0) || !std::isfinite(a.damping))
-          fail("actuator", a.name, "damping must be finite and ≥ 0");
-        act.damping = a.damping;
-      }
-      if (a.kind == ActuatorKind::JointSpeedServo) {
-        if (joint.type != JointType::Revolute && joint.type != JointType::RevoluteUnitCircle)
-          fail("actuator", a.name, "a speed servo needs a revolute joint; joint '" + a.joint + "' is " +
-                                       std::string(jointTypeName(joint.type)));
-        if (!(a.time_constant > 0.0) || !std::isfinite(a.time_constant))
-          fail("actuator", a.name, "time constant must be finite and > 0");
-        act.gain = (rotorAxisInertia(m, joint) + joint.armature) / a.time_constant;
-      }
-    } else {
-      if (!body_by_name.count(a.body)) fail("actuator", a.name, "body '" + a.body + "' does not exist");
-      act.body = bodyIndex(a.body);
-      act.direction = checkUnit(a.direction, "actuator", a.name, "direction");
-      if (!a.point.allFinite()) fail("actuator", a.name, "point is NaN or infinite");
-      act.point = a.point;
-      if (!std::isfinite(a.torque_ratio)) fail("actuator", a.name, "torque_ratio is NaN or infinite");
-      if (a.kind != ActuatorKind::BodyForce && a.torque_ratio != 0.0)
-        fail("actuator", a.name, "torque_ratio applies to body_force actuators only");
-      act.torque_ratio = a.torque_ratio;
-      if (a.kind == ActuatorKind::BodyForce)
-        act.unit_wrench << act.direction, act.point.cross(act.direction) + act.torque_ratio * act.direction;
-      else
-        act.unit_wrench << Vec3::Zero(), act.direction;
-    }
-    m.actuators.push_back(act);
-  }
-  std::set<std::string, std::less<>> propeller_names;
-  for (const PropellerSpec& p : propellers_) {
-    if (p.name.empty()) throw ModelError("propeller with empty name");
-    if (!propeller_names.insert(p.name).second) fail("propeller", p.name, "name is used by more than one propeller");
-    Propeller prop;
-    prop.name = p.name;
-    prop.joint = m.jointIndex(p.joint);
-    if (prop.joint < 0) fail("propeller", p.name, "joint '" + p.joint + "' does not exist");
-    const Joint& joint = m.joints[prop.joint];
-    if (joint.type != JointType::Revolute && joint.type != JointType::RevoluteUnitCircle)
-      fail("propeller", p.name, "joint '" + p.joint + "' must be revolute; it is " + std::string(jointTypeName(joint.type)));
-    if (m.propellerOnJoint(prop.joint) >= 0)
-      fail("propeller", p.name, "joint '" + p.joint + "' already carries a propeller");
-    prop.spin_axis = joint.child_placement.R.transpose() * joint.axis;  // joint frame → rotor body frame
-    prop.thrust_direction = checkUnit(p.thrust_direction, "propeller", p.name, "thrust direction");
-    if (std::abs(prop.thrust_direction.dot(prop.spin_axis)) < 1.0 - 1e-9)
-      fail("propeller", p.name, "thrust direction must be parallel to the spin axis of joint '" + p.joint + "'");
-    if (!(p.thrust_coefficient > 0.0) || !std::isfinite(p.thrust_coefficient))
-      fail("propeller", p.name, "thrust coefficient must be finite and > 0");
-    checkNonNegative(p.drag_coefficient, "propeller", p.name, "drag coefficient");
-    checkNonNegative(p.friction, "propeller", p.name, "friction");
-    checkNonNegative(p.min_speed, "propeller", p.name, "minimum speed");
-    if (!(p.max_speed > p.min_speed))
-      fail("propeller", p.name, "speed limits [" + str(p.min_speed) + ", " + str(p.max_speed) + "] are not an interval");
-    prop.thrust_coefficient = p.thrust_coefficient;
-    prop.drag_coefficient = p.drag_coefficient;
-    prop.friction = p.friction;
-    prop.min_speed = p.min_speed;
-    prop.max_speed = p.max_speed;
-    m.propellers.push_back(prop);
-  }
-  for (const LoopClosureSpec& l : loop_closures_) {
-    LoopClosure lc;
-    lc.name = l.name;
-    lc.kind = l.kind;
-    lc.a = frame(l.a, "loop closure", l.name, "first");
-    lc.b = frame(l.b, "loop closure", l.name, "second");
-    if (lc.a.body == lc.b.body) fail("loop closure", l.name, "connects a body to itself");
-    checkNonNegative(l.stabilization_frequency, "loop closure", l.name, "stabilization frequency");
-    checkNonNegative(l.stabilization_damping, "loop closure", l.name, "stabilization damping");
-    lc.stabilization_frequency = l.stabilization_frequency;
-    lc.stabilization_damping = l.stabilization_damping;
-    m.constraint_rows += lc.rows();
-    m.loop_closures.push_back(lc);
-  }
-  for (const VisualSpec& v : visuals_) {
-    if (!body_by_name.count(v.body)) fail("visual", v.body, "body does not exist");
-    checkPose(v.origin, "visual", v.body, "origin");
-    if (!v.size.allFinite() || (v.size.array() < 0.0).any())
-      fail("visual", v.body, "sizes must be finite and ≥ 0");
-    if (!v.color.allFinite() || (v.color.array() < 0.0).any() || (v.color.array() > 1.0).any())
-      fail("visual", v.body, "colour components must lie in [0, 1]");
-    if (v.shape == Visual::Shape::Mesh && v.mesh_file.empty()) fail("visual", v.body, "mesh without a file");
-    m.visuals.push_back(Visual{bodyIndex(v.body), v.shape, v.size, v.mesh_file, v.origin, v.color});
-  }
-  m.single_rigid_body =
-      m.joints.size() == 1 && m.joints[0].parent < 0 && !m.joints[0].has_child_placement &&
-      (m.joints[0].type == JointType::Free || m.joints[0].type == JointType::FreeQuaternion) &&
-      m.springs.empty() && m.dampers.empty() && m.joint_spring_dampers.empty() && m.propellers.empty() &&
-      m.loop_closures.empty() &&
-      std::all_of(m.actuators.begin(), m.actuators.end(), [](const Actuator& a) {
-        return a.kind == ActuatorKind::BodyForce || a.kind == ActuatorKind::BodyTorque;
-      });
+  addBodies(bodies_, tree, m);
+  addJoints(joints_, tree, m);
+  setInitialState(joints_, tree, m);
+  setJointLimits(joints_, tree, m);
+  analyseSparsity(m);
+  addSprings(springs_, tree, m);
+  addDampers(dampers_, tree, m);
+  addJointSpringDampers(joint_spring_dampers_, m);
+  addExternalWrenches(external_wrenches_, tree, m);
+  addActuators(actuators_, tree, m);
+  addPropellers(propellers_, m);
+  addLoopClosures(loop_closures_, tree, m);
+  addVisuals(visuals_, tree, m);
+  m.single_rigid_body = isSingleRigidBody(m);
   return m;
 }
 

@@ -12,11 +12,54 @@
 
 namespace rbs {
 
-/// Invalid model description. The message names the element ("body 'arm'", "joint 'elbow'") and
-/// what is expected.
+/// The kinds of element a model description is made of (one per ModelBuilder::add… list), and
+/// Model for what belongs to the whole description (gravity, an empty model).
+enum class ModelElement {
+  Model, Body, Joint, Spring, Damper, JointSpring, ExternalWrench, Actuator, Propeller, LoopClosure, Visual,
+};
+inline constexpr int kModelElementCount = static_cast<int>(ModelElement::Visual) + 1;
+
+/// The part of an element a build error is about; None: the element as a whole (its place in the
+/// tree, for example). Named after the spec fields they correspond to.
+enum class ModelField {
+  None, Name, Gravity,
+  Mass, CentreOfMass, Inertia,                                         // BodySpec
+  Parent, Child, ParentPlacement, ChildPlacement, Axis, SecondAxis,   // JointSpec
+  Armature, InitialPosition, InitialPose, InitialVelocity, Limits,
+  FirstFrame, SecondFrame, Frames, RestPose, Stiffness, Centre,       // springs, dampers, loops
+  RotationalStiffness, Damping, RotationalDamping, RestPosition,
+  StabilizationFrequency, StabilizationDamping,
+  Joint, Body, Point, Force, Torque,                                   // wrenches, actuators
+  Component, Gain, TimeConstant, Direction, TorqueRatio,
+  ThrustDirection, ThrustCoefficient, DragCoefficient, Friction, SpeedLimits,  // PropellerSpec
+  Origin, Size, Colour, Mesh,                                          // VisualSpec
+};
+inline constexpr int kModelFieldCount = static_cast<int>(ModelField::Mesh) + 1;
+
+/// "joint spring", "loop closure", …: the element kinds as messages name them.
+const char* modelElementName(ModelElement kind);
+/// "centre of mass", "second axis", …: for messages and test output.
+const char* modelFieldName(ModelField field);
+
+/// Invalid model description. Structured so that a front end can point at the offending input
+/// without reading the text: which kind of element, its declaration index among the elements of
+/// that kind (the order of the ModelBuilder::add… calls), its name (a body's name for visuals and
+/// external wrenches, a joint's for joint springs; may be empty) and the field. The message says
+/// the same in words: "joint 'elbow': axis has norm 0.5; expected a unit vector".
 class ModelError : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  ModelError(ModelElement kind, int index, std::string name, ModelField field, const std::string& message);
+
+  ModelElement kind() const { return kind_; }
+  int index() const { return index_; }
+  const std::string& name() const { return name_; }
+  ModelField field() const { return field_; }
+
+ private:
+  ModelElement kind_;
+  int index_;
+  std::string name_;
+  ModelField field_;
 };
 
 inline constexpr const char* kWorld = "world";
@@ -146,6 +189,9 @@ class ModelBuilder {
   ModelBuilder& addVisual(VisualSpec spec);
   /// Whether a body of this name has been added (for importers that extend a builder).
   bool hasBody(const std::string& name) const;
+  /// How many elements of this kind have been added: the index (ModelError::index) the next one
+  /// gets. 1 for ModelElement::Model.
+  int count(ModelElement kind) const;
 
   /// Validates and builds. Throws ModelError.
   Model build() const;

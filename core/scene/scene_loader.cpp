@@ -2,8 +2,9 @@
 //
 // Order of work: raw-text checks (size, binary, UTF-8, nesting) → yaml-cpp parse → tree checks
 // (depth, size) → --set overrides on the tree → interpretation section by section into a
-// ModelBuilder (every value typed and located) → ModelBuilder::build(), whose ModelError is mapped
-// back to the element (and, where the message says which, the key) it names.
+// ModelBuilder (every value typed and located) → ModelBuilder::build(), whose ModelError names the
+// element by kind and index and the field it is about: the loader points at that element's key
+// (or, for elements of an included URDF, at the link or joint in the URDF file).
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -71,81 +72,58 @@ struct Element {
   std::map<std::string, YAML::Node> fields;  ///< value node of every key (and "frames[0]", …)
 };
 
-/// For a ModelError about an element: message fragment → keys to point at (first present wins).
-struct FieldRule {
-  const char* kind;
-  const char* fragment;
-  std::vector<std::string> keys;
-};
-
-const std::vector<FieldRule>& fieldRules() {
-  static const std::vector<FieldRule> rules = {
-      {"body", "name", {"name"}},
-      {"body", "centre of mass", {"com", "solid"}},
-      {"body", "mass", {"mass", "solid"}},
-      {"body", "inertia", {"inertia", "solid"}},
-      {"body", "principal moments", {"inertia", "solid"}},
-      {"joint", "name is used", {"name"}},
-      {"joint", "the world cannot be a child", {"child"}},
-      {"joint", "child body", {"child"}},
-      {"joint", "parent body", {"parent"}},
-      {"joint", "connects body", {"child"}},
-      {"joint", "already has parent joint", {"child"}},
-      {"joint", "second axis", {"axis2"}},
-      {"joint", "universal joint axes", {"axis2", "axis"}},
-      {"joint", "axis", {"axis"}},
-      {"joint", "parent placement", {"origin"}},
-      {"joint", "child placement", {"child_origin"}},
-      {"joint", "spherical_absolute requires", {"child_origin"}},
-      {"joint", "initial", {"initial"}},
-      {"joint", "limits", {"limits"}},
-      {"joint", "armature", {"armature"}},
-      {"spring", "first", {"frames[0]", "frames"}},
-      {"spring", "second", {"frames[1]", "frames"}},
-      {"spring", "connects a body to itself", {"frames"}},
-      {"spring", "rest pose", {"rest"}},
-      {"spring", "rotational stiffness", {"rotational_stiffness"}},
-      {"spring", "stiffness", {"stiffness"}},
-      {"spring", "centre", {"center"}},
-      {"damper", "first", {"frames[0]", "frames"}},
-      {"damper", "second", {"frames[1]", "frames"}},
-      {"damper", "connects a body to itself", {"frames"}},
-      {"damper", "rotational damping", {"rotational_damping"}},
-      {"damper", "damping", {"damping"}},
-      {"damper", "centre", {"center"}},
-      {"loop closure", "first", {"frames[0]", "frames"}},
-      {"loop closure", "second", {"frames[1]", "frames"}},
-      {"loop closure", "connects a body to itself", {"frames"}},
-      {"loop closure", "stabilization frequency", {"frequency"}},
-      {"loop closure", "stabilization damping", {"damping"}},
-      {"joint spring", "joint", {"joint"}},
-      {"joint spring", "stiffness", {"stiffness"}},
-      {"joint spring", "damping", {"damping"}},
-      {"joint spring", "rest position", {"rest_position"}},
-      {"external wrench", "body", {"body"}},
-      {"actuator", "name", {"name"}},
-      {"actuator", "limits", {"limits"}},
-      {"actuator", "joint '", {"joint"}},
-      {"actuator", "component", {"component"}},
-      {"actuator", "body '", {"body"}},
-      {"actuator", "direction", {"direction"}},
-      {"actuator", "point", {"point"}},
-      {"actuator", "gain", {"gain", "stiffness", "torque_constant"}},
-      {"actuator", "damping", {"damping"}},
-      {"actuator", "time constant", {"time_constant"}},
-      {"actuator", "a servo", {"joint"}},
-      {"actuator", "a speed servo", {"joint"}},
-      {"propeller", "name", {"name"}},
-      {"propeller", "joint", {"joint"}},
-      {"propeller", "thrust direction", {"thrust_direction"}},
-      {"propeller", "thrust coefficient", {"thrust_coefficient"}},
-      {"propeller", "drag coefficient", {"drag_coefficient"}},
-      {"propeller", "friction", {"friction"}},
-      {"propeller", "speed", {"speed_limits"}},
-      {"visual", "origin", {"origin"}},
-      {"visual", "colour", {"color"}},
-  };
-  return rules;
+/// The keys of a scene element that hold what a ModelError's field names, the first present
+/// wins; none present: the element itself. The same field has the same key in every section,
+/// except where the scene format names it by its role (a motor's torque constant is its gain).
+std::vector<std::string> keysOf(ModelField field) {
+  switch (field) {
+    case ModelField::None: case ModelField::Gravity: return {};
+    case ModelField::Name: return {"name"};
+    case ModelField::Mass: return {"mass", "solid"};
+    case ModelField::CentreOfMass: return {"com", "solid"};
+    case ModelField::Inertia: return {"inertia", "solid"};
+    case ModelField::Parent: return {"parent"};
+    case ModelField::Child: return {"child"};
+    case ModelField::ParentPlacement: return {"origin"};
+    case ModelField::ChildPlacement: return {"child_origin"};
+    case ModelField::Axis: return {"axis"};
+    case ModelField::SecondAxis: return {"axis2", "axis"};
+    case ModelField::Armature: return {"armature"};
+    case ModelField::InitialPosition: case ModelField::InitialPose: case ModelField::InitialVelocity: return {"initial"};
+    case ModelField::Limits: return {"limits", "current_limits"};
+    case ModelField::FirstFrame: return {"frames[0]", "frames"};
+    case ModelField::SecondFrame: return {"frames[1]", "frames"};
+    case ModelField::Frames: return {"frames"};
+    case ModelField::RestPose: return {"rest"};
+    case ModelField::Stiffness: return {"stiffness"};
+    case ModelField::Centre: return {"center"};
+    case ModelField::RotationalStiffness: return {"rotational_stiffness"};
+    case ModelField::Damping: return {"damping"};
+    case ModelField::RotationalDamping: return {"rotational_damping"};
+    case ModelField::RestPosition: return {"rest_position"};
+    case ModelField::StabilizationFrequency: return {"frequency"};
+    case ModelField::StabilizationDamping: return {"damping"};
+    case ModelField::Joint: return {"joint"};
+    case ModelField::Body: return {"body"};
+    case ModelField::Point: return {"point"};
+    case ModelField::Force: return {"force"};
+    case ModelField::Torque: return {"torque"};
+    case ModelField::Component: return {"component"};
+    case ModelField::Gain: return {"gain", "stiffness", "torque_constant"};
+    case ModelField::TimeConstant: return {"time_constant"};
+    case ModelField::Direction: return {"direction"};
+    case ModelField::TorqueRatio: return {"torque_ratio"};
+    case ModelField::ThrustDirection: return {"thrust_direction"};
+    case ModelField::ThrustCoefficient: return {"thrust_coefficient"};
+    case ModelField::DragCoefficient: return {"drag_coefficient"};
+    case ModelField::Friction: return {"friction"};
+    case ModelField::SpeedLimits: return {"speed_limits"};
+    case ModelField::Origin: return {"origin"};
+    case ModelField::Size: return {"box", "cylinder", "sphere", "capsule", "mesh"};
+    case ModelField::Colour: return {"color"};
+    case ModelField::Mesh: return {"mesh"};
+  }
+  return {};
 }
 
 class Loader {
@@ -189,7 +167,9 @@ class Loader {
   void readPlots(const YAML::Node& n, std::vector<PlotGroup>& plots) const;
   void readCamera(const YAML::Node& n, CameraSettings& c);
 
-  Element& remember(const std::string& kind, const std::string& name, const MapView& m);
+  /// Records where the element the next ModelBuilder::add… call of this kind adds is written
+  /// (its index is builder_.count(kind)), and refuses a name used twice.
+  Element& remember(ModelElement kind, const std::string& name, const MapView& m);
   SceneError mapModelError(const ModelError& e) const;
   void applyDeferred(Model& model, const DeferredJointValue& d) const;
 
@@ -201,7 +181,12 @@ class Loader {
   YAML::Node root_;
   std::optional<YAML::Node> include_node_, gravity_node_;
   std::string urdf_robot_name_;
-  std::map<std::pair<std::string, std::string>, Element> elements_;
+  std::optional<UrdfSummary> urdf_;  ///< of the included URDF
+  fs::path urdf_path_;
+  /// The scene's elements by ModelError kind and index.
+  std::map<std::pair<ModelElement, int>, Element> elements_;
+  /// The first node of each named element, for duplicate names.
+  std::map<std::pair<ModelElement, std::string>, YAML::Node> named_;
   /// Coordinates written directly after build() (planar and universal joints keep their angles
   /// exactly as given, without the wrap of a pose round trip).
   struct CoordinatePatch {
@@ -325,22 +310,25 @@ double Loader::nonNegative(const MapView& m, std::string_view key, double fallba
   return v;
 }
 
-Element& Loader::remember(const std::string& kind, const std::string& name, const MapView& m) {
+Element& Loader::remember(ModelElement kind, const std::string& name, const MapView& m) {
+  // Visuals and external wrenches are keyed by their body, joint springs by their joint: several
+  // may share it. Everything else is named and the name must be unique.
+  const bool shared =
+      kind == ModelElement::Visual || kind == ModelElement::ExternalWrench || kind == ModelElement::JointSpring;
+  if (!shared) {
+    auto [first, inserted] = named_.emplace(std::make_pair(kind, name), m.node());
+    if (!inserted) {
+      const YAML::Mark mark = first->second.Mark();
+      const YAML::Node* name_node = m.find("name");
+      src_.fail(name_node ? *name_node : m.node(),
+                at(m.path(), "the name '" + name + "' is used by more than one " + modelElementName(kind) +
+                                 (mark.is_null() ? "" : " (first on line " + std::to_string(mark.line + 1) + ")")));
+    }
+  }
   Element e;
   e.node = m.node();
   for (const auto& k : m.keys()) e.fields[k] = *m.find(k);
-  auto [it, inserted] = elements_.emplace(std::make_pair(kind, name), std::move(e));
-  // Visuals and external wrenches are keyed by their body, joint springs by their joint: several
-  // may share it. Everything else is named and the name must be unique.
-  const bool shared = kind == "visual" || kind == "external wrench" || kind == "joint spring";
-  if (!inserted && !shared) {
-    const YAML::Mark first = it->second.node.Mark();
-    const YAML::Node* name_node = m.find("name");
-    src_.fail(name_node ? *name_node : m.node(),
-              at(m.path(), "the name '" + name + "' is used by more than one " + kind +
-                               (first.is_null() ? "" : " (first on line " + std::to_string(first.line + 1) + ")")));
-  }
-  return it->second;
+  return elements_[{kind, builder_.count(kind)}] = std::move(e);
 }
 
 // ---- bodies -----------------------------------------------------------------------------------
@@ -363,7 +351,7 @@ void Loader::readBody(const YAML::Node& n, std::size_t i) {
     b.com = m.vec3("com", Vec3::Zero());
     b.inertia = readSymmetric6(m.require("inertia"), m.at("inertia"));
   }
-  remember("body", b.name, m);
+  remember(ModelElement::Body, b.name, m);
   builder_.addBody(b);
   if (const YAML::Node* visuals = m.find("visuals")) {
     std::size_t k = 0;
@@ -449,7 +437,7 @@ void Loader::readVisual(const YAML::Node& n, const std::string& path, const std:
       if (x < 0.0 || x > 1.0) src_.fail(*c, at(m.at("color"), "colour components must lie in [0, 1], got " + str(x)));
     v.color = Vec4(rgba[0], rgba[1], rgba[2], rgba.size() == 4 ? rgba[3] : 1.0);
   }
-  remember("visual", body, m);
+  remember(ModelElement::Visual, body, m);
   builder_.addVisual(v);
 }
 
@@ -504,15 +492,13 @@ void Loader::readJoint(const YAML::Node& n, std::size_t i) {
     if (vel && base != "spherical")
       src_.fail(*vel, at(m.at("velocity"), "the velocity choice applies to spherical joints only"));
   }
-  const bool one_dof = j.type == JointType::Revolute || j.type == JointType::RevoluteUnitCircle ||
-                       j.type == JointType::Prismatic;
-  const bool uses_axis = one_dof || j.type == JointType::Universal;
+  const bool one_dof = hasScalarPosition(j.type);
   if (const YAML::Node* p = m.find("parent")) j.parent = readName(src_, *p, m.at("parent"));
   j.child = m.name("child");
   if (const YAML::Node* o = m.find("origin")) j.parent_placement = readPose(*o, m.at("origin"));
   if (const YAML::Node* o = m.find("child_origin")) j.child_placement = readPose(*o, m.at("child_origin"));
   if (const YAML::Node* a = m.find("axis")) {
-    if (!uses_axis)
+    if (!usesAxis(j.type))
       src_.fail(*a, at(m.at("axis"), "'axis' applies to revolute, prismatic and universal joints, not to '" +
                                          std::string(jointTypeName(j.type)) + "'"));
     j.axis = readUnitVector(*a, m.at("axis"));
@@ -543,7 +529,7 @@ void Loader::readJoint(const YAML::Node& n, std::size_t i) {
       src_.fail(*a, at(m.at("armature"), "armature applies to revolute joints with angle coordinates and prismatic joints"));
     j.armature = nonNegative(m, "armature", 0.0);
   }
-  remember("joint", j.name, m);
+  remember(ModelElement::Joint, j.name, m);
   builder_.addJoint(j);
 }
 
@@ -601,7 +587,7 @@ void Loader::readSpring(const YAML::Node& n, std::size_t i) {
   MapView m(src_, n, path, {"name", "frames", "stiffness", "center", "rotational_stiffness", "rest"});
   SpringSpec s;
   s.name = m.name("name");
-  Element& e = remember("spring", s.name, m);
+  Element& e = remember(ModelElement::Spring, s.name, m);
   std::tie(s.a, s.b) = readFrames(m, e);
   s.stiffness = nonNegative(m, "stiffness", 0.0);
   s.center = m.vec3("center", Vec3::Zero());
@@ -615,7 +601,7 @@ void Loader::readDamper(const YAML::Node& n, std::size_t i) {
   MapView m(src_, n, path, {"name", "frames", "damping", "center", "rotational_damping"});
   DamperSpec d;
   d.name = m.name("name");
-  Element& e = remember("damper", d.name, m);
+  Element& e = remember(ModelElement::Damper, d.name, m);
   std::tie(d.a, d.b) = readFrames(m, e);
   d.damping = nonNegative(m, "damping", 0.0);
   d.center = m.vec3("center", Vec3::Zero());
@@ -631,7 +617,7 @@ void Loader::readJointSpring(const YAML::Node& n, std::size_t i) {
   s.stiffness = nonNegative(m, "stiffness", 0.0);
   s.rest_position = m.number("rest_position", 0.0);
   s.damping = nonNegative(m, "damping", 0.0);
-  remember("joint spring", s.joint, m);
+  remember(ModelElement::JointSpring, s.joint, m);
   builder_.addJointSpringDamper(s);
 }
 
@@ -640,7 +626,7 @@ void Loader::readLoopClosure(const YAML::Node& n, std::size_t i) {
   MapView m(src_, n, path, {"name", "type", "frames", "frequency", "damping"});
   LoopClosureSpec l;
   l.name = m.name("name");
-  Element& e = remember("loop closure", l.name, m);
+  Element& e = remember(ModelElement::LoopClosure, l.name, m);
   if (const YAML::Node* t = m.find("type"))
     l.kind = readChoice(src_, *t, m.at("type"), {"ball", "weld"}) == "ball" ? LoopClosure::Kind::Ball
                                                                           : LoopClosure::Kind::Weld;
@@ -659,7 +645,7 @@ void Loader::readExternalWrench(const YAML::Node& n, std::size_t i) {
   w.force = m.vec3("force", Vec3::Zero());
   w.torque = m.vec3("torque", Vec3::Zero());
   if (const YAML::Node* a = m.find("axes")) w.world_axes = readChoice(src_, *a, m.at("axes"), {"body", "world"}) == "world";
-  remember("external wrench", w.body, m);
+  remember(ModelElement::ExternalWrench, w.body, m);
   builder_.addExternalWrench(w);
 }
 
@@ -710,7 +696,7 @@ void Loader::readActuator(const YAML::Node& n, std::size_t i) {
     a.lower = lim[0];
     a.upper = lim[1];
   }
-  remember("actuator", a.name, m);
+  remember(ModelElement::Actuator, a.name, m);
   builder_.addActuator(a);
 }
 
@@ -732,7 +718,7 @@ void Loader::readPropeller(const YAML::Node& n, std::size_t i) {
     p.min_speed = lim[0];
     p.max_speed = lim[1];
   }
-  remember("propeller", p.name, m);
+  remember(ModelElement::Propeller, p.name, m);
   builder_.addPropeller(p);
 
   // The motor (5.1): torque k_M i with the current as input, or a speed servo (first-order lag)
@@ -765,7 +751,7 @@ void Loader::readPropeller(const YAML::Node& n, std::size_t i) {
     motor.lower = p.min_speed;
     motor.upper = p.max_speed;
   }
-  remember("actuator", motor.name, mm);
+  remember(ModelElement::Actuator, motor.name, mm);
   builder_.addActuator(motor);
 }
 
@@ -955,36 +941,30 @@ void Loader::readInclude(const MapView& top) {
   if (!fs::is_regular_file(path, ec)) src_.fail(*inc, at("include", "no such file: " + path.string()));
   bool floating = floating_base_;
   if (const YAML::Node* f = top.find("floating_base")) floating = floating || readBool(src_, *f, "floating_base");
-  const UrdfSummary summary = importUrdf(path, builder_, UrdfOptions{.floating_base = floating});
-  urdf_robot_name_ = summary.robot_name;
+  urdf_ = importUrdf(path, builder_, UrdfOptions{.floating_base = floating});
+  urdf_path_ = path;
+  urdf_robot_name_ = urdf_->robot_name;
 }
 
 // ---- ModelError → file position -------------------------------------------------------------
 
 SceneError Loader::mapModelError(const ModelError& error) const {
   const std::string msg = error.what();
-  static const std::vector<std::string> kinds = {"joint spring", "external wrench", "loop closure", "body",
-                                                 "joint",        "spring",          "damper",       "actuator",
-                                                 "visual"};
-  for (const auto& kind : kinds) {
-    const std::string prefix = kind + " '";
-    if (msg.rfind(prefix, 0) != 0) continue;
-    const auto end = msg.find("': ", prefix.size());
-    if (end == std::string::npos) continue;
-    const std::string name = msg.substr(prefix.size(), end - prefix.size());
-    const std::string rest = msg.substr(end + 3);
-    auto it = elements_.find({kind, name});
-    if (it == elements_.end()) break;  // from the included URDF (or unnamed)
+  if (error.kind() == ModelElement::Model)
+    return src_.error(error.field() == ModelField::Gravity && gravity_node_ ? *gravity_node_ : root_, msg);
+  if (auto it = elements_.find({error.kind(), error.index()}); it != elements_.end()) {
     const Element& e = it->second;
-    for (const auto& rule : fieldRules()) {
-      if (kind != rule.kind || rest.find(rule.fragment) == std::string::npos) continue;
-      for (const auto& key : rule.keys)
-        if (auto f = e.fields.find(key); f != e.fields.end()) return src_.error(f->second, msg);
-    }
+    for (const std::string& key : keysOf(error.field()))
+      if (auto f = e.fields.find(key); f != e.fields.end()) return src_.error(f->second, msg);
     return src_.error(e.node, msg);
   }
-  if (msg.rfind("gravity", 0) == 0 && gravity_node_) return src_.error(*gravity_node_, msg);
-  if (include_node_) return src_.error(*include_node_, msg + " (in the included URDF)");
+  // Not written in the scene: added by the included URDF, whose links are the bodies.
+  if (urdf_) {
+    const auto& positions = error.kind() == ModelElement::Joint ? urdf_->joint_positions : urdf_->link_positions;
+    if (auto p = positions.find(error.name()); p != positions.end())
+      return SceneError(urdf_path_.string(), p->second.line, p->second.column, msg);
+    if (include_node_) return src_.error(*include_node_, msg + " (in the included URDF)");
+  }
   return src_.error(root_, msg);
 }
 
@@ -999,8 +979,6 @@ void Loader::applyDeferred(Model& model, const DeferredJointValue& d) const {
   }
   const Joint& j = model.joints[index];
   const std::string path = "joint." + d.joint + ".initial." + d.field;
-  const bool one_dof = j.type == JointType::Revolute || j.type == JointType::RevoluteUnitCircle ||
-                       j.type == JointType::Prismatic;
   if (d.field == "velocity") {
     std::vector<double> v = d.value.IsSequence() ? readNumbers(src_, d.value, path, j.nxi)
                                                  : std::vector<double>{readNumber(src_, d.value, path)};
@@ -1009,16 +987,10 @@ void Loader::applyDeferred(Model& model, const DeferredJointValue& d) const {
     for (int k = 0; k < j.nxi; ++k) model.initial_state.xi(j.xi_offset + k) = v[static_cast<std::size_t>(k)];
     return;
   }
-  if (!one_dof)
+  if (!hasScalarPosition(j.type))
     src_.fail(d.value, at(path, "a position override needs a revolute or prismatic joint; '" + d.joint + "' is " +
                                     std::string(jointTypeName(j.type))));
-  const double q = readNumber(src_, d.value, path);
-  if (j.type == JointType::RevoluteUnitCircle) {
-    model.initial_state.x(j.x_offset) = std::cos(q);
-    model.initial_state.x(j.x_offset + 1) = std::sin(q);
-  } else {
-    model.initial_state.x(j.x_offset) = q;
-  }
+  setJointScalarPosition(j, readNumber(src_, d.value, path), model.initial_state.x.data() + j.x_offset);
 }
 
 // ---- the scene --------------------------------------------------------------------------------
@@ -1067,11 +1039,12 @@ Scene Loader::load(const YAML::Node& root, const std::vector<DeferredJointValue>
 
   try {
     scene.model = builder_.build();
-    if (!scene.model.propellers.empty())
-      scene.force_model = std::make_shared<const Model>(builder_.rotorsAsThrusters().build());
   } catch (const ModelError& e) {
     throw mapModelError(e);
   }
+  // Derived from a description that built: an error here is not the file's (loadScene reports it).
+  if (!scene.model.propellers.empty())
+    scene.force_model = std::make_shared<const Model>(builder_.rotorsAsThrusters().build());
   Model& model = scene.model;
   for (const auto& p : patches_) {
     const Joint& j = model.joints[model.jointIndex(p.joint)];

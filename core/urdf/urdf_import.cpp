@@ -99,7 +99,9 @@ class Importer {
 
     const urdf::LinkConstSharedPtr root = model->getRoot();
     if (!root) fail(0, 0, "URDF has no root link");
-    UrdfSummary summary{model->getName(), root->name, {}};
+    UrdfSummary summary;
+    summary.robot_name = model->getName();
+    summary.root_link = root->name;
 
     if (hasMass(*root)) {
       addBody(*root);
@@ -110,6 +112,7 @@ class Importer {
       j.child = root->name;
       builder_.addJoint(std::move(j));
       summary.root_body = root->name;
+      summary.joint_positions[root->name + "_to_world"] = position("link", root->name);
       addChildren(*root, root->name, Pose::identity());
     } else {
       // A massless root is the world: its children hang from the world at their composed poses.
@@ -119,10 +122,16 @@ class Importer {
       if (static_cast<int>(world_children_.size()) - before == 1)
         summary.root_body = world_children_.back();
     }
+    for (const auto& [name, link] : model->links_) summary.link_positions[name] = position("link", name);
+    for (const auto& [name, joint] : model->joints_) summary.joint_positions[name] = position("joint", name);
     return summary;
   }
 
  private:
+  UrdfSummary::Position position(const std::string& kind, const std::string& name) const {
+    const auto [line, column] = locate(kind, name);
+    return {line, column};
+  }
   [[noreturn]] void fail(int line, int column, const std::string& message) const {
     throw SceneError(file_, line, column, message);
   }

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <string>
 
 #include "core/model/model_builder.h"
@@ -37,6 +38,12 @@ struct UrdfSummary {
   /// The body attached to the world: the root link, or for a massless root the one body fixed or
   /// jointed to it (empty if several bodies hang from a massless root).
   std::string root_body;
+  /// Where the file declares each link (body) and joint: line and column, 1-based, 0 if unknown.
+  /// The joint "<root>_to_world" the importer adds is at its link. For locating ModelErrors.
+  struct Position {
+    int line = 0, column = 0;
+  };
+  std::map<std::string, Position> link_positions, joint_positions;
 };
 
 /// Adds the robot's bodies, joints, limits and visuals to `builder`. Throws SceneError (file,
