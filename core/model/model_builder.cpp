@@ -473,6 +473,12 @@ void addPropellers(const std::vector<PropellerSpec>& propellers, Model& m) {
       fail(e, ModelField::Joint,
            "joint '" + p.joint + "' must be revolute; it is " + std::string(jointTypeName(joint.type)));
     if (m.propellerOnJoint(prop.joint) >= 0) fail(e, ModelField::Joint, "joint '" + p.joint + "' already carries a propeller");
+    // rotorsAsThrusters() names each thrust input after its propeller and keeps every actuator
+    // that is not on the rotor's joint: those must not use the name.
+    for (const Actuator& a : m.actuators)
+      if (a.name == p.name && !(actsOnJoint(a.kind) && a.joint == prop.joint))
+        fail(e, ModelField::Name,
+             "name is also the name of an actuator; the force model names its thrust inputs after the propellers");
     prop.spin_axis = joint.child_placement.R.transpose() * joint.axis;  // joint frame → rotor body frame
     prop.thrust_direction = checkUnit(p.thrust_direction, e, ModelField::ThrustDirection, "thrust direction");
     if (std::abs(prop.thrust_direction.dot(prop.spin_axis)) < 1.0 - 1e-9)

@@ -961,7 +961,7 @@ SceneError Loader::mapModelError(const ModelError& error) const {
   // Not written in the scene: added by the included URDF, whose links are the bodies.
   if (urdf_) {
     const auto& positions = error.kind() == ModelElement::Joint ? urdf_->joint_positions : urdf_->link_positions;
-    if (auto p = positions.find(error.name()); p != positions.end())
+    if (auto p = positions.find(error.name()); p != positions.end() && p->second.line > 0)
       return SceneError(urdf_path_.string(), p->second.line, p->second.column, msg);
     if (include_node_) return src_.error(*include_node_, msg + " (in the included URDF)");
   }

@@ -112,7 +112,7 @@ class Importer {
       j.child = root->name;
       builder_.addJoint(std::move(j));
       summary.root_body = root->name;
-      summary.joint_positions[root->name + "_to_world"] = position("link", root->name);
+      joint_positions_[root->name + "_to_world"] = position("link", root->name);
       addChildren(*root, root->name, Pose::identity());
     } else {
       // A massless root is the world: its children hang from the world at their composed poses.
@@ -123,7 +123,7 @@ class Importer {
         summary.root_body = world_children_.back();
     }
     for (const auto& [name, link] : model->links_) summary.link_positions[name] = position("link", name);
-    for (const auto& [name, joint] : model->joints_) summary.joint_positions[name] = position("joint", name);
+    summary.joint_positions = std::move(joint_positions_);
     return summary;
   }
 
@@ -423,6 +423,7 @@ class Importer {
                "unknown joint type; expected revolute, continuous, prismatic, "
                "fixed, floating or planar");
     }
+    joint_positions_[s.name] = position("joint", j.name);  // under its rbs name (maybe "<child>_to_world")
     builder_.addJoint(std::move(s));
   }
 
@@ -450,6 +451,7 @@ class Importer {
   TiXmlDocument xml_;
   const urdf::ModelInterface* model_ = nullptr;
   std::vector<std::string> world_children_;
+  std::map<std::string, UrdfSummary::Position> joint_positions_;  ///< every joint added, by its rbs name
 };
 
 }  // namespace

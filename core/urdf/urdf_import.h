@@ -38,8 +38,10 @@ struct UrdfSummary {
   /// The body attached to the world: the root link, or for a massless root the one body fixed or
   /// jointed to it (empty if several bodies hang from a massless root).
   std::string root_body;
-  /// Where the file declares each link (body) and joint: line and column, 1-based, 0 if unknown.
-  /// The joint "<root>_to_world" the importer adds is at its link. For locating ModelErrors.
+  /// Where the file declares each link (body) and each joint it added (by its rbs name): line and
+  /// column, 1-based, 0 if unknown. A joint "…_to_world" is at its URDF joint, or at the root link
+  /// when the importer made it up. Visuals folded into a parent are at the parent. For locating
+  /// ModelErrors.
   struct Position {
     int line = 0, column = 0;
   };

@@ -172,6 +172,21 @@ std::vector<Case> cases() {
       {E::Actuator, 0, "f", F::TorqueRatio,
        adding<ActuatorSpec>(bodyForce(), [](ActuatorSpec& a) { a.kind = ActuatorKind::BodyTorque; a.torque_ratio = 0.1; },
                             &ModelBuilder::addActuator)},
+      {E::Propeller, 0, "p", F::Name,
+       [] {  // the force model would have two inputs named "p"
+         ActuatorSpec f = bodyForce();
+         f.name = "p";
+         return twoLinks().addActuator(f).addPropeller(propeller());
+       }},
+      {E::Joint, 0, "jb", F::Limits,
+       [] {  // declared before its parent's joint: the index is the declaration's, not the tree's
+         ModelBuilder b;
+         b.addBody(cube("a")).addBody(cube("b"));
+         b.addJoint({.name = "jb", .type = JointType::Revolute, .parent = "a", .child = "b",
+                     .limits = JointLimits{.lower = 1.0, .upper = 0.0}});
+         b.addJoint({.name = "ja", .type = JointType::Revolute, .parent = kWorld, .child = "a"});
+         return b;
+       }},
       {E::Propeller, 0, "p", F::ThrustDirection,
        adding<PropellerSpec>(propeller(), [](PropellerSpec& p) { p.thrust_direction = Vec3::UnitX(); }, &ModelBuilder::addPropeller)},
       {E::Propeller, 0, "p", F::ThrustCoefficient,

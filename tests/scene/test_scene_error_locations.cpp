@@ -110,6 +110,11 @@ std::vector<Case> cases() {
              "propellers:\n  - name: p\n    joint: jc  #<\n    thrust_coefficient: 1e-5\n"
              "    motor: {type: current, torque_constant: 0.01}\n"),
        "must be revolute"},
+      {"propeller name taken by an actuator",
+       scene("", "", "actuators:\n  - {name: p, type: body_force, body: b}\n"
+                     "propellers:\n  - name: p  #<\n    joint: jb\n    thrust_coefficient: 1e-5\n"
+                     "    motor: {type: current, torque_constant: 0.01}\n"),
+       "thrust inputs"},
       {"thrust direction",
        scene("", "", "propellers:\n  - name: p\n    joint: jb\n    thrust_direction: [1, 0, 0]  #<\n"
                      "    thrust_coefficient: 1e-5\n    motor: {type: current, torque_constant: 0.01}\n"),
