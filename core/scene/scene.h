@@ -11,26 +11,11 @@
 
 #include "core/control/perturbation.h"
 #include "core/control/settings.h"
+#include "core/io/scene_error.h"
 #include "core/model/model.h"
 
 namespace rbs {
 
-/// An error in a scene or URDF file. what() reads "file:line:column: message" (line and column
-/// 1-based; omitted where the source has none, e.g. URDF semantics).
-class SceneError : public std::runtime_error {
- public:
-  SceneError(std::string file, int line, int column, std::string message);
-  const std::string& file() const { return file_; }
-  int line() const { return line_; }
-  int column() const { return column_; }
-  const std::string& message() const { return message_; }
-
- private:
-  std::string file_;
-  int line_;
-  int column_;
-  std::string message_;
-};
 
 struct IntegratorSettings {
   std::string stepper = "rk4";

@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/scene/scene.h"
+#include "core/io/scene_error.h"
 
 namespace rbs {
 namespace {

@@ -24,6 +24,7 @@
 #include <map>
 #include <string>
 
+#include "core/io/scene_error.h"
 #include "core/model/model_builder.h"
 
 namespace rbs {

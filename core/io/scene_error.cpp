@@ -1,9 +1,8 @@
-// SceneError (core/scene/scene.h). Compiled into rbs_urdf, the lowest library that throws it; the
-// scene loader links rbs_urdf and so gets it from there.
+// SceneError (core/io/scene_error.h).
 #include <string>
 #include <utility>
 
-#include "core/scene/scene.h"
+#include "core/io/scene_error.h"
 
 namespace rbs {
 namespace {
