@@ -159,7 +159,7 @@ bool ComputedTorqueController::blockCoordinates(const Block& block, const VecX& 
   cos_pitch = 1.0;
   switch (block.kind) {
     case Kind::Direct: {
-      if (joint.type == JointType::RevoluteUnitCircle) {
+      if (hasScalarPosition(joint.type)) {
         q[o] = jointScalarPosition(joint, x.data() + ox);
       } else {
         for (int i = 0; i < joint.nxi; ++i) q[o + i] = x[ox + i];

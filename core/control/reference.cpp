@@ -19,16 +19,15 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <map>
 #include <numbers>
 #include <optional>
-#include <set>
-#include <sstream>
 
 #include "core/control/flatness.h"
 #include "core/control/knot_table.h"
+#include "core/control/reference_settings_reader.h"
 #include "core/control/tracking.h"
 #include "core/control/trajectory.h"
+#include "core/dynamics/inverse_kinematics.h"
 #include "core/math/time_grid.h"
 
 namespace rbs {
@@ -46,132 +45,9 @@ const std::vector<std::string>& generatorNames() {
   return names;
 }
 
-std::string joinNames(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
-
-std::string formatNumber(double v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
-
 bool isFreeType(JointType t) {
   return t == JointType::Free || t == JointType::FreeQuaternion;
 }
-
-// ---- reading the settings ----------------------------------------------------------------------
-
-/// Reads parameters and options by name, checks their shape and reports everything that is left
-/// over at the end. Messages name the generator, the parameter and what is expected.
-class Reader {
- public:
-  explicit Reader(const ReferenceSettings& s) : s_(s) {}
-
-  [[noreturn]] void fail(const std::string& message) const {
-    throw ControlError("reference generator '" + s_.generator + "': " + message);
-  }
-  [[noreturn]] void failParameter(const std::string& name, const std::string& message) const {
-    fail("parameter '" + name + "': " + message);
-  }
-
-  bool has(const std::string& name) {
-    accepted_.insert(name);
-    return s_.parameters.count(name) != 0;
-  }
-
-  /// The list if given; `size` > 0: exactly that many numbers; `sizes` lists the alternatives.
-  std::optional<std::vector<double>> list(const std::string& name, std::vector<int> sizes,
-                                          const std::string& what) {
-    if (!has(name)) return std::nullopt;
-    const std::vector<double>& v = s_.parameters.at(name);
-    const int n = static_cast<int>(v.size());
-    if (!sizes.empty() && std::find(sizes.begin(), sizes.end(), n) == sizes.end()) {
-      std::string expected;
-      for (std::size_t i = 0; i < sizes.size(); ++i)
-        expected += (i == 0 ? "" : " or ") + std::to_string(sizes[i]);
-      failParameter(name, "expected " + expected +
-                              (sizes.size() == 1 && sizes[0] == 1 ? " number" : " numbers") + " (" +
-                              what + "), got " + std::to_string(n));
-    }
-    if (n == 0)
-      failParameter(name, "expected at least one number (" + what + "), got an empty list");
-    for (double x : v)
-      if (!std::isfinite(x)) failParameter(name, "expected finite numbers (" + what + ")");
-    return v;
-  }
-  std::vector<double> requireList(const std::string& name, std::vector<int> sizes,
-                                  const std::string& what) {
-    auto v = list(name, sizes, what);
-    if (!v) fail("missing parameter '" + name + "' (" + what + ")");
-    return *v;
-  }
-
-  std::optional<double> scalar(const std::string& name, const std::string& what) {
-    auto v = list(name, {1}, what);
-    if (!v) return std::nullopt;
-    return (*v)[0];
-  }
-  double scalar(const std::string& name, double fallback, const std::string& what) {
-    return scalar(name, what).value_or(fallback);
-  }
-  double requireScalar(const std::string& name, const std::string& what) {
-    auto v = scalar(name, what);
-    if (!v) fail("missing parameter '" + name + "' (" + what + ")");
-    return *v;
-  }
-  double positive(const std::string& name, std::optional<double> fallback,
-                  const std::string& what) {
-    auto v = scalar(name, what);
-    if (!v) {
-      if (!fallback) fail("missing parameter '" + name + "' (a number > 0: " + what + ")");
-      return *fallback;
-    }
-    if (!(*v > 0.0))
-      failParameter(name, "expected a number > 0 (" + what + "), got " + formatNumber(*v));
-    return *v;
-  }
-
-  std::string option(const std::string& name, const std::vector<std::string>& allowed,
-                     const std::string& fallback) {
-    accepted_options_.insert(name);
-    const auto it = s_.options.find(name);
-    if (it == s_.options.end()) return fallback;
-    if (std::find(allowed.begin(), allowed.end(), it->second) == allowed.end())
-      fail("option '" + name + "': '" + it->second +
-           "' is not possible here; expected one of: " + joinNames(allowed));
-    return it->second;
-  }
-
-  /// Why a parameter or option that is present does not apply (used by finish()).
-  void explain(const std::string& name, const std::string& reason) { reasons_[name] = reason; }
-
-  /// Throws for every parameter or option nobody asked for.
-  void finish() const {
-    for (const auto& [name, value] : s_.parameters) {
-      if (accepted_.count(name)) continue;
-      if (auto it = reasons_.find(name); it != reasons_.end()) failParameter(name, it->second);
-      fail("unknown parameter '" + name + "'; accepted here: " + acceptedList(accepted_));
-    }
-    for (const auto& [name, value] : s_.options) {
-      if (accepted_options_.count(name)) continue;
-      if (auto it = reasons_.find(name); it != reasons_.end())
-        fail("option '" + name + "': " + it->second);
-      fail("unknown option '" + name + "'; accepted here: " +
-           (accepted_options_.empty() ? std::string("none") : acceptedList(accepted_options_)));
-    }
-  }
-
- private:
-  static std::string acceptedList(const std::set<std::string>& names) {
-    return joinNames(std::vector<std::string>(names.begin(), names.end()));
-  }
-  const ReferenceSettings& s_;
-  std::set<std::string> accepted_, accepted_options_;
-  std::map<std::string, std::string> reasons_;
-};
 
 // ---- the generated reference ------------------------------------------------------------------
 
@@ -184,41 +60,7 @@ enum class AttitudeMode {
 };
 
 using SmallMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>;
-using SmallVec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
 using Anchor = std::array<double, 4>;
-
-/// World pose of the base body with body twist and its derivative.
-/// The motion of a rotation-only joint j whose parent frame has the attitude C_R (in the frame
-/// R_child and ω are given in) when its child body has the attitude R_child with body angular
-/// velocity ω and acceleration ω̇: R_child = C_R R_M R_c ⇒ R_M = C_Rᵀ R_child R_cᵀ; the motion
-/// twist is W = [0; R_c ω], the child twist V = Ad_{T_c}⁻¹ W (the body origin moves with the
-/// rotation about the joint centre).
-void rotationJointMotion(const Joint& j, const Mat3& C_R, const Mat3& R_child, const Vec3& omega,
-                         const Vec3& omega_dot, Pose& M, Vec6& V, Vec6& V_dot) {
-  const Mat3& Rc = j.child_placement.R;
-  M = Pose::rotation(C_R.transpose() * R_child * Rc.transpose());
-  Vec6 W, W_dot;
-  W << Vec3::Zero(), Rc * omega;
-  W_dot << Vec3::Zero(), Rc * omega_dot;
-  V = adjointInvTimes(j.child_placement, W);
-  V_dot = adjointInvTimes(j.child_placement, W_dot);
-}
-
-/// ξ_e = S_e⁺ V and ξ̇_e = S_e⁺ (V̇ − σ_e) at the coordinates x_e; σ_e depends on ξ_e (Euler
-/// angles), so the joint is evaluated twice.
-void jointVelocitiesFromTwist(const Joint& j, const double* x, const Vec6& V, const Vec6& V_dot,
-                              double* xi, double* xidot) {
-  JointMotion jm;
-  const double zero[6] = {0, 0, 0, 0, 0, 0};
-  evaluateJoint(j, x, zero, Vec6::Zero(), Vec6::Zero(), jm);
-  const SmallMat StS = jm.S.transpose() * jm.S;
-  const Eigen::LDLT<SmallMat> ldlt(StS);
-  const SmallVec xi_e = ldlt.solve(jm.S.transpose() * V);
-  for (int c = 0; c < j.nxi; ++c) xi[c] = xi_e(c);
-  evaluateJoint(j, x, xi, Vec6::Zero(), Vec6::Zero(), jm);
-  const SmallVec xidot_e = ldlt.solve(jm.S.transpose() * (V_dot - jm.bias));
-  for (int c = 0; c < j.nxi; ++c) xidot[c] = xidot_e(c);
-}
 
 /// The rotation Q = I + wed(v) + wed(v)²/(1 + c), v = a × d, c = a·d, that turns the unit vector a
 /// into the unit vector d about a × d (the shortest way; singular at d = −a), with its body
@@ -238,6 +80,7 @@ flat::AttitudeJet shortestRotation(const Vec3& a, const flat::Vec3Jet& d) {
   return q;
 }
 
+/// World pose of the base body with body twist and its derivative.
 struct BodyMotion {
   Pose G;
   Vec6 V = Vec6::Zero();
@@ -748,7 +591,7 @@ class Builder {
 
   const Model& model_;
   const ReferenceSettings& settings_;
-  Reader in_;
+  ReferenceSettingsReader in_;
   std::unique_ptr<GeneratedReference> ref_;
 
   // Model analysis.

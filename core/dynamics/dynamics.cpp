@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "core/math/assert.h"
 
 namespace rbs {
 namespace {
@@ -250,6 +251,7 @@ bool factorizeMassMatrix(const Model& model, Workspace& ws) {
 }
 
 void solveWithMassMatrix(const Model& model, const Workspace& ws, Eigen::Ref<MatX> B) {
+  RBS_ASSERT(B.rows() == model.nxi, "B must have one row per velocity coordinate");
   if (ws.mass_inverse.size() == 0) {
     solveTreeSparse(model, ws, B);
     return;
@@ -272,6 +274,9 @@ void computeGravityForces(const Model& model, Workspace& ws) {
 }
 
 void computeElasticForces(const Model& model, const VecX& x, Workspace& ws) {
+  RBS_ASSERT_SIZE(x, model.nx);
+  RBS_ASSERT(ws.xidot.size() == model.nxi && ws.pose.size() == model.bodies.size(),
+             "the workspace was built for another model");
   ws.elastic_forces.setZero();
   if (!model.springs.empty()) clearWrenches(ws);
   for (const Spring& s : model.springs) {
@@ -284,20 +289,14 @@ void computeElasticForces(const Model& model, const VecX& x, Workspace& ws) {
   for (const JointSpringDamper& js : model.joint_spring_dampers) {
     if (js.stiffness == 0.0) continue;
     const Joint& j = model.joints[js.joint];
-    const double* q = x.data() + j.x_offset;
-    double f;
-    if (j.type == JointType::RevoluteUnitCircle) {
-      // V = k (1 − cos(θ − θ₀)) ⇒ ∂V/∂θ = k sin(θ − θ₀), with (cos θ, sin θ) = (c, s)/ρ.
-      const double rho = std::hypot(q[0], q[1]);
-      f = js.stiffness * (q[1] * std::cos(js.rest_position) - q[0] * std::sin(js.rest_position)) / rho;
-    } else {
-      f = js.stiffness * (q[0] - js.rest_position);
-    }
-    ws.elastic_forces(j.xi_offset) += f;
+    ws.elastic_forces(j.xi_offset) += jointSpringForce(j, x.data() + j.x_offset, js.stiffness, js.rest_position);
   }
 }
 
 void computeDampingForces(const Model& model, const VecX& xi, Workspace& ws) {
+  RBS_ASSERT_SIZE(xi, model.nxi);
+  RBS_ASSERT(ws.xidot.size() == model.nxi && ws.pose.size() == model.bodies.size(),
+             "the workspace was built for another model");
   ws.damping_forces.setZero();
   if (!model.dampers.empty()) clearWrenches(ws);
   for (const Damper& d : model.dampers) {
@@ -314,6 +313,11 @@ void computeDampingForces(const Model& model, const VecX& xi, Workspace& ws) {
 }
 
 void computeInputForces(const Model& model, const VecX& x, const VecX& xi, const VecX& u, Workspace& ws) {
+  RBS_ASSERT_SIZE(x, model.nx);
+  RBS_ASSERT_SIZE(xi, model.nxi);
+  RBS_ASSERT_SIZE(u, model.numInputs());
+  RBS_ASSERT(ws.xidot.size() == model.nxi && ws.pose.size() == model.bodies.size(),
+             "the workspace was built for another model");
   ws.input_forces.setZero();
   clearWrenches(ws);
   bool any_body_wrench = addBodyInputWrenches(model, u, ws) || !model.propellers.empty();
@@ -449,6 +453,11 @@ std::string_view toString(DynamicsStatus status) {
 
 DynamicsStatus computeForwardDynamics(const Model& model, const VecX& x, const VecX& xi,
                                       const VecX& u, Workspace& ws, double stabilization_gain) {
+  RBS_ASSERT_SIZE(x, model.nx);
+  RBS_ASSERT_SIZE(xi, model.nxi);
+  RBS_ASSERT_SIZE(u, model.numInputs());
+  RBS_ASSERT(ws.xidot.size() == model.nxi && ws.pose.size() == model.bodies.size(),
+             "the workspace was built for another model");
   if (!allFinite(x) || !allFinite(xi) || !allFinite(u)) return DynamicsStatus::NonFinite;
   computeKinematics(model, x, xi, ws);
   computeMassMatrix(model, ws);

@@ -3,10 +3,15 @@
 #include <cmath>
 
 #include "core/dynamics/kinematics.h"
+#include "core/math/assert.h"
 
 namespace rbs {
 
 Energies computeEnergies(const Model& model, const VecX& x, const VecX& xi, const Workspace& ws) {
+  RBS_ASSERT_SIZE(x, model.nx);
+  RBS_ASSERT_SIZE(xi, model.nxi);
+  RBS_ASSERT(ws.xidot.size() == model.nxi && ws.pose.size() == model.bodies.size(),
+             "the workspace was built for another model");
   Energies e;
   for (int b = 0; b < model.numBodies(); ++b) {
     const Body& body = model.bodies[b];
@@ -23,14 +28,7 @@ Energies computeEnergies(const Model& model, const VecX& x, const VecX& xi, cons
   }
   for (const JointSpringDamper& js : model.joint_spring_dampers) {
     const Joint& j = model.joints[js.joint];
-    const double* q = x.data() + j.x_offset;
-    if (j.type == JointType::RevoluteUnitCircle) {
-      const double rho = std::hypot(q[0], q[1]);
-      const double cos_diff = (q[0] * std::cos(js.rest_position) + q[1] * std::sin(js.rest_position)) / rho;
-      e.elastic += js.stiffness * (1.0 - cos_diff);
-    } else {
-      e.elastic += 0.5 * js.stiffness * (q[0] - js.rest_position) * (q[0] - js.rest_position);
-    }
+    e.elastic += jointSpringPotential(j, x.data() + j.x_offset, js.stiffness, js.rest_position);
   }
   e.input_power = xi.dot(ws.input_forces);
   e.dissipation = xi.dot(ws.damping_forces);

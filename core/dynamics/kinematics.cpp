@@ -1,8 +1,14 @@
 #include "core/dynamics/kinematics.h"
 
+#include "core/math/assert.h"
+
 namespace rbs {
 
 void computeKinematics(const Model& model, const VecX& x, const VecX& xi, Workspace& ws) {
+  RBS_ASSERT_SIZE(x, model.nx);
+  RBS_ASSERT_SIZE(xi, model.nxi);
+  RBS_ASSERT(ws.xidot.size() == model.nxi && ws.pose.size() == model.bodies.size(),
+             "the workspace was built for another model");
   const Vec6 zero = Vec6::Zero();
   for (const Joint& j : model.joints) {
     const int b = j.child;
@@ -46,6 +52,10 @@ void computeBodyJacobians(const Model& model, Workspace& ws) {
 
 void computeConfigurationRate(const Model& model, const VecX& x, const VecX& xi, Workspace& ws,
                               double stabilization_gain) {
+  RBS_ASSERT_SIZE(x, model.nx);
+  RBS_ASSERT_SIZE(xi, model.nxi);
+  RBS_ASSERT(ws.xidot.size() == model.nxi && ws.pose.size() == model.bodies.size(),
+             "the workspace was built for another model");
   const Vec6 zero = Vec6::Zero();
   for (const Joint& j : model.joints) {
     const Vec6& parent_twist = j.parent >= 0 ? ws.twist[j.parent] : zero;
@@ -55,10 +65,12 @@ void computeConfigurationRate(const Model& model, const VecX& x, const VecX& xi,
 }
 
 Pose framePose(const Model&, const Workspace& ws, const Frame& frame) {
+  RBS_ASSERT(frame.body < static_cast<int>(ws.pose.size()), "the frame's body is not in the workspace's model");
   return frame.body >= 0 ? ws.pose[frame.body] * frame.offset : frame.offset;
 }
 
 Vec6 frameTwist(const Workspace& ws, const Frame& frame) {
+  RBS_ASSERT(frame.body < static_cast<int>(ws.twist.size()), "the frame's body is not in the workspace's model");
   if (frame.body < 0) return Vec6::Zero();
   return adjointInvTimes(frame.offset, ws.twist[frame.body]);
 }

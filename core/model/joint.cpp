@@ -391,6 +391,24 @@ double jointScalarPosition(const Joint& joint, const double* x_e) {
   return joint.type == JointType::RevoluteUnitCircle ? std::atan2(x_e[1], x_e[0]) : x_e[0];
 }
 
+double jointSpringPotential(const Joint& joint, const double* x_e, double stiffness, double rest) {
+  if (joint.type == JointType::RevoluteUnitCircle) {
+    const double rho = std::hypot(x_e[0], x_e[1]);
+    const double cos_diff = (x_e[0] * std::cos(rest) + x_e[1] * std::sin(rest)) / rho;
+    return stiffness * (1.0 - cos_diff);
+  }
+  return 0.5 * stiffness * (x_e[0] - rest) * (x_e[0] - rest);
+}
+
+double jointSpringForce(const Joint& joint, const double* x_e, double stiffness, double rest) {
+  if (joint.type == JointType::RevoluteUnitCircle) {
+    // V = k (1 − cos(θ − θ₀)) ⇒ ∂V/∂θ = k sin(θ − θ₀), with (cos θ, sin θ) = (c, s)/ρ.
+    const double rho = std::hypot(x_e[0], x_e[1]);
+    return stiffness * (x_e[1] * std::cos(rest) - x_e[0] * std::sin(rest)) / rho;
+  }
+  return stiffness * (x_e[0] - rest);
+}
+
 void setJointScalarPosition(const Joint& joint, double q, double* x_e) {
   if (joint.type == JointType::RevoluteUnitCircle) {
     x_e[0] = std::cos(q);

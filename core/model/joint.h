@@ -127,6 +127,13 @@ double jointScalarPosition(const Joint& joint, const double* x_e);
 /// Sets x_e to the angle or displacement q (a joint with hasScalarPosition(type)).
 void setJointScalarPosition(const Joint& joint, double q, double* x_e);
 
+/// A spring of stiffness k about the rest position q₀ on a joint with hasScalarPosition(type):
+/// V = ½ k (q − q₀)² on angle and displacement coordinates; on the unit circle, where an angle is
+/// only defined modulo 2π, the periodic V = k (1 − cos(θ − θ₀)) with the same stiffness at q₀.
+double jointSpringPotential(const Joint& joint, const double* x_e, double stiffness, double rest);
+/// ∂V/∂q of jointSpringPotential: the generalized force of the spring (left-hand side of (3.124)).
+double jointSpringForce(const Joint& joint, const double* x_e, double stiffness, double rest);
+
 /// Neutral coordinates (identity motion).
 void neutralJointCoordinates(const Joint& joint, double* x_e);
 
