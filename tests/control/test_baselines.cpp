@@ -1,6 +1,6 @@
 // The baseline controllers: computed torque on minimal coordinates (thesis (1.5), Kremer B11),
 // joint PD with gravity compensation, and Lee et al.'s geometric SE(3) multicopter control. The
-// closed loops are integrated here with a plain RK4 on computeForwardDynamics (no sim/ library).
+// closed loops are integrated by tests/support's RK4 on computeForwardDynamics (no sim/ library).
 #include <gtest/gtest.h>
 
 #include <map>
@@ -16,6 +16,7 @@
 #include "core/dynamics/dynamics.h"
 #include "core/model/model_builder.h"
 #include "tests/support/benchmark_models.h"
+#include "tests/support/closed_loop_rk4.h"
 
 namespace rbs {
 namespace {
@@ -27,62 +28,6 @@ const std::map<std::string, double> kKremerGainsArm2 = {
     {"kp_joint1", 60}, {"kd_joint1", 24}, {"kp_joint2", 120}, {"kd_joint2", 24}};
 
 constexpr double kPi = std::numbers::pi;
-
-using ReferenceFunction = std::function<void(double t, ReferenceSample& out)>;
-
-/// Closed loop "controller + model" integrated with the classic RK4 (the controller is evaluated
-/// at every stage), coordinates projected onto their manifold after each step.
-class ClosedLoop {
- public:
-  ClosedLoop(const Model& model, Controller& controller, ReferenceFunction reference)
-      : model_(model), controller_(controller), reference_(std::move(reference)), ws_(model) {}
-
-  /// Integrates from `state` at t over `duration`; false if the controller or the dynamics fail.
-  bool run(State& state, double& t, double duration, double dt = 1e-3) {
-    const int steps = static_cast<int>(std::lround(duration / dt));
-    for (int k = 0; k < steps; ++k) {
-      if (!step(state, t, dt)) return false;
-      t += dt;
-    }
-    return true;
-  }
-
-  /// Evaluates the controller at (t, state) (for its signals and u).
-  bool evaluate(double t, const State& state) {
-    reference_(t, sample_);
-    return controller_.compute(t, state, sample_, u_);
-  }
-  const VecX& input() const { return u_; }
-
- private:
-  bool derivative(double t, const VecX& x, const VecX& xi, VecX& xdot, VecX& xidot) {
-    reference_(t, sample_);
-    if (!controller_.compute(t, State{x, xi}, sample_, u_)) return false;
-    if (computeForwardDynamics(model_, x, xi, u_, ws_) != DynamicsStatus::Ok) return false;
-    xdot = ws_.xdot;
-    xidot = ws_.xidot;
-    return true;
-  }
-
-  bool step(State& z, double t, double h) {
-    VecX k1x, k1v, k2x, k2v, k3x, k3v, k4x, k4v;
-    if (!derivative(t, z.x, z.xi, k1x, k1v)) return false;
-    if (!derivative(t + h / 2, z.x + h / 2 * k1x, z.xi + h / 2 * k1v, k2x, k2v)) return false;
-    if (!derivative(t + h / 2, z.x + h / 2 * k2x, z.xi + h / 2 * k2v, k3x, k3v)) return false;
-    if (!derivative(t + h, z.x + h * k3x, z.xi + h * k3v, k4x, k4v)) return false;
-    z.x += h / 6 * (k1x + 2 * k2x + 2 * k3x + k4x);
-    z.xi += h / 6 * (k1v + 2 * k2v + 2 * k3v + k4v);
-    model_.projectCoordinates(z.x);
-    return true;
-  }
-
-  const Model& model_;
-  Controller& controller_;
-  ReferenceFunction reference_;
-  Workspace ws_;
-  ReferenceSample sample_;
-  VecX u_;
-};
 
 /// e(t) of ë + k_d ė + k_p e = 0 with e(0) = e0, ė(0) = v0.
 double closedForm(double kp, double kd, double e0, double v0, double t) {
@@ -277,17 +222,17 @@ TEST(ComputedTorque, DoublePendulumErrorFollowsTheLinearErrorDynamics) {
   const Eigen::Vector2d dq(0.3, -0.2), dqdot(-0.5, 0.4);
   State state{r0.x + dq, r0.xi + dqdot};
 
-  ClosedLoop loop(model, ct, reference);
+  test::Rk4ClosedLoop loop(model, ct, reference);
   double t = 0.0;
   for (double t_check : {0.5, 1.0, 2.0, 3.0}) {
-    ASSERT_TRUE(loop.run(state, t, t_check - t)) << ct.message();
+    ASSERT_TRUE(loop.run(state, t, t_check - t)) << loop.failure();
     ReferenceSample r;
     reference(t, r);
     for (int i = 0; i < 2; ++i)
       EXPECT_NEAR(r.x[i] - state.x[i], closedForm(kp[i], kd[i], -dq[i], -dqdot[i], t), 1e-6)
           << "joint " << i << " at t = " << t;
   }
-  ASSERT_TRUE(loop.evaluate(t, state));
+  ASSERT_TRUE(loop.evaluate(t, state)) << loop.failure();
   EXPECT_LT(signal(ct, "control.force_residual"), 1e-9);  // fully actuated: exact
 }
 
@@ -358,10 +303,10 @@ TEST(ComputedTorque, FreeBodyEulerErrorFollowsTheLinearErrorDynamics) {
     e0[i + 3] = -dphi(i), v0[i + 3] = -dphidot(i);
   }
 
-  ClosedLoop loop(model, ct, reference);
+  test::Rk4ClosedLoop loop(model, ct, reference);
   double t = 0.0;
   for (double t_check : {0.5, 1.0, 2.0, 3.0}) {
-    ASSERT_TRUE(loop.run(state, t, t_check - t)) << ct.message();
+    ASSERT_TRUE(loop.run(state, t, t_check - t)) << loop.failure();
     const Mat3 R = quaternionToRotation(state.x.segment<4>(3));
     const Vec3 e_r = position(t) - state.x.head<3>();
     const Vec3 phi = eulerZYXFromRotation(R), phi_ref = angles(t);
@@ -482,10 +427,10 @@ TEST(ComputedTorque, PlanarSphericalUniversalPrismaticFollowTheLinearErrorDynami
   state.x.tail<3>() = held + dq.tail<3>();
   state.xi.tail<3>() = dqdot.tail<3>();
 
-  ClosedLoop loop(model, ct, reference);
+  test::Rk4ClosedLoop loop(model, ct, reference);
   double t = 0.0;
   for (double t_check : {1.0, 2.5}) {
-    ASSERT_TRUE(loop.run(state, t, t_check - t)) << ct.message();
+    ASSERT_TRUE(loop.run(state, t, t_check - t)) << loop.failure();
     ReferenceSample r;
     reference(t, r);
     const VecX e = minimal(r.x) - minimal(state.x);
@@ -547,10 +492,10 @@ TEST(ComputedTorque, KremerGainsHoldTheAerialManipulatorInHover) {
   state.x[2] = 1.8;
   state.x.tail<2>() += Eigen::Vector2d(0.2, -0.15);
 
-  ClosedLoop loop(model, ct, [&](double, ReferenceSample& r) { r = hover; });
+  test::Rk4ClosedLoop loop(model, ct, [&](double, ReferenceSample& r) { r = hover; });
   double t = 0.0;
-  ASSERT_TRUE(loop.run(state, t, 10.0)) << ct.message();
-  ASSERT_TRUE(loop.evaluate(t, state));
+  ASSERT_TRUE(loop.run(state, t, 10.0)) << loop.failure();
+  ASSERT_TRUE(loop.evaluate(t, state)) << loop.failure();
   EXPECT_NEAR(state.x[2], 2.0, 1e-3);
   EXPECT_LT(signal(ct, "error.joints"), 1e-3);
   const Vec3 rpy = eulerZYXFromRotation(quaternionToRotation(state.x.segment<4>(3)));
@@ -569,12 +514,12 @@ TEST(JointPd, GravityCompensationHoldsAConstantReference) {
   pd.parameters().setAll({{"kp", 50.0}, {"kd", 10.0}});
   ReferenceSample hold{Eigen::Vector2d(0.6, -0.4), VecX::Zero(2), VecX::Zero(2)};
   State state = model.neutralState();
-  ClosedLoop loop(model, pd, [&](double, ReferenceSample& r) { r = hold; });
+  test::Rk4ClosedLoop loop(model, pd, [&](double, ReferenceSample& r) { r = hold; });
   double t = 0.0;
-  ASSERT_TRUE(loop.run(state, t, 12.0)) << pd.message();
+  ASSERT_TRUE(loop.run(state, t, 12.0)) << loop.failure();
   EXPECT_LT((state.x - hold.x).norm(), 1e-6);
   EXPECT_LT(state.xi.norm(), 1e-6);
-  ASSERT_TRUE(loop.evaluate(t, state));
+  ASSERT_TRUE(loop.evaluate(t, state)) << loop.failure();
   EXPECT_LT(signal(pd, "error.joints"), 1e-6);
   EXPECT_GT(signal(pd, "control.gravity_effort"), 1.0);  // it holds the arm against gravity
 
@@ -583,16 +528,16 @@ TEST(JointPd, GravityCompensationHoldsAConstantReference) {
   plain.parameters().setAll({{"kp", 50.0}, {"kd", 10.0}});
   EXPECT_EQ(plain.parameters().value(plain.parameters().find("gravity_compensation")), 0.0);
   State sag = model.neutralState();
-  ClosedLoop loop2(model, plain, [&](double, ReferenceSample& r) { r = hold; });
+  test::Rk4ClosedLoop loop2(model, plain, [&](double, ReferenceSample& r) { r = hold; });
   t = 0.0;
-  ASSERT_TRUE(loop2.run(sag, t, 12.0));
+  ASSERT_TRUE(loop2.run(sag, t, 12.0)) << loop2.failure();
   EXPECT_GT((sag.x - hold.x).norm(), 1e-2);
-  ASSERT_TRUE(loop2.evaluate(t, sag));
+  ASSERT_TRUE(loop2.evaluate(t, sag)) << loop2.failure();
   EXPECT_EQ(signal(plain, "control.gravity_effort"), 0.0);
 
   // the switch flipped during the run: the compensation takes over and the sag goes
   plain.parameters().set("gravity_compensation", 1.0);
-  ASSERT_TRUE(loop2.run(sag, t, 24.0));
+  ASSERT_TRUE(loop2.run(sag, t, 24.0)) << loop2.failure();
   EXPECT_LT((sag.x - hold.x).norm(), 1e-6);
 }
 
@@ -631,10 +576,10 @@ TEST(GeometricSe3, DeclaresScaledGainsAndRefusesModelsWithoutAFreeBase) {
   const Model model = quadcopter();
   GeometricSe3Controller geo(model, {"geometric_se3", {}, {}});
   const ParameterSet& p = geo.parameters();
-  EXPECT_NEAR(p[p.find("kx")], 16.0 * 1.001, 1e-12);
-  EXPECT_NEAR(p[p.find("kv")], 5.6 * 1.001, 1e-12);
-  EXPECT_NEAR(p[p.find("kR")], 8.81 / 0.082 * 0.018, 1e-12);
-  EXPECT_NEAR(p[p.find("kOmega")], 2.54 / 0.082 * 0.018, 1e-12);
+  EXPECT_NEAR(p.value(p.find("kx")), 16.0 * 1.001, 1e-12);
+  EXPECT_NEAR(p.value(p.find("kv")), 5.6 * 1.001, 1e-12);
+  EXPECT_NEAR(p.value(p.find("kR")), 8.81 / 0.082 * 0.018, 1e-12);
+  EXPECT_NEAR(p.value(p.find("kOmega")), 2.54 / 0.082 * 0.018, 1e-12);
   EXPECT_EQ(p.spec(p.find("kR")).scale, ParameterScale::Log);
   EXPECT_TRUE(hasSignal(geo, "control.thrust"));
   EXPECT_THROW(GeometricSe3Controller(actuatedDoublePendulum(), {"geometric_se3", {}, {}}),
@@ -664,13 +609,13 @@ void expectHoverRecovery(const Model& model, bool quaternion, double yaw_ref, do
                  quaternion, start);
   State state{start.x, start.xi};
 
-  ClosedLoop loop(model, geo, [&](double, ReferenceSample& r) { r = hover; });
+  test::Rk4ClosedLoop loop(model, geo, [&](double, ReferenceSample& r) { r = hover; });
   double t = 0.0;
-  ASSERT_TRUE(loop.evaluate(t, state));
+  ASSERT_TRUE(loop.evaluate(t, state)) << loop.failure();
   EXPECT_NEAR(signal(geo, "error.position"), 0.5, 1e-12);
   EXPECT_NEAR(signal(geo, "error.attitude"), kPi / 6, 1e-12);
-  ASSERT_TRUE(loop.run(state, t, t_end)) << geo.message();
-  ASSERT_TRUE(loop.evaluate(t, state));
+  ASSERT_TRUE(loop.run(state, t, t_end)) << loop.failure();
+  ASSERT_TRUE(loop.evaluate(t, state)) << loop.failure();
   EXPECT_LT(signal(geo, "error.position"), 1e-3);
   EXPECT_LT(signal(geo, "error.attitude"), 1e-3);
   EXPECT_LT(signal(geo, "error.velocity"), 1e-3);
@@ -698,10 +643,10 @@ TEST(GeometricSe3, KremerQuadcopterWithoutYawAuthorityRecoversToHover) {
   State state{hover.x, hover.xi};
   state.x.head<3>() += Vec3(0.3, -0.4, 0.0);
   state.x.segment<4>(3) = rotationToQuaternion(rotationZYX(0.35, -0.2, 0.0));
-  ClosedLoop loop(model, geo, [&](double, ReferenceSample& r) { r = hover; });
+  test::Rk4ClosedLoop loop(model, geo, [&](double, ReferenceSample& r) { r = hover; });
   double t = 0.0;
-  ASSERT_TRUE(loop.run(state, t, 8.0)) << geo.message();
-  ASSERT_TRUE(loop.evaluate(t, state));
+  ASSERT_TRUE(loop.run(state, t, 8.0)) << loop.failure();
+  ASSERT_TRUE(loop.evaluate(t, state)) << loop.failure();
   EXPECT_LT(signal(geo, "error.position"), 1e-3);
   // the tilt converges; the heading is not controllable and drifts during the recovery
   const Mat3 R = quaternionToRotation(state.x.segment<4>(3));
@@ -716,17 +661,17 @@ TEST(GeometricSe3, AerialManipulatorHoversOnTheCompositeCentreOfMass) {
   const Model model = test::kremerAerialManipulator(1, p);
   GeometricSe3Controller geo(model, {"geometric_se3", {}, {}});
   const double mass = p.base_mass + p.link_mass;
-  EXPECT_NEAR(geo.parameters()[geo.parameters().find("kx")], 16.0 * mass, 1e-12);
+  EXPECT_NEAR(geo.parameters().value(geo.parameters().find("kx")), 16.0 * mass, 1e-12);
   ReferenceSample hover{model.neutralState().x, VecX::Zero(model.nxi), VecX::Zero(model.nxi)};
   hover.x[2] = 2.0;
   State state{hover.x, hover.xi};
   state.x[0] += 0.05;  // a small offset: the arm swings a little
-  ClosedLoop loop(model, geo, [&](double, ReferenceSample& r) { r = hover; });
+  test::Rk4ClosedLoop loop(model, geo, [&](double, ReferenceSample& r) { r = hover; });
   double t = 0.0;
-  ASSERT_TRUE(loop.evaluate(t, state));
+  ASSERT_TRUE(loop.evaluate(t, state)) << loop.failure();
   EXPECT_EQ(loop.input()[4], 0.0);  // the joint torque: no base authority, minimum norm
-  ASSERT_TRUE(loop.run(state, t, 10.0)) << geo.message();
-  ASSERT_TRUE(loop.evaluate(t, state));
+  ASSERT_TRUE(loop.run(state, t, 10.0)) << loop.failure();
+  ASSERT_TRUE(loop.evaluate(t, state)) << loop.failure();
   EXPECT_LT(signal(geo, "error.position"), 5e-3);
   EXPECT_NEAR(signal(geo, "control.thrust"), mass * 9.81, 0.5);
 }
@@ -762,10 +707,10 @@ TEST(GeometricSe3, TracksACircleWithTheFlatOutputAttitude) {
   ReferenceSample r0;
   reference(0.0, r0);
   State state{r0.x, r0.xi};
-  ClosedLoop loop(model, geo, reference);
+  test::Rk4ClosedLoop loop(model, geo, reference);
   double t = 0.0;
-  ASSERT_TRUE(loop.run(state, t, 2.0)) << geo.message();
-  ASSERT_TRUE(loop.evaluate(t, state));
+  ASSERT_TRUE(loop.run(state, t, 2.0)) << loop.failure();
+  ASSERT_TRUE(loop.evaluate(t, state)) << loop.failure();
   EXPECT_LT(signal(geo, "error.position"), 1e-6);
   EXPECT_LT(signal(geo, "error.attitude"), 1e-6);
   EXPECT_LT(signal(geo, "control.attitude_command"), 1e-6);
@@ -775,8 +720,8 @@ TEST(GeometricSe3, TracksACircleWithTheFlatOutputAttitude) {
   State off{r0.x, r0.xi};
   off.x.head<3>() += Vec3(-0.3, 0.2, -0.25);
   t = 0.0;
-  ASSERT_TRUE(loop.run(off, t, 6.0)) << geo.message();
-  ASSERT_TRUE(loop.evaluate(t, off));
+  ASSERT_TRUE(loop.run(off, t, 6.0)) << loop.failure();
+  ASSERT_TRUE(loop.evaluate(t, off)) << loop.failure();
   EXPECT_LT(signal(geo, "error.position"), 1e-3);
   EXPECT_LT(signal(geo, "error.attitude"), 1e-3);
   EXPECT_LT(signal(geo, "error.velocity"), 1e-3);

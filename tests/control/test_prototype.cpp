@@ -7,7 +7,6 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
 #include <complex>
-#include <functional>
 #include <numbers>
 #include <random>
 
@@ -17,45 +16,11 @@
 #include "core/control/registry.h"
 #include "core/dynamics/dynamics.h"
 #include "core/model/model_builder.h"
+#include "tests/support/closed_loop_rk4.h"
 #include "tests/support/example_models.h"
 
 namespace rbs {
 namespace {
-
-using ReferenceFunction = std::function<void(double t, ReferenceSample&)>;
-
-/// Closed loop ż = f(z) with the controller inside the right-hand side, classic RK4 with step h,
-/// projection onto the coordinate manifold after each step. `observe` runs after each step.
-State simulate(const Model& model, Controller& controller, const ReferenceFunction& reference, State state,
-               double t_end, double h, const std::function<void(double, const State&)>& observe = {}) {
-  Workspace ws(model);
-  ReferenceSample ref;
-  VecX u(model.numInputs());
-  auto f = [&](double t, const VecX& z, VecX& dz) {
-    State s{z.head(model.nx), z.tail(model.nxi)};
-    reference(t, ref);
-    if (!controller.compute(t, s, ref, u)) throw std::runtime_error(controller.message());
-    if (computeForwardDynamics(model, s.x, s.xi, u, ws) != DynamicsStatus::Ok) throw std::runtime_error("dynamics");
-    dz.resize(z.size());
-    dz << ws.xdot, ws.xidot;
-  };
-  VecX z(model.nx + model.nxi), k1, k2, k3, k4;
-  z << state.x, state.xi;
-  const int steps = static_cast<int>(std::lround(t_end / h));
-  for (int i = 0; i < steps; ++i) {
-    const double t = i * h;
-    f(t, z, k1);
-    f(t + h / 2, z + h / 2 * k1, k2);
-    f(t + h / 2, z + h / 2 * k2, k3);
-    f(t + h, z + h * k3, k4);
-    z += h / 6 * (k1 + 2 * k2 + 2 * k3 + k4);
-    VecX x = z.head(model.nx);
-    model.projectCoordinates(x);
-    z.head(model.nx) = x;
-    if (observe) observe(t + h, State{z.head(model.nx), z.tail(model.nxi)});
-  }
-  return State{z.head(model.nx), z.tail(model.nxi)};
-}
 
 Model planarBody() { return test::actuatedPlanarBody(); }
 
@@ -114,7 +79,9 @@ TEST_P(PlanarTable, ErrorNormAndTranslationalEnergyMatchTheThesis) {
   std::size_t row = 0;
   // RK4 at h = 1e-3 s: truncation error ~1e-12, far below the table's 5e-5 rounding.
   constexpr double kTableRounding = 6e-5;
-  simulate(model, *controller, reference, s, 3.0, 1e-3, [&](double t, const State& st) {
+  test::Rk4ClosedLoop loop(model, *controller, reference);
+  double t_run = 0.0;
+  const bool ran = loop.run(s, t_run, 3.0, 1e-3, [&](double t, const State& st) {
     if (row >= std::size(kPlanarTable) || std::abs(t - kPlanarTable[row].t) > 1e-9) return;
     const PlanarRow& expected = kPlanarTable[row++];
     const Eigen::Vector2d e = st.x.head<2>();
@@ -142,6 +109,7 @@ TEST_P(PlanarTable, ErrorNormAndTranslationalEnergyMatchTheThesis) {
       EXPECT_LT(std::abs(st.x[0]), 1e-9) << "t = " << t;
     }
   });
+  ASSERT_TRUE(ran) << loop.failure();
   EXPECT_EQ(row, std::size(kPlanarTable));
 }
 
@@ -186,7 +154,10 @@ TEST_P(PlanarTable, TranslationalPolesOf475) {
     Eigen::Vector2d e_dot = z0.tail<2>();
     if (!particle) e_dot += w * Eigen::Vector2d(-z0.y(), z0.x());
     State s{Eigen::Vector3d(z0.x(), z0.y(), 0.0), Eigen::Vector3d(e_dot.x(), e_dot.y(), w)};
-    const State end = simulate(model, *controller, reference, s, T, 1e-3);
+    test::Rk4ClosedLoop loop(model, *controller, reference);
+    double t = 0.0;
+    ASSERT_TRUE(loop.run(s, t, T, 1e-3)) << loop.failure();
+    const State& end = s;
     Phi.col(i) = errors(T, end);
   }
   std::vector<std::complex<double>> expected;
@@ -308,12 +279,16 @@ TEST(PrototypeTracking, FullyActuatedStaysOnAnAggressiveReferenceWithoutInitialE
     reference(0.0, r0);
     double worst = 0.0;
     ReferenceSample r;
-    simulate(model, *c, reference, State{r0.x, r0.xi}, 3.0, 1e-3, [&](double t, const State& s) {
+    test::Rk4ClosedLoop loop(model, *c, reference);
+    State s0{r0.x, r0.xi};
+    double t_run = 0.0;
+    const bool ran = loop.run(s0, t_run, 3.0, 1e-3, [&](double t, const State& s) {
       reference(t, r);
       VecX flipped = r.x;  // q and −q are the same attitude
       flipped.tail<4>() *= -1.0;
       worst = std::max(worst, std::min((s.x - r.x).norm(), (s.x - flipped).norm()) + (s.xi - r.xi).norm());
     });
+    ASSERT_TRUE(ran) << name << ": " << loop.failure();
     // RK4 truncation of the plant at h = 1e-3 with |ω| ≈ 5 rad/s: ~1e-10 per step, damped by the loop.
     EXPECT_LT(worst, 1e-8) << name;
   }

@@ -2,13 +2,12 @@
 // Example A (cart + 3 links, one passive joint, Table 4.2) and Example B (cart + 4 links, two
 // passive joints, Tables 5.1/5.2) on the book's half-circle task. The models are the scenes'
 // (scenes/seifried_cart_*.yaml), rebuilt here with ModelBuilder so that the test needs rbs_core
-// only. Each simulation is a plain RK4 loop on computeForwardDynamics with the controller
+// only. Each simulation is tests/support's RK4 loop on computeForwardDynamics with the controller
 // evaluated at every stage ("perfect model"), started in the feedforward's initial state.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdio>
-#include <functional>
 #include <numbers>
 #include <string>
 
@@ -16,6 +15,7 @@
 #include "core/dynamics/dynamics.h"
 #include "core/dynamics/kinematics.h"
 #include "core/model/model_builder.h"
+#include "tests/support/closed_loop_rk4.h"
 #include "tests/support/report.h"
 
 namespace rbs {
@@ -141,8 +141,8 @@ struct RunResult {
   double max_passive = 0.0;       ///< max |q_u|
 };
 
-/// RK4 with the controller evaluated at every stage, from t0 to t1 in the feedforward's initial
-/// state (or `start`). `hold_until`: u = 0 and no controller before this time (pre-actuation cut).
+/// The closed loop from t0 to t1 in the feedforward's initial state; the errors are observed at
+/// every step. `hold_until`: u = 0 and no controller before this time (pre-actuation cut).
 RunResult simulate(const Model& model, ServoConstraintPd& c, double t0, double t1, double dt,
                    double hold_until = -1e300) {
   RunResult r;
@@ -153,48 +153,27 @@ RunResult simulate(const Model& model, ServoConstraintPd& c, double t0, double t
   }
   State s{hold_until > t0 ? model.initial_state.x : p.q,
           hold_until > t0 ? model.initial_state.xi : p.qd};
-  Workspace ws(model);
   const int ee = signalIndex(c, "error.end_effector");
   const int ee_path = signalIndex(c, "error.end_effector_path");
   const int joints = signalIndex(c, "error.joints");
-  const ReferenceSample unused;
   const auto& passive = c.structure().passive;
-  auto derivative = [&](double t, const State& z, VecX& xdot, VecX& xidot) {
-    VecX u = VecX::Zero(model.numInputs());
-    if (t >= hold_until && !c.compute(t, z, unused, u)) return false;
-    if (computeForwardDynamics(model, z.x, z.xi, u, ws) != DynamicsStatus::Ok) return false;
-    xdot = ws.xdot;
-    xidot = ws.xidot;
-    return true;
-  };
-  const int steps = static_cast<int>(std::lround((t1 - t0) / dt));
-  VecX k1x, k1v, k2x, k2v, k3x, k3v, k4x, k4v;
-  for (int k = 0; k <= steps; ++k) {
-    const double t = t0 + k * dt;
-    if (!derivative(t, s, k1x, k1v)) {
-      ADD_FAILURE() << "t = " << t << ": " << c.message();
-      return r;
-    }
+  test::Rk4ClosedLoop loop(model, c);
+  loop.zeroInputBefore(hold_until);
+  auto observe = [&](double t, const State& state) {
     if (t >= hold_until) {
+      if (!loop.evaluate(t, state)) return;
       c.updateSignals();
       r.max_end_effector = std::max(r.max_end_effector, c.signalValues()[ee]);
       r.max_radial = std::max(r.max_radial, c.signalValues()[ee_path]);
       r.max_joint_error = std::max(r.max_joint_error, c.signalValues()[joints]);
     }
-    for (int j : passive) r.max_passive = std::max(r.max_passive, std::abs(s.x[j]));
-    if (k == steps) break;
-    State z{s.x + 0.5 * dt * k1x, s.xi + 0.5 * dt * k1v};
-    bool ok = derivative(t + 0.5 * dt, z, k2x, k2v);
-    z = {s.x + 0.5 * dt * k2x, s.xi + 0.5 * dt * k2v};
-    ok = ok && derivative(t + 0.5 * dt, z, k3x, k3v);
-    z = {s.x + dt * k3x, s.xi + dt * k3v};
-    ok = ok && derivative(t + dt, z, k4x, k4v);
-    if (!ok) {
-      ADD_FAILURE() << "t = " << t << ": " << c.message();
-      return r;
-    }
-    s.x += dt / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x);
-    s.xi += dt / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
+    for (int j : passive) r.max_passive = std::max(r.max_passive, std::abs(state.x[j]));
+  };
+  double t = t0;
+  observe(t, s);
+  if (!loop.run(s, t, t1 - t0, dt, observe) || !loop.failure().empty()) {
+    ADD_FAILURE() << loop.failure();
+    return r;
   }
   r.ok = true;
   return r;
