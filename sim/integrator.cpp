@@ -69,6 +69,17 @@ std::optional<DriftPolicy> driftPolicyFromName(std::string_view name) {
   return std::nullopt;
 }
 
+void splitState(const Model& model, const VecX& z, State& out) {
+  out.x = z.head(model.nx);
+  out.xi = z.tail(model.nxi);
+}
+
+VecX joinState(const State& state) {
+  VecX z(state.x.size() + state.xi.size());
+  z << state.x, state.xi;
+  return z;
+}
+
 DynamicsRhs::DynamicsRhs(const Model& model, InputFunction input, double stabilization_gain)
     : model_(model),
       input_(std::move(input)),
@@ -79,8 +90,7 @@ DynamicsRhs::DynamicsRhs(const Model& model, InputFunction input, double stabili
 
 void DynamicsRhs::operator()(const VecX& z, VecX& dzdt, double t) {
   ++evaluations_;
-  state_.x = z.head(model_.nx);
-  state_.xi = z.tail(model_.nxi);
+  splitState(model_, z, state_);
   if (input_) input_(t, state_, u_);
   const DynamicsStatus s = computeForwardDynamics(model_, state_.x, state_.xi, u_, ws_, gain_);
   dzdt.resize(z.size());

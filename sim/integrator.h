@@ -55,6 +55,11 @@ struct IntegrationOptions {
   double min_step = 1e-12;      ///< adaptive step-size underflow bound [s]
 };
 
+/// The integration's state vector z = [x; ξ] and the State it holds: the one place that splits
+/// and joins them.
+void splitState(const Model& model, const VecX& z, State& out);
+VecX joinState(const State& state);
+
 /// Inputs u(t, x, ξ) of size model.numInputs(); writes into `u`.
 using InputFunction = std::function<void(double t, const State& state, VecX& u)>;
 
@@ -80,22 +85,5 @@ class DynamicsRhs {
   DynamicsStatus status_ = DynamicsStatus::Ok;
   long evaluations_ = 0;
 };
-
-struct IntegrationResult {
-  bool ok = true;
-  double t = 0.0;            ///< time reached
-  std::string message;       ///< why it stopped early (time and cause)
-  long steps = 0;            ///< accepted steps
-  long rhs_evaluations = 0;
-  double max_drift = 0.0;    ///< largest coordinate drift seen before projection
-};
-
-/// Integrates `state` from t0 to t1: a convenience over Simulator (sim/simulator.h, implemented
-/// there), for batch use. `observer(t, state)` is called at t0 and then at every sample
-/// t0 + k·dt_out; dt_out ≤ 0 calls it after every accepted internal step instead.
-IntegrationResult integrate(const Model& model, State& state, double t0, double t1,
-                            const IntegrationOptions& options, const InputFunction& input,
-                            double dt_out = 0.0,
-                            const std::function<void(double, const State&)>& observer = {});
 
 }  // namespace rbs

@@ -86,4 +86,21 @@ class Simulator {
   std::shared_ptr<Impl> impl_;
 };
 
+struct IntegrationResult {
+  bool ok = true;
+  double t = 0.0;            ///< time reached
+  std::string message;       ///< why it stopped early (time and cause)
+  long steps = 0;            ///< accepted steps
+  long rhs_evaluations = 0;
+  double max_drift = 0.0;    ///< largest coordinate drift seen before projection
+};
+
+/// Integrates `state` from t0 to t1: a convenience over Simulator for batch use.
+/// `observer(t, state)` is called at t0 and then at every sample t0 + k·dt_out; dt_out ≤ 0 calls
+/// it after every accepted internal step instead.
+IntegrationResult integrate(const Model& model, State& state, double t0, double t1,
+                            const IntegrationOptions& options, const InputFunction& input,
+                            double dt_out = 0.0,
+                            const std::function<void(double, const State&)>& observer = {});
+
 }  // namespace rbs

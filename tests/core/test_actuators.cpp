@@ -9,7 +9,7 @@
 #include "core/dynamics/dynamics.h"
 #include "core/dynamics/energy.h"
 #include "core/model/model_builder.h"
-#include "sim/integrator.h"
+#include "sim/simulator.h"
 
 namespace rbs {
 namespace {

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "core/dynamics/kinematics.h"
-#include "sim/integrator.h"
+#include "sim/simulator.h"
 #include "tests/support/report.h"
 #include "tests/support/test_models.h"
 

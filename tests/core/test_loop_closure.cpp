@@ -19,7 +19,7 @@
 
 #include "core/dynamics/dynamics.h"
 #include "core/dynamics/energy.h"
-#include "sim/integrator.h"
+#include "sim/simulator.h"
 #include "tests/support/report.h"
 #include "tests/support/test_models.h"
 

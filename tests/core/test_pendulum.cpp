@@ -13,7 +13,7 @@
 
 #include "core/dynamics/dynamics.h"
 #include "core/dynamics/energy.h"
-#include "sim/integrator.h"
+#include "sim/simulator.h"
 #include "tests/support/matrix_compare.h"
 #include "tests/support/report.h"
 #include "tests/support/test_models.h"

@@ -13,7 +13,7 @@
 
 #include "core/dynamics/dynamics.h"
 #include "core/dynamics/energy.h"
-#include "sim/integrator.h"
+#include "sim/simulator.h"
 #include "tests/support/example_models.h"
 #include "tests/support/flow.h"
 #include "tests/support/matrix_compare.h"

@@ -27,7 +27,7 @@
 #include "core/dynamics/dynamics.h"
 #include "core/dynamics/energy.h"
 #include "core/scene/scene.h"
-#include "sim/integrator.h"
+#include "sim/simulator.h"
 #include "tests/support/example_models.h"
 #include "tests/support/matrix_compare.h"
 #include "tests/support/scene_run.h"

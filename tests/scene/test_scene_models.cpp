@@ -18,7 +18,7 @@
 #include "core/dynamics/energy.h"
 #include "core/dynamics/kinematics.h"
 #include "core/scene/scene.h"
-#include "sim/integrator.h"
+#include "sim/simulator.h"
 #include "tests/support/benchmark_models.h"
 #include "tests/support/example_models.h"
 #include "tests/support/matrix_compare.h"

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "sim/integrator.h"
+#include "sim/simulator.h"
 #include "tests/support/test_models.h"
 
 namespace rbs {

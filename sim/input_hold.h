@@ -1,0 +1,44 @@
+// The inputs the integration applies (SimulationOptions::control_rate): the source's u(t, state),
+// clamped to the actuator limits, either evaluated inside every right-hand side (a smooth closed
+// loop) or evaluated at the hold instants t0 + k/rate and held constant in between (a zero-order
+// hold, as a digital controller runs). The simulator decides when a hold instant is reached.
+#pragma once
+
+#include <memory>
+
+#include "sim/input_source.h"
+
+namespace rbs {
+
+class InputHold {
+ public:
+  /// control_rate 0: no hold. `source` may be empty (u = 0).
+  InputHold(const Model& model, std::shared_ptr<InputSource> source, double control_rate);
+
+  bool holds() const { return rate_ > 0.0; }
+  /// The k-th hold instant after t0, by one division (no accumulated sum).
+  double instant(double t0, long k) const { return t0 + static_cast<double>(k) / rate_; }
+  /// 1/rate [s]; 0 without a hold.
+  double period() const { return holds() ? 1.0 / rate_ : 0.0; }
+
+  /// u = clamp(source(t, state)) to the actuator limits; zero without a source.
+  void evaluate(double t, const State& state, VecX& u) const;
+  /// u inside the right-hand side at (t, state): the held value under a hold, else evaluate().
+  void rhsInput(double t, const State& state, VecX& u) const;
+  /// The value held from a hold instant at (t, state) on.
+  void hold(double t, const State& state) { evaluate(t, state, held_); }
+  /// Under a hold, the value held at the start of a run: evaluate(), or zero for a non-finite
+  /// state. Without a hold nothing (the source is not called).
+  void start(double t, const State& state, bool finite);
+  const VecX& held() const { return held_; }
+
+  InputSource* source() const { return source_.get(); }
+
+ private:
+  const Model& model_;
+  std::shared_ptr<InputSource> source_;
+  double rate_;
+  VecX held_;
+};
+
+}  // namespace rbs

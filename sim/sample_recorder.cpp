@@ -1,0 +1,142 @@
+#include "sim/sample_recorder.h"
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "core/dynamics/energy.h"
+
+namespace rbs {
+namespace {
+
+/// N for a force, N m for a torque (joint efforts: by the joint's velocity coordinate); a servo's
+/// reference angle (rad, m) or rate (rad/s); a propeller motor's current (A).
+std::string inputUnit(const Actuator& a, const Model& model) {
+  if (a.joint >= static_cast<int>(model.joints.size())) return "N m";
+  const bool prismatic = a.joint >= 0 && model.joints[a.joint].type == JointType::Prismatic;
+  switch (a.kind) {
+    case ActuatorKind::BodyForce: return "N";
+    case ActuatorKind::BodyTorque: return "N m";
+    case ActuatorKind::JointServo: return prismatic ? "m" : "rad";
+    case ActuatorKind::JointSpeedServo: return "rad/s";
+    case ActuatorKind::JointEffort: break;
+  }
+  if (a.joint < 0) return "N m";
+  if (model.propellerOnJoint(a.joint) >= 0 && a.gain != 1.0) return "A";  // torque k_M i (5.1)
+  switch (model.joints[a.joint].type) {
+    case JointType::Prismatic: return "N";
+    case JointType::Free:
+    case JointType::FreeQuaternion: return a.component < 3 ? "N" : "N m";
+    case JointType::Planar: return a.component < 2 ? "N" : "N m";
+    default: return "N m";
+  }
+}
+
+}  // namespace
+
+SampleRecorder::SampleRecorder(const Model& model, InputSource* source, bool source_held, std::size_t max_samples)
+    : model_(model), source_(source), source_held_(source_held), max_samples_(max_samples), ws_(model),
+      u_source_(VecX::Zero(model.numInputs())) {
+  layOutChannels();
+  values_.resize(static_cast<std::size_t>(recording_.channels.size()));
+  clear();
+}
+
+void SampleRecorder::layOutChannels() {
+  ChannelSet& channels = recording_.channels;
+  for (const Body& b : model_.bodies) {
+    const std::string p = "body." + b.name + ".";
+    channels.add(p + "px", "m", "position x of body " + b.name + " (world)");
+    channels.add(p + "py", "m", "position y of body " + b.name + " (world)");
+    channels.add(p + "pz", "m", "position z of body " + b.name + " (world)");
+    channels.add(p + "qw", "1", "attitude quaternion w of body " + b.name + " (world)");
+    channels.add(p + "qx", "1", "attitude quaternion x of body " + b.name + " (world)");
+    channels.add(p + "qy", "1", "attitude quaternion y of body " + b.name + " (world)");
+    channels.add(p + "qz", "1", "attitude quaternion z of body " + b.name + " (world)");
+  }
+  ch_energy_ = channels.add("energy.kinetic", "J", "kinetic energy T");
+  channels.add("energy.potential", "J", "potential energy V_G + V_K (gravity and springs)");
+  channels.add("energy.total", "J", "total energy W = T + V_G + V_K");
+  channels.add("power.input", "W", "input power of actuators and external wrenches, xi^T f_E");
+  channels.add("power.dissipation", "W", "power dissipated by dampers, xi^T f_D");
+  channels.add("constraint.drift", "1",
+               "largest coordinate drift (|R^T R - I|, |q^T q - 1|, |c^2 + s^2 - 1|) before projection");
+  for (const Actuator& a : model_.actuators) {
+    const int i = channels.add("u." + a.name, inputUnit(a, model_), "input " + a.name + " (the value used, after saturation)");
+    if (ch_inputs_ < 0) ch_inputs_ = i;
+  }
+  if (!model_.loop_closures.empty())
+    ch_closure_ = channels.add("constraint.closure", "m", "norm of the loop-closure error psi");
+  if (source_) {
+    for (const ChannelInfo& c : source_->channels()) {
+      const int i = channels.add(c.name, c.unit, c.description);
+      if (ch_source_ < 0) ch_source_ = i;
+    }
+  }
+}
+
+void SampleRecorder::clear() {
+  recording_.time.clear();
+  recording_.values.clear();
+  recording_.dropped = 0;
+  last_quaternion_.assign(model_.numBodies(), Vec4::Zero());
+}
+
+DynamicsStatus SampleRecorder::record(double t, const State& state, bool finite, const VecX& u, double drift) {
+  DynamicsStatus status = DynamicsStatus::NonFinite;
+  if (!finite) {
+    std::fill(values_.begin(), values_.end(), std::numeric_limits<double>::quiet_NaN());
+    append(t);
+    return status;
+  }
+  status = computeForwardDynamics(model_, state.x, state.xi, u, ws_, 0.0);
+  int c = 0;
+  for (int b = 0; b < model_.numBodies(); ++b) {
+    const Pose& G = ws_.pose[b];
+    Vec4 q = rotationToQuaternion(G.R);
+    // Keep the sign continuous from sample to sample (q and −q are the same attitude); the first
+    // sample has qw ≥ 0.
+    const Vec4& prev = last_quaternion_[b];
+    if (prev.isZero() ? q(0) < 0.0 : q.dot(prev) < 0.0) q = -q;
+    last_quaternion_[b] = q;
+    values_[c++] = G.r.x();
+    values_[c++] = G.r.y();
+    values_[c++] = G.r.z();
+    for (int i = 0; i < 4; ++i) values_[c++] = q(i);
+  }
+  const Energies e = computeEnergies(model_, state.x, state.xi, ws_);
+  values_[ch_energy_ + 0] = e.kinetic;
+  values_[ch_energy_ + 1] = e.potential();
+  values_[ch_energy_ + 2] = e.total();
+  values_[ch_energy_ + 3] = e.input_power;
+  values_[ch_energy_ + 4] = e.dissipation;
+  values_[ch_energy_ + 5] = drift >= 0.0 ? drift : model_.coordinateDrift(state.x);
+  for (int i = 0; i < model_.numInputs(); ++i) values_[ch_inputs_ + i] = u[i];
+  if (ch_closure_ >= 0) {
+    if (status != DynamicsStatus::Ok) {  // the closure terms come after the factorization
+      computeBodyJacobians(model_, ws_);
+      computeLoopClosures(model_, ws_);
+    }
+    values_[ch_closure_] = ws_.constraint_error.norm();
+  }
+  if (ch_source_ >= 0) {
+    // Under a hold the source last ran at the hold instant: evaluate it at this sample.
+    if (source_held_) source_->evaluateForSample(t, state, u_source_);
+    source_->sample(values_.data() + ch_source_);
+  }
+  append(t);
+  return status;
+}
+
+void SampleRecorder::append(double t) {
+  recording_.time.push_back(t);
+  recording_.values.push_back(values_);
+  if (max_samples_ > 0 && recording_.time.size() > max_samples_) {
+    const auto drop = static_cast<std::ptrdiff_t>(recording_.time.size() - max_samples_ + max_samples_ / 4);
+    recording_.time.erase(recording_.time.begin(), recording_.time.begin() + drop);
+    recording_.values.erase(recording_.values.begin(), recording_.values.begin() + drop);
+    recording_.dropped += static_cast<std::size_t>(drop);
+  }
+}
+
+}  // namespace rbs
