@@ -111,9 +111,9 @@ int runBench(const std::vector<std::string>& args, std::ostream& out, std::ostre
     err << "rbsim-cli bench: the dynamics at the initial state fail: " << toString(status) << "\n";
     return 1;
   }
-  const std::optional<std::shared_ptr<InputSource>> source = inputSourceOrReport(*scene, parsed, err);
-  if (!source) return 2;
-  InputSource* input = source->get();
+  const std::optional<SceneLoop> loop = sceneLoopOrReport(*scene, parsed, err);
+  if (!loop) return 2;
+  InputSource* input = loop->source.get();
   bool input_ok = true;
   // Each call at a new time (1 µs apart, from 0): a closed loop reuses a reference sample at a
   // repeated time, and the measurement is meant to include the reference.
@@ -132,7 +132,7 @@ int runBench(const std::vector<std::string>& args, std::ostream& out, std::ostre
     return 1;
   }
 
-  Simulator sim(model, options, *source);
+  Simulator sim(model, options, loop->source);
   sim.reset(model.initial_state, 0.0);
   const auto start = std::chrono::steady_clock::now();
   const bool ok = sim.advanceTo(duration);

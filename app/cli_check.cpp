@@ -7,7 +7,6 @@
 #include "app/cli_commands.h"
 #include "app/cli_sim_common.h"
 #include "core/scene/scene.h"
-#include "sim/closed_loop.h"
 
 namespace rbs::cli {
 namespace {
@@ -50,17 +49,17 @@ int runCheck(const std::vector<std::string>& args, std::ostream& out, std::ostre
   const Model& m = scene->model;
   // The controller and reference are checked too: a scene whose gains are out of range or whose
   // reference the model cannot follow is a broken scene.
-  const std::optional<std::shared_ptr<InputSource>> source = inputSourceOrReport(*scene, parsed, err);
-  if (!source) return 2;
+  const std::optional<SceneLoop> loop = sceneLoopOrReport(*scene, parsed, err);
+  if (!loop) return 2;
   out << file << ": " << count(m.numBodies(), "body", "bodies") << ", nu = " << m.nx << ", n = " << m.nxi
       << ", " << count(m.numInputs(), "input", "inputs") << ", "
       << count(static_cast<long>(m.loop_closures.size()), "loop closure", "loop closures");
-  if (*source)
+  if (loop->controller)
     out << ", controller " << scene->controller.name << " (" << scene->controller.parameters.size()
         << " parameters set)" << (scene->reference.generator.empty() ? "" : ", reference " + scene->reference.generator);
   out << "\n";
-  if (parsed.has("parameters") && *source) {
-    const Controller& c = static_cast<ClosedLoop&>(**source).controller();
+  if (parsed.has("parameters") && loop->controller) {
+    const Controller& c = *loop->controller;
     const ParameterSet& p = c.parameters();
     out << "parameters of " << c.name() << " (set with --set controller.NAME=VALUE):\n";
     for (int i = 0; i < p.size(); ++i) {

@@ -233,8 +233,8 @@ int runRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
   if (mode != Output::Screenshot) settings.dt_out = frame_dt;
   const std::optional<SimulationOptions> options = simulationOptionsOrReport(settings, "render", err);
   if (!options) return 2;
-  const std::optional<std::shared_ptr<InputSource>> source = inputSourceOrReport(scene, parsed, err);
-  if (!source) return 2;
+  std::optional<SceneLoop> loop = sceneLoopOrReport(scene, parsed, err);
+  if (!loop) return 2;
 
   // the output must be writable before anything slow starts
   if (mode == Output::Frames) {
@@ -277,28 +277,23 @@ int runRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
   graph->setViewportSize(width, height);
   renderer->setScene(graph->root());
 
-  Simulator sim(model, *options, *source);
+  Simulator sim(model, *options, loop->source);
   sim.reset(model.initial_state, 0.0);
-  std::vector<int> u_channels;
-  for (const Actuator& a : model.actuators) u_channels.push_back(sim.channels().find("u." + a.name));
+  const LoopChannels read = findLoopChannels(model, sim.channels());
 
-  // the reference is checked by inputSourceOrReport
-  render::FrameSnapshot frame(model, *source ? makeReference(model, scene.reference) : nullptr);
+  render::FrameSnapshot frame(model, std::move(loop->ghost_reference));
   Workspace ws(model);
   VecX u = VecX::Zero(model.numInputs());
   render::HudInfo hud;
   hud.scene_name = scene_options.scene_name;
-  hud.status = scene.controller.name.empty() || !*source ? "" : "controller " +
-               (parsed.has("controller") ? parsed.all("controller").back() : scene.controller.name);
+  hud.status = loop->source ? "controller " + loop->controller_name : "";
   if (mode == Output::Video) hud.real_time_factor = 1.0;  // the video plays in real time
 
   // draws the state at sim.time()
   double render_seconds = 0.0, output_seconds = 0.0;
   auto drawFrame = [&](double t) -> const render::Image& {
     const auto start = std::chrono::steady_clock::now();
-    if (!sim.recording().values.empty())
-      for (int i = 0; i < model.numInputs(); ++i)
-        u[i] = u_channels[i] >= 0 ? sim.recording().values.back()[u_channels[i]] : 0.0;
+    if (!sim.recording().values.empty()) read.readInputs(sim.recording().values.back(), u);
     const Snapshot& snapshot = frame.make(t, sim.state(), u);
     graph->apply(snapshot);
     hud.time = t;

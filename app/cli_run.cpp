@@ -171,8 +171,8 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
   if (!checked_options) return 2;
   const SimulationOptions& options = *checked_options;
 
-  const std::optional<std::shared_ptr<InputSource>> source = inputSourceOrReport(scene, parsed, err);
-  if (!source) return 2;
+  const std::optional<SceneLoop> loop = sceneLoopOrReport(scene, parsed, err);
+  if (!loop) return 2;
 
   // From here on Ctrl-C / SIGTERM only set a flag, so the temporary file below is always removed
   // or renamed.
@@ -197,7 +197,7 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
   // however long the run (the simulator keeps only its newest samples).
   SimulationOptions streaming = options;
   streaming.max_recorded_samples = 2;
-  Simulator sim(scene.model, streaming, *source);  // no source: u = 0
+  Simulator sim(scene.model, streaming, loop->source);  // no source: u = 0
   ProgressBar progress(err, !quiet && ::isatty(STDERR_FILENO) != 0, 0.0, settings.t_end);
   std::size_t rows = 0;
   double last_row_t = 0.0;

@@ -58,11 +58,10 @@ std::string controllerList() {
   return out;
 }
 
-std::optional<std::shared_ptr<InputSource>> inputSourceOrReport(const Scene& scene, const ParsedArgs& parsed,
-                                                                std::ostream& err) {
+std::optional<SceneLoop> sceneLoopOrReport(const Scene& scene, const ParsedArgs& parsed, std::ostream& err) {
   const std::string chosen = parsed.has("controller") ? parsed.all("controller").back() : scene.controller.name;
   try {
-    return makeSceneInputSource(scene, chosen);
+    return makeSceneLoop(scene, chosen);
   } catch (const SceneError& e) {
     err << e.what() << "\n";
     return std::nullopt;

@@ -9,6 +9,7 @@
 
 #include "app/cli_args.h"
 #include "core/scene/scene.h"
+#include "sim/scene_loop.h"
 #include "sim/simulator.h"
 
 namespace rbs::cli {
@@ -33,13 +34,12 @@ std::optional<SimulationOptions> simulationOptionsOrReport(const IntegratorSetti
 /// Returns an empty string when the name is accepted, else the error message.
 std::string checkControllerName(const ParsedArgs& parsed);
 
-/// The inputs of a simulating command: the scene's controller tracking the scene's reference; the
-/// controller named by --controller instead (the scene's parameters and options are applied when
-/// the name is the scene's, else the controller's defaults); or nullptr (u = 0) for
+/// The closed loop of a simulating command: the scene's controller tracking the scene's reference;
+/// the controller named by --controller instead (the scene's parameters and options are applied
+/// when the name is the scene's, else the controller's defaults); or no source (u = 0) for
 /// `--controller none` and scenes without a controller. A bad controller or reference setting is
 /// printed as FILE:LINE:COLUMN: controller: message and gives nothing (the command exits 2).
-std::optional<std::shared_ptr<InputSource>> inputSourceOrReport(const Scene& scene, const ParsedArgs& parsed,
-                                                                std::ostream& err);
+std::optional<SceneLoop> sceneLoopOrReport(const Scene& scene, const ParsedArgs& parsed, std::ostream& err);
 
 /// "NAME (description)" lines of every controller, for help texts.
 std::string controllerList();

@@ -12,12 +12,23 @@ namespace rbs {
 
 const Model& designModel(const Scene& scene) { return scene.force_model ? *scene.force_model : scene.model; }
 
-std::shared_ptr<InputSource> makeSceneInputSource(const Scene& scene) {
-  return makeSceneInputSource(scene, scene.controller.name);
+SceneLoop makeSceneLoop(const Scene& scene) { return makeSceneLoop(scene, scene.controller.name); }
+
+LoopChannels findLoopChannels(const Model& model, const ChannelSet& channels) {
+  LoopChannels found;
+  for (const Actuator& a : model.actuators) found.inputs.push_back(channels.find("u." + a.name));
+  found.drift = channels.find("constraint.drift");
+  return found;
 }
 
-std::shared_ptr<InputSource> makeSceneInputSource(const Scene& scene, const std::string& chosen) {
-  if (chosen.empty() || chosen == "none") return nullptr;
+void LoopChannels::readInputs(const std::vector<double>& sample, VecX& u) const {
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    u[static_cast<Eigen::Index>(i)] = inputs[i] >= 0 ? sample[static_cast<std::size_t>(inputs[i])] : 0.0;
+}
+
+SceneLoop makeSceneLoop(const Scene& scene, const std::string& chosen) {
+  SceneLoop loop;
+  if (chosen.empty() || chosen == "none") return loop;
   const bool from_scene = chosen == scene.controller.name;
   const auto error = [&](int line, int column, const std::string& message) {
     return SceneError(scene.file.string(), line, line > 0 ? column : 0, message);
@@ -57,18 +68,26 @@ std::shared_ptr<InputSource> makeSceneInputSource(const Scene& scene, const std:
   std::unique_ptr<Reference> reference;
   try {
     reference = makeReference(design_model, scene.reference);
+    loop.ghost_reference = makeReference(scene.model, scene.reference);
   } catch (const ControlError& e) {
     throw error(scene.reference.line, scene.reference.column, std::string("reference: ") + e.what());
   }
+  std::shared_ptr<ClosedLoop> closed_loop;
   if (perturbation.perturbsMeasurement()) {
     try {
-      return std::make_shared<PerturbedLoop>(scene.model, std::move(controller), std::move(reference), perturbation,
-                                             std::move(controller_model));
+      closed_loop = std::make_shared<PerturbedLoop>(scene.model, std::move(controller), std::move(reference),
+                                                    perturbation, std::move(controller_model));
     } catch (const std::invalid_argument& e) {
       throw error(perturbation.line, perturbation.column, e.what());
     }
+  } else {
+    closed_loop = std::make_shared<ClosedLoop>(std::move(controller), std::move(reference), std::move(controller_model));
   }
-  return std::make_shared<ClosedLoop>(std::move(controller), std::move(reference), std::move(controller_model));
+  loop.controller = &closed_loop->controller();
+  loop.parameters = &closed_loop->controller().parameters();
+  loop.controller_name = chosen;
+  loop.source = std::move(closed_loop);
+  return loop;
 }
 
 }  // namespace rbs

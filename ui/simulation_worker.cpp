@@ -5,9 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "core/control/reference.h"
 #include "render/frame_snapshot.h"
-#include "sim/closed_loop.h"
 #include "sim/scene_loop.h"
 #include "sim/settings.h"
 #include "sim/simulator.h"
@@ -31,12 +29,10 @@ double seconds(Clock::duration d) { return std::chrono::duration<double>(d).coun
 
 struct SimulationWorker::Engine {
   std::shared_ptr<const Scene> scene;
-  std::shared_ptr<InputSource> source;
-  ParameterSet* parameters = nullptr;  ///< the controller's, or null
+  SceneLoop loop;
   std::unique_ptr<Simulator> sim;
   std::unique_ptr<render::FrameSnapshot> frame;
-  std::vector<int> u_channels;
-  int drift_channel = -1;
+  LoopChannels read;  ///< the inputs and the drift, read from every newest sample
   VecX u;
 
   // pending samples of the current slice
@@ -76,15 +72,13 @@ SimulationWorker::SimulationWorker(std::shared_ptr<const Scene> scene, const std
   e.end_k = settings.t_end > 0.0 ? std::lround(settings.t_end / dt_out_) : -1;
   stepper_name_ = settings.stepper;
   controller_name_ = controller.empty() ? s.controller.name : controller;
-  e.source = makeSceneInputSource(s, controller_name_);  // throws SceneError
-  if (!e.source) controller_name_ = "none";
-  if (auto* loop = dynamic_cast<ClosedLoop*>(e.source.get())) e.parameters = &loop->controller().parameters();
-  if (e.parameters) parameter_specs_ = *e.parameters;
-  e.sim = std::make_unique<Simulator>(s.model, options, e.source);
-  e.frame = std::make_unique<render::FrameSnapshot>(s.model, e.source ? makeReference(s.model, s.reference) : nullptr);
+  e.loop = makeSceneLoop(s, controller_name_);  // throws SceneError
+  controller_name_ = e.loop.controller_name;
+  if (e.loop.parameters) parameter_specs_ = *e.loop.parameters;
+  e.sim = std::make_unique<Simulator>(s.model, options, e.loop.source);
+  e.frame = std::make_unique<render::FrameSnapshot>(s.model, std::move(e.loop.ghost_reference));
   channels_ = e.sim->channels();
-  for (const Actuator& a : s.model.actuators) e.u_channels.push_back(channels_.find("u." + a.name));
-  e.drift_channel = channels_.find("constraint.drift");
+  e.read = findLoopChannels(s.model, channels_);
   e.u = VecX::Zero(s.model.numInputs());
   e.sim->on_sample = [&e](double t, const std::vector<double>& values) {
     e.pending_time.push_back(t);
@@ -175,8 +169,8 @@ void SimulationWorker::loop() {
     double drift = 0.0;
     if (!rec.values.empty()) {
       const std::vector<double>& last = rec.values.back();
-      for (int i = 0; i < s.model.numInputs(); ++i) e.u[i] = e.u_channels[i] >= 0 ? last[e.u_channels[i]] : 0.0;
-      if (e.drift_channel >= 0) drift = last[e.drift_channel];
+      e.read.readInputs(last, e.u);
+      if (e.read.drift >= 0) drift = last[e.read.drift];
     }
     const Clock::time_point now = Clock::now();
     e.rate_history.emplace_back(now, sim.time());
@@ -205,8 +199,8 @@ void SimulationWorker::loop() {
     snapshot_.failed = sim.failed();
     snapshot_.message = sim.message();
     snapshot_.parameters.clear();
-    if (e.parameters)
-      for (int i = 0; i < e.parameters->size(); ++i) snapshot_.parameters.push_back(e.parameters->value(i));
+    if (e.loop.parameters)
+      for (int i = 0; i < e.loop.parameters->size(); ++i) snapshot_.parameters.push_back(e.loop.parameters->value(i));
     snapshot_.parameter_error = e.parameter_error;
     snapshot_.dropped_samples = dropped;
     snapshot_.run = e.run;
@@ -263,17 +257,17 @@ void SimulationWorker::loop() {
       e.at_end = false;
       if (e.until_k > e.end_k) e.stop_at_end = false;  // asked for a time past the end
     } else if (const auto* set = std::get_if<SetParameter>(&command)) {
-      if (e.parameters && set->index >= 0 && set->index < e.parameters->size()) {
+      if (e.loop.parameters && set->index >= 0 && set->index < e.loop.parameters->size()) {
         try {
-          e.parameters->set(set->index, set->value);
+          e.loop.parameters->set(set->index, set->value);
           e.parameter_error.clear();
         } catch (const std::exception& ex) {  // ControlError: out of range, not finite
           e.parameter_error = ex.what();
         }
       }
     } else if (std::holds_alternative<ResetParameters>(command)) {
-      if (e.parameters)
-        for (int i = 0; i < e.parameters->size(); ++i) e.parameters->set(i, parameter_specs_.value(i));
+      if (e.loop.parameters)
+        for (int i = 0; i < e.loop.parameters->size(); ++i) e.loop.parameters->set(i, parameter_specs_.value(i));
       e.parameter_error.clear();
     }
   };

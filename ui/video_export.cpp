@@ -8,7 +8,6 @@
 #include "render/offscreen.h"
 #include "render/scene_graph.h"
 #include "render/video_encoder.h"
-#include "sim/closed_loop.h"
 #include "sim/scene_loop.h"
 #include "sim/settings.h"
 #include "sim/simulator.h"
@@ -26,9 +25,9 @@ VideoResult recordVideo(const Scene& scene, const VideoRequest& request,
     settings.dt_out = frame_dt;  // one output sample per frame
     const SimulationOptions options = simulationOptions(settings);
     const std::string controller = request.controller.empty() ? scene.controller.name : request.controller;
-    const std::shared_ptr<InputSource> source = makeSceneInputSource(scene, controller);
-    if (auto* loop = dynamic_cast<ClosedLoop*>(source.get()))
-      for (const auto& [i, v] : request.parameters) loop->controller().parameters().set(i, v);
+    SceneLoop loop = makeSceneLoop(scene, controller);
+    if (loop.parameters)
+      for (const auto& [i, v] : request.parameters) loop.parameters->set(i, v);
 
     render::VideoOptions vo;
     vo.file = request.file;
@@ -42,12 +41,11 @@ VideoResult recordVideo(const Scene& scene, const VideoRequest& request,
     render::SceneGraph graph(model, scene_options);
     graph.setViewportSize(request.width, request.height);
     renderer.setScene(graph.root());
-    render::FrameSnapshot frame(model, source ? makeReference(model, scene.reference) : nullptr);
+    render::FrameSnapshot frame(model, std::move(loop.ghost_reference));
 
-    Simulator sim(model, options, source);
+    Simulator sim(model, options, loop.source);
     sim.reset(model.initial_state, 0.0);
-    std::vector<int> u_channels;
-    for (const Actuator& a : model.actuators) u_channels.push_back(sim.channels().find("u." + a.name));
+    const LoopChannels read = findLoopChannels(model, sim.channels());
     VecX u = VecX::Zero(model.numInputs());
     render::HudInfo hud;
     hud.scene_name = scene_options.scene_name;
@@ -63,7 +61,7 @@ VideoResult recordVideo(const Scene& scene, const VideoRequest& request,
         break;
       }
       const std::vector<double>& last = sim.recording().values.back();
-      for (int i = 0; i < model.numInputs(); ++i) u[i] = u_channels[i] >= 0 ? last[u_channels[i]] : 0.0;
+      read.readInputs(last, u);
       const Snapshot& snapshot = frame.make(t, sim.state(), u);
       graph.apply(snapshot);
       hud.time = t;

@@ -1,6 +1,6 @@
 // Soak: scenes/quadcopter_looping.yaml run for 24 h of simulated time at full speed, the way
 // `rbsim-cli run` runs it (the scene's stepper, step, drift policy, output step and controller;
-// makeSceneInputSource + Simulator, advanced in slices of 100 output steps), except that the
+// makeSceneLoop + Simulator, advanced in slices of 100 output steps), except that the
 // recording keeps only the newest few samples (SimulationOptions::max_recorded_samples), so that
 // what grows, if anything, is the simulation itself. Per simulated hour it reports the real-time
 // factor of that hour (simulated / wall seconds) and the process's memory: peak resident set
@@ -100,7 +100,7 @@ void soak(benchmark::State& st, SoakSpan span) {
     const Scene scene = loadScene(file);
     SimulationOptions options = simulationOptions(scene.integrator);
     options.max_recorded_samples = kRecordedSamples;
-    Simulator sim(scene.model, options, makeSceneInputSource(scene));
+    Simulator sim(scene.model, options, makeSceneLoop(scene).source);
     sim.reset(scene.model.initial_state, 0.0);
 
     const double dt_out = options.dt_out;

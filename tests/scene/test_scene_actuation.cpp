@@ -273,7 +273,7 @@ TEST(SceneActuation, MisconfiguredLayersAreReportedAtTheirSection) {
   auto message = [](const std::vector<std::string>& overrides) -> std::string {
     const Scene s = loadScene(test::libraryScene("quadcopter_table51.yaml"), overrides);
     try {
-      makeSceneInputSource(s);
+      makeSceneLoop(s);
     } catch (const SceneError& e) {
       return e.what();
     }
@@ -291,7 +291,7 @@ TEST(SceneActuation, MisconfiguredLayersAreReportedAtTheirSection) {
   // The tricopter's tilted rotors are not four parallel ones: no flat filter.
   const Scene tri = loadScene(test::libraryScene("tricopter_table51.yaml"), {"controller.actuation.filter=flat_filter"});
   try {
-    makeSceneInputSource(tri);
+    makeSceneLoop(tri);
     ADD_FAILURE() << "flat_filter accepted for the tricopter";
   } catch (const SceneError& e) {
     EXPECT_NE(std::string(e.what()).find("exactly four propellers"), std::string::npos) << e.what();

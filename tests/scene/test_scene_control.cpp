@@ -11,7 +11,6 @@
 
 #include "core/control/registry.h"
 #include "core/scene/scene.h"
-#include "sim/closed_loop.h"
 #include "sim/settings.h"
 #include "sim/scene_loop.h"
 #include "sim/simulator.h"
@@ -32,9 +31,45 @@ TEST(SceneControl, EveryControllerAndReferenceOfTheLibraryIsValid) {
     EXPECT_NO_THROW(makeReference(designModel(scene), scene.reference)) << entry.path();
     if (scene.controller.name.empty()) continue;
     ++controlled;
-    EXPECT_NO_THROW(makeSceneInputSource(scene)) << entry.path();
+    EXPECT_NO_THROW(makeSceneLoop(scene)) << entry.path();
   }
   EXPECT_GE(controlled, 21);
+}
+
+TEST(SceneControl, TheSceneLoopGivesTheFrontEndsEverythingTheyUse) {
+  // A vehicle with propellers: the controller works on the force model (rotors locked), the ghost
+  // is drawn on the plant, whose coordinates include the rotors.
+  const Scene tri = loadScene(scenesDir() / "tricopter_table51.yaml");
+  ASSERT_TRUE(tri.force_model);
+  SceneLoop loop = makeSceneLoop(tri);
+  ASSERT_TRUE(loop.source && loop.controller && loop.parameters && loop.ghost_reference);
+  EXPECT_EQ(loop.controller_name, tri.controller.name);
+  EXPECT_EQ(loop.parameters, &loop.controller->parameters());
+  ReferenceSample ghost;
+  loop.ghost_reference->sample(0.5, ghost);
+  EXPECT_EQ(ghost.x.size(), tri.model.nx);
+  EXPECT_NE(tri.force_model->nx, tri.model.nx);
+  // A parameter set through the loop is the one the simulation uses.
+  const int first = 0;
+  const double changed = loop.parameters->spec(first).min;
+  loop.parameters->set(first, changed);
+  EXPECT_EQ(loop.controller->parameters().value(first), changed);
+
+  Simulator sim(tri.model, simulationOptions(tri.integrator), loop.source);
+  sim.reset(tri.model.initial_state);
+  const LoopChannels read = findLoopChannels(tri.model, sim.channels());
+  ASSERT_EQ(read.inputs.size(), static_cast<std::size_t>(tri.model.numInputs()));
+  for (int i = 0; i < tri.model.numInputs(); ++i)
+    EXPECT_EQ(sim.channels()[read.inputs[i]].name, "u." + tri.model.actuators[i].name);
+  EXPECT_EQ(sim.channels()[read.drift].name, "constraint.drift");
+  VecX u = VecX::Constant(tri.model.numInputs(), std::nan(""));
+  read.readInputs(sim.recording().values.back(), u);
+  for (int i = 0; i < tri.model.numInputs(); ++i) EXPECT_EQ(u[i], sim.recording().values.back()[read.inputs[i]]);
+
+  // No controller: nothing to run or draw, and the name says so.
+  const SceneLoop none = makeSceneLoop(tri, "none");
+  EXPECT_FALSE(none.source || none.controller || none.parameters || none.ghost_reference);
+  EXPECT_EQ(none.controller_name, "none");
 }
 
 TEST(SceneControl, EveryPlottedChannelExists) {
@@ -42,7 +77,7 @@ TEST(SceneControl, EveryPlottedChannelExists) {
   for (const auto& entry : std::filesystem::directory_iterator(scenesDir())) {
     if (entry.path().extension() != ".yaml") continue;
     const Scene scene = loadScene(entry.path());
-    Simulator sim(scene.model, simulationOptions(scene.integrator), makeSceneInputSource(scene));
+    Simulator sim(scene.model, simulationOptions(scene.integrator), makeSceneLoop(scene).source);
     sim.reset(scene.model.initial_state);
     for (const PlotGroup& group : scene.plots)
       for (const std::string& channel : group.channels)

@@ -14,11 +14,9 @@
 #include <vector>
 
 #include "core/control/perturbation.h"
-#include "core/control/registry.h"
 #include "core/math/se3.h"
 #include "core/scene/scene.h"
-#include "sim/closed_loop.h"
-#include "sim/perturbed_loop.h"
+#include "sim/scene_loop.h"
 #include "sim/settings.h"
 #include "sim/simulator.h"
 #include "tests/scene/scene_test_util.h"
@@ -160,25 +158,11 @@ struct LoopingErrors {
   double rms_seen_position = 0.0;  ///< [m] the controller's error.position channel (what it sees)
 };
 
-/// As rbsim-cli makes the input source (app/cli_sim_common.cpp, inputSourceOrReport).
-std::shared_ptr<InputSource> makeLoop(const Scene& scene) {
-  const PerturbationSettings& p = scene.perturbation;
-  std::shared_ptr<const Model> controller_model = controllerModel(scene.model, p);
-  auto controller =
-      makeController(controller_model ? *controller_model : scene.model, scene.controller);
-  auto reference = makeReference(scene.model, scene.reference);
-  if (p.perturbsMeasurement())
-    return std::make_shared<PerturbedLoop>(scene.model, std::move(controller), std::move(reference),
-                                           p, std::move(controller_model));
-  return std::make_shared<ClosedLoop>(std::move(controller), std::move(reference),
-                                      std::move(controller_model));
-}
-
 LoopingErrors flyLooping(const std::vector<std::string>& overrides) {
   const Scene scene = loadScene(
       std::filesystem::path(RBS_SOURCE_DIR) / "scenes" / "quadcopter_looping.yaml", overrides);
   auto reference = makeReference(scene.model, scene.reference);  // the truth to compare with
-  Simulator sim(scene.model, simulationOptions(scene.integrator), makeLoop(scene));
+  Simulator sim(scene.model, simulationOptions(scene.integrator), makeSceneLoop(scene).source);
   const int seen_channel = sim.channels().find("error.position");
   LoopingErrors e;
   double sum_r = 0.0, sum_R = 0.0, sum_seen = 0.0;

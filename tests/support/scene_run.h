@@ -67,7 +67,7 @@ inline SceneRun runLibraryScene(const std::string& file, const std::vector<std::
                                 const std::string& controller = "") {
   const Scene scene = loadScene(libraryScene(file), overrides);
   Simulator sim(scene.model, simulationOptions(scene.integrator),
-                makeSceneInputSource(scene, controller.empty() ? scene.controller.name : controller));
+                makeSceneLoop(scene, controller.empty() ? scene.controller.name : controller).source);
   sim.reset(scene.model.initial_state);
   SceneRun run;
   run.ok = sim.advanceTo(scene.integrator.t_end);

@@ -42,7 +42,7 @@ TEST(SimulationWorker, GivesEverySampleOfABatchRunWithTheSameNumbers) {
   SampleBatch all;
   ASSERT_TRUE(waitUntil(worker, 1.5, all)) << worker.snapshot().message;
 
-  Simulator batch(scene->model, simulationOptions(scene->integrator), makeSceneInputSource(*scene));
+  Simulator batch(scene->model, simulationOptions(scene->integrator), makeSceneLoop(*scene).source);
   batch.reset(scene->model.initial_state, 0.0);
   ASSERT_TRUE(batch.advanceTo(1.5));
   const Recording& rec = batch.recording();
