@@ -152,9 +152,8 @@ ActuationController::ActuationController(const Model& plant, std::shared_ptr<con
 
   // The inner controller's parameters first (the GUI shows one list), then the layer's own.
   const ParameterSet& inner_parameters = inner_->parameters();
-  inner_parameters_ = inner_parameters.size();
   for (int i = 0; i < inner_parameters.size(); ++i) {
-    parameters_.add(inner_parameters.spec(i));
+    inner_mirror_.push_back(parameters_.add(inner_parameters.spec(i)));
     parameters_.set(i, inner_parameters.value(i));
   }
   if (filter_ == Filter::Thrust) {
@@ -205,15 +204,15 @@ ActuationController::ActuationController(const Model& plant, std::shared_ptr<con
     flat_ = std::make_unique<FlatForceFilter>(static_map, dynamic_map, min_speed, max_speed);
   }
 
-  signals_ = inner_->signals();
-  signal_values_.setZero(static_cast<int>(signals_.size()));
-  first_own_signal_ = static_cast<int>(signals_.size());
+  inner_signals_ = addSignals(inner_->signals());
+  std::vector<SignalInfo> rotor_signals;
   for (const Rotor& r : rotors_) {
     const std::string& name = plant.propellers[r.propeller].name;
-    addSignal("actuation.speed_setpoint." + name, "rad/s", "propeller speed setpoint ϖ̂_D of the filter");
-    addSignal("actuation.thrust_command." + name, "N", "thrust the rigid-body controller asks for");
+    rotor_signals.push_back({"actuation.speed_setpoint." + name, "rad/s", "propeller speed setpoint ϖ̂_D of the filter"});
+    rotor_signals.push_back({"actuation.thrust_command." + name, "N", "thrust the rigid-body controller asks for"});
   }
-  addSignal("actuation.speed_error", "rad/s", "largest |ϖ̂_D − ϖ| over the propellers");
+  rotor_signals_ = addSignals(rotor_signals);
+  speed_error_signal_ = addSignal("actuation.speed_error", "rad/s", "largest |ϖ̂_D − ϖ| over the propellers");
   applyParameters();
 }
 
@@ -221,8 +220,10 @@ void ActuationController::applyParameters() {
   if (parameters_.version() == applied_version_) return;
   applied_version_ = parameters_.version();
   ParameterSet& inner = inner_->parameters();
-  for (int i = 0; i < inner_parameters_; ++i)
-    if (inner.value(i) != parameters_.value(i)) inner.set(i, parameters_.value(i));
+  for (std::size_t i = 0; i < inner_mirror_.size(); ++i) {
+    const double value = parameters_[inner_mirror_[i]];
+    if (inner.value(static_cast<int>(i)) != value) inner.set(static_cast<int>(i), value);
+  }
   if (filter_ != Filter::Flat) return;
   // p₄ = Θ_P/(2κ_T ϖ̄) at the hover speed ϖ̄ = √(m g / Σκ_F) (§A.6).
   double mass = 0.0, kf = 0.0, kt = 0.0, inertia = 0.0;
@@ -337,16 +338,16 @@ bool ActuationController::compute(double t, const State& state, const ReferenceS
   double worst = 0.0;
   for (int k = 0; k < static_cast<int>(rotors_.size()); ++k)
     worst = std::max(worst, std::abs(speed_now_(k) - state.xi(rotors_[k].rate_index)));
-  signal_values_(signal_values_.size() - 1) = worst;
+  signal(speed_error_signal_) = worst;
   return true;
 }
 
 void ActuationController::updateSignals() {
   inner_->updateSignals();
-  signal_values_.head(first_own_signal_) = inner_->signalValues();
+  Eigen::Map<VecX>(signalBlock(inner_signals_), inner_signals_.count) = inner_->signalValues();
   for (int k = 0; k < static_cast<int>(rotors_.size()); ++k) {
-    signal_values_(first_own_signal_ + 2 * k) = speed_now_.size() ? speed_now_(k) : 0.0;
-    signal_values_(first_own_signal_ + 2 * k + 1) = force_inputs_.size() ? force_inputs_(rotors_[k].thrust_input) : 0.0;
+    signal(rotor_signals_, 2 * k) = speed_now_.size() ? speed_now_(k) : 0.0;
+    signal(rotor_signals_, 2 * k + 1) = force_inputs_.size() ? force_inputs_(rotors_[k].thrust_input) : 0.0;
   }
 }
 

@@ -138,13 +138,15 @@ class ActuationController : public Controller {
   JointSubsetMap state_map_;
   std::vector<Rotor> rotors_;
   std::vector<PassThrough> pass_through_;
-  int first_own_signal_ = 0;
+  SignalSlot inner_signals_;     ///< the inner controller's, first
+  SignalSlot rotor_signals_;     ///< per rotor: speed setpoint, thrust command
+  SignalSlot speed_error_signal_;
   std::uint64_t applied_version_ = ~std::uint64_t{0};
-  int inner_parameters_ = 0;  ///< the first inner_->parameters().size() entries mirror the inner's
+  std::vector<Parameter> inner_mirror_;  ///< the first entries mirror the inner controller's, in order
 
   // Parameter indices (own).
-  int p_thrust_time_constant_ = -1, p_thrust_cutoff_ = -1, p_tilt_cutoff_ = -1, p_heading_cutoff_ = -1;
-  int p_speed_gain_ = -1, p_lead_ = -1;
+  Parameter p_thrust_time_constant_, p_thrust_cutoff_, p_tilt_cutoff_, p_heading_cutoff_;
+  Parameter p_speed_gain_, p_lead_;
 
   // Filter state.
   State force_state_;

@@ -124,19 +124,19 @@ ComputedTorqueController::ComputedTorqueController(const Model& model,
     blocks_.push_back(block);
   }
 
-  // parameters kp_<coordinate>, kd_<coordinate>: index 2i and 2i + 1 for coordinate i
+  // parameters kp_<coordinate>, kd_<coordinate>
   for (int i = 0; i < model.nxi; ++i) {
     const std::string& c = coordinate_names_[i];
     if (parameters_.find("kp_" + c) >= 0)
       throw ControlError("computed_torque: two minimal coordinates are both named '" + c +
                          "' (rename the joint)");
-    parameters_.add({"kp_" + c, "1/s^2", "stiffness K_p of coordinate " + c + " in (1.5)",
-                     kOmega * kOmega, 0.0, 1e4});
-    parameters_.add({"kd_" + c, "1/s", "damping K_d of coordinate " + c + " in (1.5)",
-                     2.0 * kZeta * kOmega, 0.0, 1e4});
+    kp_.push_back(parameters_.add({"kp_" + c, "1/s^2", "stiffness K_p of coordinate " + c + " in (1.5)",
+                                   kOmega * kOmega, 0.0, 1e4}));
+    kd_.push_back(parameters_.add({"kd_" + c, "1/s", "damping K_d of coordinate " + c + " in (1.5)",
+                                   2.0 * kZeta * kOmega, 0.0, 1e4}));
   }
 
-  addSignals(tracking_.signals());
+  tracking_signals_ = addSignals(tracking_.signals());
   signal_residual_ = addSignal("control.force_residual", "N, N m",
                                "|B u - f|: the part of the computed generalized force f the inputs "
                                "cannot produce (least squares)");
@@ -270,7 +270,7 @@ bool ComputedTorqueController::compute(double /*t*/, const State& state,
   evaluatePlant(model_, state, ws_, plant_);
   compensateExternalForce(plant_.b);
   computeKinematics(model_, reference.x, reference.xi, ws_ref_);
-  tracking_.evaluate(ws_, ws_ref_, state.x, reference.x, signal_values_.data());
+  tracking_.evaluate(ws_, ws_ref_, state.x, reference.x, signalBlock(tracking_signals_));
 
   // minimal coordinates of the state and the reference (q_R, q̇_R, q̈_R)
   double min_cos_pitch = 1.0;
@@ -290,7 +290,7 @@ bool ComputedTorqueController::compute(double /*t*/, const State& state,
     double e = q_ref_[i] - q_[i];
     if (wrapped_[i]) e = baseline::wrapAngle(e);
     qddot_des_[i] =
-        qddot_ref_[i] + parameters_[2 * i + 1] * (qdot_ref_[i] - qdot_[i]) + parameters_[2 * i] * e;
+        qddot_ref_[i] + parameters_[kd_[i]] * (qdot_ref_[i] - qdot_[i]) + parameters_[kp_[i]] * e;
   }
   // ξ̇_des = T⁻¹(q̈_des − Ṫ ξ), f = M ξ̇_des + b
   for (const Block& block : blocks_)
@@ -311,8 +311,8 @@ bool ComputedTorqueController::compute(double /*t*/, const State& state,
   allocation_.solve(plant_.B, force_, u);
   if (!u.allFinite()) return fail("computed_torque: the input is not finite (non-finite state?)");
 
-  signal_values_[signal_residual_] = allocation_.residualNorm();
-  if (signal_cos_pitch_ >= 0) signal_values_[signal_cos_pitch_] = min_cos_pitch;
+  signal(signal_residual_) = allocation_.residualNorm();
+  if (signal_cos_pitch_.declared()) signal(signal_cos_pitch_) = min_cos_pitch;
   return true;
 }
 

@@ -81,9 +81,10 @@ class ComputedTorqueController final : public Controller {
   const Model& model_;
   std::vector<Block> blocks_;
   std::vector<std::string> coordinate_names_;
+  std::vector<Parameter> kp_, kd_;  ///< per minimal coordinate
   std::vector<char> wrapped_;  // per coordinate: an angle (errors wrapped to (−π, π])
   TrackingErrors tracking_;
-  int signal_residual_ = -1, signal_cos_pitch_ = -1;
+  SignalSlot tracking_signals_, signal_residual_, signal_cos_pitch_;
 
   Workspace ws_, ws_ref_;
   PlantTerms plant_;

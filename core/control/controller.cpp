@@ -2,16 +2,16 @@
 
 namespace rbs {
 
-int Controller::addSignal(std::string name, std::string unit, std::string description) {
+SignalSlot Controller::addSignal(std::string name, std::string unit, std::string description) {
   signals_.push_back({std::move(name), std::move(unit), std::move(description)});
   signal_values_.setZero(static_cast<int>(signals_.size()));
-  return static_cast<int>(signals_.size()) - 1;
+  return {static_cast<int>(signals_.size()) - 1, 1};
 }
 
-int Controller::addSignals(const std::vector<SignalInfo>& signals) {
-  const int first = static_cast<int>(signals_.size());
+SignalSlot Controller::addSignals(const std::vector<SignalInfo>& signals) {
+  const SignalSlot slot{static_cast<int>(signals_.size()), static_cast<int>(signals.size())};
   for (const SignalInfo& s : signals) addSignal(s.name, s.unit, s.description);
-  return first;
+  return slot;
 }
 
 bool Controller::fail(std::string message) {

@@ -21,6 +21,15 @@ struct SignalInfo {
   std::string description;  ///< one line
 };
 
+/// Declared signals, as Controller::addSignal / addSignals return them: `count` consecutive
+/// entries of signalValues() from `first`. The one way a controller writes its signals
+/// (Controller::signal, Controller::signalBlock), so it writes only what it declared.
+struct SignalSlot {
+  int first = -1;
+  int count = 0;
+  bool declared() const { return first >= 0; }
+};
+
 class Controller {
  public:
   virtual ~Controller() = default;
@@ -72,19 +81,29 @@ class Controller {
     if (external_force_.size() != 0 && external_force_.size() == b.size()) b -= external_force_;
   }
 
-  /// Declares a signal; call in the constructor only. Returns its index into signalValues().
-  int addSignal(std::string name, std::string unit, std::string description);
-  /// Declares several signals (e.g. TrackingErrors::signals()); returns the index of the first.
-  int addSignals(const std::vector<SignalInfo>& signals);
+  /// Declares a signal; call in the constructor only.
+  SignalSlot addSignal(std::string name, std::string unit, std::string description);
+  /// Declares several consecutive signals (e.g. TrackingErrors::signals()).
+  SignalSlot addSignals(const std::vector<SignalInfo>& signals);
+  /// Entry k of a declared slot.
+  double& signal(SignalSlot slot, int k = 0) {
+    RBS_ASSERT(slot.declared() && k >= 0 && k < slot.count, "the signal was not declared in this slot");
+    return signal_values_[slot.first + k];
+  }
+  /// The slot's `count` entries, for writers of a whole block (TrackingErrors::evaluate).
+  double* signalBlock(SignalSlot slot) {
+    RBS_ASSERT(slot.declared(), "the signals were not declared");
+    return signal_values_.data() + slot.first;
+  }
   /// Sets message() and returns false (for `return fail("…")`).
   bool fail(std::string message);
 
   ParameterSet parameters_;
-  std::vector<SignalInfo> signals_;
-  VecX signal_values_;
   std::string message_;
 
  private:
+  std::vector<SignalInfo> signals_;
+  VecX signal_values_;
   VecX external_force_;
 };
 

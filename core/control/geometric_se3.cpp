@@ -88,7 +88,7 @@ GeometricSe3Controller::GeometricSe3Controller(const Model& model,
   kOmega_ = add("kOmega", "N m s/rad", "angular velocity gain k_Omega", kKOmegaPerInertia * J_tilt,
                 1e-5, 1e3);
 
-  addSignals(tracking_.signals());
+  tracking_signals_ = addSignals(tracking_.signals());
   signal_thrust_ =
       addSignal("control.thrust", "N", "total thrust f = F . R e3 along the body z axis");
   signal_moment_ = addSignal("control.moment", "N m", "|M|: the commanded moment about the CoM");
@@ -158,7 +158,7 @@ bool GeometricSe3Controller::compute(double /*t*/, const State& state,
   computeInputMatrix(model_, ws_);
   computeKinematics(model_, reference.x, reference.xi, ws_ref_);
   computeBodyJacobians(model_, ws_ref_);
-  tracking_.evaluate(ws_, ws_ref_, state.x, reference.x, signal_values_.data());
+  tracking_.evaluate(ws_, ws_ref_, state.x, reference.x, signalBlock(tracking_signals_));
 
   const Pose G = movingFrame(ws_), G_d = movingFrame(ws_ref_);
   const Mat3& R = G.R;
@@ -235,10 +235,10 @@ bool GeometricSe3Controller::compute(double /*t*/, const State& state,
   allocation_.solve(ws_.input_matrix.middleRows(o, 6), wrench_, u);
   if (!u.allFinite()) return fail("geometric_se3: the input is not finite (non-finite state?)");
 
-  signal_values_[signal_thrust_] = f;
-  signal_values_[signal_moment_] = M.norm();
-  signal_values_[signal_attitude_] = rotationAngle(R_c.transpose() * R);
-  signal_values_[signal_residual_] = allocation_.residualNorm();
+  signal(signal_thrust_) = f;
+  signal(signal_moment_) = M.norm();
+  signal(signal_attitude_) = rotationAngle(R_c.transpose() * R);
+  signal(signal_residual_) = allocation_.residualNorm();
   return true;
 }
 

@@ -77,8 +77,8 @@ class GeometricSe3Controller final : public Controller {
   std::vector<int> bodies_;  // the base and its descendants
   double mass_ = 0.0;
   TrackingErrors tracking_;
-  int kx_ = -1, kv_ = -1, kR_ = -1, kOmega_ = -1;
-  int signal_thrust_ = -1, signal_moment_ = -1, signal_attitude_ = -1, signal_residual_ = -1;
+  Parameter kx_, kv_, kR_, kOmega_;
+  SignalSlot tracking_signals_, signal_thrust_, signal_moment_, signal_attitude_, signal_residual_;
 
   Workspace ws_, ws_ref_;
   baseline::MinimumNormLeastSquares allocation_;

@@ -62,7 +62,7 @@ JointPdController::JointPdController(const Model& model, const ControllerSetting
   gravity_compensation_ = parameters_.add(ParameterSpec::toggle(
       "gravity_compensation", "add the generalized gravity force g(q) to the PD torque", gravity_compensation));
 
-  addSignals(tracking_.signals());
+  tracking_signals_ = addSignals(tracking_.signals());
   signal_pd_ =
       addSignal("control.pd_effort", "N m", "|K_p e + K_d de/dt| over the controlled joints");
   signal_gravity_ = addSignal("control.gravity_effort", "N m",
@@ -82,7 +82,7 @@ bool JointPdController::compute(double /*t*/, const State& state, const Referenc
     computeGravityForces(model_, ws_);
   }
   computeKinematics(model_, reference.x, reference.xi, ws_ref_);
-  tracking_.evaluate(ws_, ws_ref_, state.x, reference.x, signal_values_.data());
+  tracking_.evaluate(ws_, ws_ref_, state.x, reference.x, signalBlock(tracking_signals_));
 
   if (u.size() != model_.numInputs()) u.resize(model_.numInputs());
   u.setZero();
@@ -102,8 +102,8 @@ bool JointPdController::compute(double /*t*/, const State& state, const Referenc
   }
   if (!u.allFinite()) return fail("joint_pd: the input is not finite (non-finite state?)");
 
-  signal_values_[signal_pd_] = std::sqrt(pd_squared);
-  signal_values_[signal_gravity_] = std::sqrt(gravity_squared);
+  signal(signal_pd_) = std::sqrt(pd_squared);
+  signal(signal_gravity_) = std::sqrt(gravity_squared);
   return true;
 }
 

@@ -42,8 +42,8 @@ class JointPdController final : public Controller {
   const Model& model_;
   std::vector<ControlledJoint> joints_;
   TrackingErrors tracking_;
-  int kp_ = -1, kd_ = -1, gravity_compensation_ = -1;
-  int signal_pd_ = -1, signal_gravity_ = -1;
+  Parameter kp_, kd_, gravity_compensation_;
+  SignalSlot tracking_signals_, signal_pd_, signal_gravity_;
   Workspace ws_, ws_ref_;
 };
 

@@ -28,7 +28,7 @@ namespace {
 bool isWhole(double v) { return std::floor(v) == v; }
 }  // namespace
 
-int ParameterSet::add(ParameterSpec spec) {
+Parameter ParameterSet::add(ParameterSpec spec) {
   if (find(spec.name) >= 0) throw std::logic_error("ParameterSet: duplicate parameter " + spec.name);
   if (!(spec.min <= spec.default_value && spec.default_value <= spec.max) ||
       (spec.scale == ParameterScale::Log && !(spec.min > 0.0)))
@@ -39,8 +39,16 @@ int ParameterSet::add(ParameterSpec spec) {
     throw std::logic_error("ParameterSet: inconsistent toggle or choice " + spec.name);
   values_.push_back(spec.default_value);
   specs_.push_back(std::move(spec));
+  read_.push_back(0);
   ++version_;
-  return size() - 1;
+  return Parameter(size() - 1);
+}
+
+std::vector<std::string> ParameterSet::unread() const {
+  std::vector<std::string> names;
+  for (int i = 0; i < size(); ++i)
+    if (!read_[static_cast<std::size_t>(i)]) names.push_back(specs_[i].name);
+  return names;
 }
 
 int ParameterSet::find(std::string_view name) const {

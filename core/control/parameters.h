@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/math/assert.h"
+
 namespace rbs {
 
 /// A user error in a controller or reference setting (unknown name, value out of range, a
@@ -42,17 +44,43 @@ struct ParameterSpec {
                               const std::string& initial);
 };
 
-/// The ordered parameters of one controller and their current values.
+/// A declared parameter, as ParameterSet::add returns it: the one way a controller reads a value
+/// (ParameterSet::operator[]). A default-constructed handle names no parameter, and reading it is
+/// a programming error (RBS_ASSERT): a controller can read only what it declared, and a test reads
+/// ParameterSet::unread() to find what it declared but never applies.
+class Parameter {
+ public:
+  Parameter() = default;
+  bool declared() const { return index_ >= 0; }
+  /// The position in its set (what front ends and ParameterSet::set(int, …) use).
+  int index() const { return index_; }
+
+ private:
+  friend class ParameterSet;
+  explicit Parameter(int index) : index_(index) {}
+  int index_ = -1;
+};
+
+/// The ordered parameters of one controller and their current values. Front ends address them by
+/// position (value(i), set(i, v)); the controller that declared them reads them by handle.
 class ParameterSet {
  public:
-  /// Appends a parameter (its value starts at the default) and returns its index. Throws
+  /// Appends a parameter (its value starts at the default) and returns its handle. Throws
   /// std::logic_error for a duplicate name or an inconsistent spec (programming errors).
-  int add(ParameterSpec spec);
+  Parameter add(ParameterSpec spec);
 
   int size() const { return static_cast<int>(specs_.size()); }
   const ParameterSpec& spec(int i) const { return specs_[i]; }
   double value(int i) const { return values_[i]; }
-  double operator[](int i) const { return values_[i]; }
+  /// The value of a declared parameter, for the controller that declared it.
+  double operator[](Parameter p) const {
+    RBS_ASSERT(p.index_ >= 0 && p.index_ < size(), "the parameter was not declared in this set");
+    read_[static_cast<std::size_t>(p.index_)] = 1;
+    return values_[static_cast<std::size_t>(p.index_)];
+  }
+  /// The names of the parameters never read through operator[] since they were declared: declared
+  /// but applied nowhere (a controller's tests check that none is left after a compute()).
+  std::vector<std::string> unread() const;
   /// Index of a parameter, −1 if there is none.
   int find(std::string_view name) const;
 
@@ -73,6 +101,7 @@ class ParameterSet {
   void check(int i, double value) const;
   std::vector<ParameterSpec> specs_;
   std::vector<double> values_;
+  mutable std::vector<char> read_;  ///< per parameter: read through operator[]
   std::uint64_t version_ = 0;
 };
 

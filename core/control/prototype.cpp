@@ -143,17 +143,20 @@ PrototypeController::PrototypeController(const Model& model, VelocityError varia
       allocation_names, allocation_names[initial - allocation_modes_.begin()]));
 
   // ---- signals ----
-  first_signal_ = addSignals(tracking_.signals());
-  addSignal("control.energy", "J", "template error energy W = T + V (prototype energy)");
-  addSignal("control.energy_kinetic", "J", "template error kinetic energy T");
-  addSignal("control.energy_potential", "J", "template error potential energy V");
-  addSignal("control.energy_rate", "W", "dW/dt along the actual motion");
-  addSignal("control.template_power", "W", "template power -2R (what dW/dt is when the template is realized)");
-  addSignal("control.matching_residual", "m^2/s^4 kg", "matching residual G0 = 1/2 lambda^T S lambda (4.57)");
-  addSignal("control.template_deviation", "m^2/s^4 kg", "1/2 |a - a_des|^2 in the metric of the desired inertia, at the applied u");
-  addSignal("control.saturated", "1", "number of inputs on a bound");
+  tracking_signals_ = addSignals(tracking_.signals());
+  control_signals_ = addSignals({
+      {"control.energy", "J", "template error energy W = T + V (prototype energy)"},
+      {"control.energy_kinetic", "J", "template error kinetic energy T"},
+      {"control.energy_potential", "J", "template error potential energy V"},
+      {"control.energy_rate", "W", "dW/dt along the actual motion"},
+      {"control.template_power", "W", "template power -2R (what dW/dt is when the template is realized)"},
+      {"control.matching_residual", "m^2/s^4 kg", "matching residual G0 = 1/2 lambda^T S lambda (4.57)"},
+      {"control.template_deviation", "m^2/s^4 kg", "1/2 |a - a_des|^2 in the metric of the desired inertia, at the applied u"},
+      {"control.saturated", "1", "number of inputs on a bound"}});
+  std::vector<SignalInfo> saturation;
   for (const Actuator& a : model.actuators)
-    addSignal("saturation." + a.name, "1", "input " + a.name + ": -1 on its lower bound, +1 on its upper, 0 free");
+    saturation.push_back({"saturation." + a.name, "1", "input " + a.name + ": -1 on its lower bound, +1 on its upper, 0 free"});
+  saturation_signals_ = addSignals(saturation);
   updatePairs();
 }
 
@@ -166,8 +169,6 @@ std::string_view PrototypeController::name() const {
   return "prototype";
 }
 
-double PrototypeController::param(const char* name) const { return parameters_[parameters_.find(name)]; }
-
 void PrototypeController::declareParameters() {
   ParameterSet& p = parameters_;
   // Defaults: the plant's own inertia where there is a body, ω = 4 rad/s, ζ = 1.
@@ -176,90 +177,94 @@ void PrototypeController::declareParameters() {
   const Vec3 th0 = body ? Vec3(body->inertia_com.diagonal()) : Vec3::Ones();
   const double w0 = 4.0, z0 = 1.0;
   auto natural = [&](bool rotation) {
-    p.add({"omega", "rad/s", "natural frequency of the translation (k = m w^2, d = 2 zeta w m)", w0, 1e-3, 1e3, ParameterScale::Log});
-    p.add({"zeta", "1", "damping ratio of the translation", z0, 0.0, 10.0});
+    p_.omega = p.add({"omega", "rad/s", "natural frequency of the translation (k = m w^2, d = 2 zeta w m)", w0, 1e-3, 1e3, ParameterScale::Log});
+    p_.zeta = p.add({"zeta", "1", "damping ratio of the translation", z0, 0.0, 10.0});
     if (rotation) {
-      p.add({"omega_rot", "rad/s", "natural frequency of the rotation (Pi = Theta w^2)", w0, 1e-3, 1e3, ParameterScale::Log});
-      p.add({"zeta_rot", "1", "damping ratio of the rotation (Upsilon = 2 zeta w Theta)", z0, 0.0, 10.0});
+      p_.omega_rot = p.add({"omega_rot", "rad/s", "natural frequency of the rotation (Pi = Theta w^2)", w0, 1e-3, 1e3, ParameterScale::Log});
+      p_.zeta_rot = p.add({"zeta_rot", "1", "damping ratio of the rotation (Upsilon = 2 zeta w Theta)", z0, 0.0, 10.0});
     }
   };
   switch (matching_) {
     case Matching::Multicopter:
     case Matching::Pvtol: {
       const bool pvtol = matching_ == Matching::Pvtol;
-      p.add(positive("mbar", "kg", "desired mass (scales the template; priority in the allocation)", m0));
+      p_.mbar = p.add(positive("mbar", "kg", "desired mass (scales the template; priority in the allocation)", m0));
       if (gains_ == Gains::Poles) {
-        p.add({"pole", "rad/s", "quadruple pole -p of the tilt/translation quartic (4.140)", 5.0, 1e-2, 1e3, ParameterScale::Log});
+        p_.pole = p.add({"pole", "rad/s", "quadruple pole -p of the tilt/translation quartic (4.140)", 5.0, 1e-2, 1e3, ParameterScale::Log});
       } else {
-        p.add(nonNegative("dbar", "N s/m", "desired damping", 4.0 * m0));
-        p.add(nonNegative("kbar", "N/m", "desired stiffness", 5.0 * m0));
-        p.add(length(pvtol ? "hbar_y" : "hbar_z", "centre of stiffness (above the desired centre of mass)", 0.39));
-        p.add(length(pvtol ? "sbar_y" : "sbar_z", "desired centre of mass", 0.08));
+        p_.dbar = p.add(nonNegative("dbar", "N s/m", "desired damping", 4.0 * m0));
+        p_.kbar = p.add(nonNegative("kbar", "N/m", "desired stiffness", 5.0 * m0));
+        p_.hbar_thrust = p.add(length(pvtol ? "hbar_y" : "hbar_z", "centre of stiffness (above the desired centre of mass)", 0.39));
+        p_.sbar_thrust = p.add(length(pvtol ? "sbar_y" : "sbar_z", "desired centre of mass", 0.08));
       }
       if (pvtol) {
-        p.add({"epsilon", "m", "flat-output offset eps = Theta_z sin(beta) / (m l_A cos(beta)) (4.130)", 0.0, -1.0, 1.0});
+        p_.epsilon = p.add({"epsilon", "m", "flat-output offset eps = Theta_z sin(beta) / (m l_A cos(beta)) (4.130)", 0.0, -1.0, 1.0});
       } else {
-        p.add(positive("thetabar_z", "kg m^2", "desired heading inertia (priority of heading vs tilt)", 0.1 * th0.x()));
-        p.add(nonNegative("upsilonbar_z", "N m s", "desired heading damping", 0.8 * th0.x()));
-        p.add(nonNegative("pibar_z", "N m", "desired heading stiffness", 1.6 * th0.x()));
+        p_.heading_thetabar = p.add(positive("thetabar_z", "kg m^2", "desired heading inertia (priority of heading vs tilt)", 0.1 * th0.x()));
+        p_.heading_upsilonbar = p.add(nonNegative("upsilonbar_z", "N m s", "desired heading damping", 0.8 * th0.x()));
+        p_.heading_pibar = p.add(nonNegative("pibar_z", "N m", "desired heading stiffness", 1.6 * th0.x()));
       }
       break;
     }
     case Matching::TwoMass:
       if (gains_ == Gains::Poles) {
-        p.add({"pole", "rad/s", "quadruple pole -p of the closed loop (4.128a)", 2.0, 1e-2, 1e3, ParameterScale::Log});
-        p.add({"mbar_12", "kg", "desired coupling inertia (its sign must equal sign(varpi p3 - p1))", -1.0, -kBig, kBig});
+        p_.pole = p.add({"pole", "rad/s", "quadruple pole -p of the closed loop (4.128a)", 2.0, 1e-2, 1e3, ParameterScale::Log});
+        p_.mbar_12 = p.add({"mbar_12", "kg", "desired coupling inertia (its sign must equal sign(varpi p3 - p1))", -1.0, -kBig, kBig});
       } else {
-        p.add({"mbar_1", "kg", "desired inertia of mass 1", 4.0 / 3.0, -kBig, kBig});
-        p.add({"mbar_2", "kg", "desired inertia of mass 2", 76.0 / 3.0, -kBig, kBig});
-        p.add({"mbar_12", "kg", "desired coupling inertia", -1.0, -kBig, kBig});
-        p.add({"dbar_1", "N s/m", "desired damping of mass 1", 32.0 / 3.0, -kBig, kBig});
-        p.add({"kbar_1", "N/m", "desired stiffness of mass 1", 16.0 / 3.0, -kBig, kBig});
+        p_.mbar_1 = p.add({"mbar_1", "kg", "desired inertia of mass 1", 4.0 / 3.0, -kBig, kBig});
+        p_.mbar_2 = p.add({"mbar_2", "kg", "desired inertia of mass 2", 76.0 / 3.0, -kBig, kBig});
+        p_.mbar_12 = p.add({"mbar_12", "kg", "desired coupling inertia", -1.0, -kBig, kBig});
+        p_.dbar_1 = p.add({"dbar_1", "N s/m", "desired damping of mass 1", 32.0 / 3.0, -kBig, kBig});
+        p_.kbar_1 = p.add({"kbar_1", "N/m", "desired stiffness of mass 1", 16.0 / 3.0, -kBig, kBig});
       }
       break;
     case Matching::None:
       if (layout_ == Layout::Base || layout_ == Layout::BaseJoints) {
         const char* axes[3] = {"x", "y", "z"};
-        p.add(positive("mbar", "kg", "desired mass", m0));
+        p_.mbar = p.add(positive("mbar", "kg", "desired mass", m0));
         for (int i = 0; i < 3; ++i)
-          p.add(positive(("thetabar_" + std::string(axes[i])).c_str(), "kg m^2", "desired moment of inertia about the desired centre of mass", th0[i]));
+          p_.thetabar_axes[i] = p.add(positive(("thetabar_" + std::string(axes[i])).c_str(), "kg m^2", "desired moment of inertia about the desired centre of mass", th0[i]));
         if (gains_ == Gains::Natural) {
           natural(true);
         } else {
-          p.add(nonNegative("dbar", "N s/m", "desired damping", 2.0 * z0 * w0 * m0));
-          p.add(nonNegative("kbar", "N/m", "desired stiffness", w0 * w0 * m0));
+          p_.dbar = p.add(nonNegative("dbar", "N s/m", "desired damping", 2.0 * z0 * w0 * m0));
+          p_.kbar = p.add(nonNegative("kbar", "N/m", "desired stiffness", w0 * w0 * m0));
           for (int i = 0; i < 3; ++i)
-            p.add(nonNegative(("upsilonbar_" + std::string(axes[i])).c_str(), "N m s", "desired moment of damping about its centre", 2.0 * z0 * w0 * th0[i]));
+            p_.upsilonbar_axes[i] = p.add(nonNegative(("upsilonbar_" + std::string(axes[i])).c_str(), "N m s", "desired moment of damping about its centre", 2.0 * z0 * w0 * th0[i]));
           for (int i = 0; i < 3; ++i)
-            p.add(nonNegative(("pibar_" + std::string(axes[i])).c_str(), "N m", "desired moment of stiffness about its centre", w0 * w0 * th0[i]));
-          for (const char* c : {"sbar", "lbar", "hbar"})
+            p_.pibar_axes[i] = p.add(nonNegative(("pibar_" + std::string(axes[i])).c_str(), "N m", "desired moment of stiffness about its centre", w0 * w0 * th0[i]));
+          const std::pair<const char*, Parameter*> centres[] = {
+              {"sbar", p_.sbar_axes}, {"lbar", p_.lbar_axes}, {"hbar", p_.hbar_axes}};
+          for (const auto& [c, handles] : centres)
             for (int i = 0; i < 3; ++i)
-              p.add(length((std::string(c) + "_" + axes[i]).c_str(),
-                           c[0] == 's' ? "desired centre of mass" : c[0] == 'l' ? "centre of damping" : "centre of stiffness", 0.0));
+              handles[i] = p.add(length((std::string(c) + "_" + axes[i]).c_str(),
+                                        c[0] == 's' ? "desired centre of mass" : c[0] == 'l' ? "centre of damping" : "centre of stiffness", 0.0));
         }
       } else {
         // joints and tool: isotropic translation and rotation per pair.
         const bool tool = layout_ == Layout::Tool;
-        p.add({"mbar", "kg", "desired mass", 1.0, tool ? 1e-6 : 0.0, kBig, tool ? ParameterScale::Log : ParameterScale::Linear});
-        p.add({"thetabar", "kg m^2", "desired moment of inertia (about each axis)", tool ? 0.0 : 1.0, 0.0, kBig});
+        p_.mbar = p.add({"mbar", "kg", "desired mass", 1.0, tool ? 1e-6 : 0.0, kBig, tool ? ParameterScale::Log : ParameterScale::Linear});
+        p_.thetabar = p.add({"thetabar", "kg m^2", "desired moment of inertia (about each axis)", tool ? 0.0 : 1.0, 0.0, kBig});
         if (gains_ == Gains::Natural) {
           natural(false);
         } else {
-          p.add(nonNegative("dbar", "N s/m", "desired damping", 2.0 * z0 * w0));
-          p.add(nonNegative("kbar", "N/m", "desired stiffness", w0 * w0));
-          p.add(nonNegative("upsilonbar", "N m s", "desired rotational damping", tool ? 0.0 : 2.0 * z0 * w0));
-          p.add(nonNegative("pibar", "N m", "desired rotational stiffness", tool ? 0.0 : w0 * w0));
+          p_.dbar = p.add(nonNegative("dbar", "N s/m", "desired damping", 2.0 * z0 * w0));
+          p_.kbar = p.add(nonNegative("kbar", "N/m", "desired stiffness", w0 * w0));
+          p_.upsilonbar = p.add(nonNegative("upsilonbar", "N m s", "desired rotational damping", tool ? 0.0 : 2.0 * z0 * w0));
+          p_.pibar = p.add(nonNegative("pibar", "N m", "desired rotational stiffness", tool ? 0.0 : w0 * w0));
         }
-        if (tool)
-          for (const char* c : {"tool_x", "tool_y", "tool_z"}) p.add(length(c, "tool point in the tool body frame", 0.0));
+        if (tool) {
+          const char* names[3] = {"tool_x", "tool_y", "tool_z"};
+          for (int i = 0; i < 3; ++i) p_.tool[i] = p.add(length(names[i], "tool point in the tool body frame", 0.0));
+        }
       }
       break;
   }
   if (layout_ == Layout::BaseJoints) {
-    p.add({"joint_mbar", "kg", "desired mass of each joint pair (prismatic joints)", 0.01, 0.0, kBig});
-    p.add({"joint_thetabar", "kg m^2", "desired moment of inertia of each joint pair (about its axes)", 1e-3, 0.0, kBig});
-    p.add({"joint_omega", "rad/s", "natural frequency of the joint pairs", 10.0, 1e-3, 1e3, ParameterScale::Log});
-    p.add({"joint_zeta", "1", "damping ratio of the joint pairs", 1.0, 0.0, 10.0});
+    p_.joint_mbar = p.add({"joint_mbar", "kg", "desired mass of each joint pair (prismatic joints)", 0.01, 0.0, kBig});
+    p_.joint_thetabar = p.add({"joint_thetabar", "kg m^2", "desired moment of inertia of each joint pair (about its axes)", 1e-3, 0.0, kBig});
+    p_.joint_omega = p.add({"joint_omega", "rad/s", "natural frequency of the joint pairs", 10.0, 1e-3, 1e3, ParameterScale::Log});
+    p_.joint_zeta = p.add({"joint_zeta", "1", "damping ratio of the joint pairs", 1.0, 0.0, 10.0});
   }
 }
 
@@ -269,6 +274,7 @@ void PrototypeController::updatePairs() {
   allocation_mode_ = allocation_modes_[static_cast<std::size_t>(parameters_[p_allocation_])];
   std::vector<TemplatePair>& pairs = template_.pairs();
   const Mat3 I = Mat3::Identity();
+  const ParameterSet& p = parameters_;
   auto setPair = [](TemplatePair& pr, double m, const Vec3& s, const Mat3& th, double d, const Vec3& l,
                     const Mat3& up, double k, const Vec3& h, const Mat3& pi) {
     pr.inertia = momentMatrix(m, s, th);
@@ -280,13 +286,13 @@ void PrototypeController::updatePairs() {
     case Matching::Multicopter:
     case Matching::Pvtol: {
       const bool pvtol = matching_ == Matching::Pvtol;
-      const double m = param("mbar");
-      const double eps = pvtol ? param("epsilon") : 0.0;
+      const double m = p[p_.mbar];
+      const double eps = pvtol ? p[p_.epsilon] : 0.0;
       const double g = gravity_;
       double d, k, h, s, theta, pi;
       if (gains_ == Gains::Poles) {
         // (4.141)/(4.142) with the p0 p3² correction of konz-control §13.
-        const Quartic q(param("pole"));
+        const Quartic q(p[p_.pole]);
         const double delta = q.p1 * q.p2 - q.p0 * q.p3;
         const double h3 = q.p1 * q.p2 * q.p3 - q.p1 * q.p1 - q.p0 * q.p3 * q.p3;
         k = m * q.p0 * q.p1 / delta;
@@ -296,10 +302,10 @@ void PrototypeController::updatePairs() {
         theta = m * g * g * h3 / (delta * delta);
         pi = m * g * g * h3 / (q.p1 * delta);
       } else {
-        d = param("dbar");
-        k = param("kbar");
-        h = param(pvtol ? "hbar_y" : "hbar_z");
-        s = param(pvtol ? "sbar_y" : "sbar_z");
+        d = p[p_.dbar];
+        k = p[p_.kbar];
+        h = p[p_.hbar_thrust];
+        s = p[p_.sbar_thrust];
         // (4.136) / (4.148): Θ̄ = m̄ (h̄ − s̄)(s̄ − ε), Π̄ = m̄ g (h̄ − s̄), l̄ = h̄, Ῡ = 0.
         theta = m * (h - s) * (s - eps);
         pi = m * g * (h - s);
@@ -308,9 +314,9 @@ void PrototypeController::updatePairs() {
       const Vec3 s_vec = s * Vec3::Unit(axis), h_vec = h * Vec3::Unit(axis);
       Mat3 th = theta * I, up = Mat3::Zero(), pm = pi * I;
       if (!pvtol) {  // heading channel: free parameters
-        th(2, 2) = param("thetabar_z");
-        up(2, 2) = param("upsilonbar_z");
-        pm(2, 2) = param("pibar_z");
+        th(2, 2) = p[p_.heading_thetabar];
+        up(2, 2) = p[p_.heading_upsilonbar];
+        pm(2, 2) = p[p_.heading_pibar];
       }
       setPair(pairs[0], m, s_vec, th, d, h_vec, up, k, h_vec, pm);
       break;
@@ -319,19 +325,19 @@ void PrototypeController::updatePairs() {
       // (4.125) and, for gains poles, the pole placement (4.128a).
       const double w = two_mass_varpi_;
       double m1, m2, m12, d1, k1;
-      m12 = param("mbar_12");
+      m12 = p[p_.mbar_12];
       if (gains_ == Gains::Poles) {
-        const Quartic q(param("pole"));
+        const Quartic q(p[p_.pole]);
         const double delta = w * q.p3 - q.p1;
         k1 = m12 * q.p0 * q.p3 / delta;
         d1 = m12 * q.p1 * q.p3 / delta;
         m1 = m12 * q.p1 / delta;
         m2 = m12 * (q.p1 * q.p2 - q.p0 * q.p3 - w * q.p1) / (w * delta);
       } else {
-        m1 = param("mbar_1");
-        m2 = param("mbar_2");
-        d1 = param("dbar_1");
-        k1 = param("kbar_1");
+        m1 = p[p_.mbar_1];
+        m2 = p[p_.mbar_2];
+        d1 = p[p_.dbar_1];
+        k1 = p[p_.kbar_1];
       }
       const double d12 = m12 / m1 * d1, d2 = -m12 / (m1 + m12) * d1;
       const double k12 = m12 / m1 * k1 + (m1 * m2 + m1 * m12 + m2 * m12) / m1 * w;
@@ -343,41 +349,39 @@ void PrototypeController::updatePairs() {
       setPair(pairs[2], m12, o, z, d12, o, z, k12, o, z);
       break;
     }
-    case Matching::None:
+    case Matching::None: {
+      auto axes = [&p](const Parameter (&h)[3]) { return Vec3(p[h[0]], p[h[1]], p[h[2]]); };
       if (layout_ == Layout::Base || layout_ == Layout::BaseJoints) {
-        const double m = param("mbar");
-        const Vec3 th(param("thetabar_x"), param("thetabar_y"), param("thetabar_z"));
+        const double m = p[p_.mbar];
+        const Vec3 th = axes(p_.thetabar_axes);
         if (gains_ == Gains::Natural) {
-          setNaturalGains(pairs[0], m, th, param("omega"), param("zeta"), param("omega_rot"), param("zeta_rot"));
+          setNaturalGains(pairs[0], m, th, p[p_.omega], p[p_.zeta], p[p_.omega_rot], p[p_.zeta_rot]);
         } else {
-          const Vec3 s(param("sbar_x"), param("sbar_y"), param("sbar_z"));
-          const Vec3 l(param("lbar_x"), param("lbar_y"), param("lbar_z"));
-          const Vec3 h(param("hbar_x"), param("hbar_y"), param("hbar_z"));
-          const Vec3 up(param("upsilonbar_x"), param("upsilonbar_y"), param("upsilonbar_z"));
-          const Vec3 pi(param("pibar_x"), param("pibar_y"), param("pibar_z"));
-          setPair(pairs[0], m, s, th.asDiagonal(), param("dbar"), l, up.asDiagonal(), param("kbar"), h,
-                  pi.asDiagonal());
+          const Vec3 s = axes(p_.sbar_axes), l = axes(p_.lbar_axes), h = axes(p_.hbar_axes);
+          const Vec3 up = axes(p_.upsilonbar_axes), pi = axes(p_.pibar_axes);
+          setPair(pairs[0], m, s, th.asDiagonal(), p[p_.dbar], l, up.asDiagonal(), p[p_.kbar], h, pi.asDiagonal());
         }
       } else {
-        const double m = param("mbar"), th = param("thetabar");
+        const double m = p[p_.mbar], th = p[p_.thetabar];
         const Vec3 o = Vec3::Zero();
         for (std::size_t i = first_joint_pair_; i < pairs.size(); ++i) {
           if (gains_ == Gains::Natural)
-            setNaturalGains(pairs[i], m, Vec3::Constant(th), param("omega"), param("zeta"), param("omega"), param("zeta"));
+            setNaturalGains(pairs[i], m, Vec3::Constant(th), p[p_.omega], p[p_.zeta], p[p_.omega], p[p_.zeta]);
           else
-            setPair(pairs[i], m, o, th * I, param("dbar"), o, param("upsilonbar") * I, param("kbar"), o, param("pibar") * I);
+            setPair(pairs[i], m, o, th * I, p[p_.dbar], o, p[p_.upsilonbar] * I, p[p_.kbar], o, p[p_.pibar] * I);
         }
-        if (layout_ == Layout::Tool)
-          pairs[0].b.offset = Pose::translation(Vec3(param("tool_x"), param("tool_y"), param("tool_z")));
+        if (layout_ == Layout::Tool) pairs[0].b.offset = Pose::translation(axes(p_.tool));
       }
       break;
+    }
   }
 }
 
 void PrototypeController::updateJointPairs() {
   if (layout_ != Layout::BaseJoints) return;
-  const double m = param("joint_mbar"), th = param("joint_thetabar");
-  const double w = param("joint_omega"), z = param("joint_zeta");
+  const ParameterSet& p = parameters_;
+  const double m = p[p_.joint_mbar], th = p[p_.joint_thetabar];
+  const double w = p[p_.joint_omega], z = p[p_.joint_zeta];
   std::vector<TemplatePair>& pairs = template_.pairs();
   for (std::size_t i = first_joint_pair_; i < pairs.size(); ++i) setNaturalGains(pairs[i], m, Vec3::Constant(th), w, z, w, z);
 }
@@ -405,26 +409,24 @@ bool PrototypeController::compute(double /*t*/, const State& state, const Refere
 }
 
 void PrototypeController::updateSignals() {
-  double* out = signal_values_.data() + first_signal_;
-  tracking_.evaluate(ws_, ws_ref_, x_, x_ref_, out);
-  out += tracking_.signals().size();
+  tracking_.evaluate(ws_, ws_ref_, x_, x_ref_, signalBlock(tracking_signals_));
   // Actual acceleration with the input the simulator applies (clamped to the bounds).
   VecX u = allocation_.u.cwiseMax(lower_).cwiseMin(upper_);
   VecX xidot = plant_.M.llt().solve(plant_.B * u - plant_.b);
-  out[0] = evaluation_.kinetic + evaluation_.potential;
-  out[1] = evaluation_.kinetic;
-  out[2] = evaluation_.potential;
-  out[3] = template_.energyRate(xidot);
-  out[4] = -2.0 * evaluation_.rayleigh;
-  out[5] = allocation_.matching_residual;
-  out[6] = allocation_.template_deviation;
+  signal(control_signals_, kEnergy) = evaluation_.kinetic + evaluation_.potential;
+  signal(control_signals_, kKinetic) = evaluation_.kinetic;
+  signal(control_signals_, kPotential) = evaluation_.potential;
+  signal(control_signals_, kEnergyRate) = template_.energyRate(xidot);
+  signal(control_signals_, kTemplatePower) = -2.0 * evaluation_.rayleigh;
+  signal(control_signals_, kMatchingResidual) = allocation_.matching_residual;
+  signal(control_signals_, kTemplateDeviation) = allocation_.template_deviation;
   int saturated = 0;
   for (int i = 0; i < model_.numInputs(); ++i) {
     const int s = allocation_.saturated.empty() ? 0 : allocation_.saturated[i];
-    out[8 + i] = s;
+    signal(saturation_signals_, i) = s;
     saturated += s != 0;
   }
-  out[7] = saturated;
+  signal(control_signals_, kSaturated) = saturated;
 }
 
 std::unique_ptr<Controller> makePrototypeController(const Model& model, VelocityError variant,

@@ -60,12 +60,29 @@ class PrototypeController : public Controller {
   enum class Gains { Raw, Natural, Poles };
   enum class Matching { None, Multicopter, Pvtol, TwoMass };
 
+  /// Declares the parameters of the template's matching × gains × layout; fills p_.
   void declareParameters();
   /// Recomputes the pairs' moment matrices from the parameter values (when they changed).
   void updatePairs();
   /// base_joints: the joint pairs from joint_mbar, joint_thetabar, joint_omega, joint_zeta.
   void updateJointPairs();
-  double param(const char* name) const;
+
+  /// The parameters declareParameters() declared for this combination; the others stay
+  /// undeclared (reading one is a programming error, core/control/parameters.h).
+  struct TemplateParameters {
+    Parameter mbar, thetabar_axes[3];                  // base pair inertia (matching none)
+    Parameter dbar, kbar;                              // raw translational gains
+    Parameter upsilonbar_axes[3], pibar_axes[3];       // raw rotational gains (base, matching none)
+    Parameter sbar_axes[3], lbar_axes[3], hbar_axes[3];  // raw centres (base, matching none)
+    Parameter omega, zeta, omega_rot, zeta_rot;        // natural gains
+    Parameter pole;                                    // gains poles
+    Parameter hbar_thrust, sbar_thrust, epsilon;       // multicopter / PVTOL raw: along the thrust axis
+    Parameter heading_thetabar, heading_upsilonbar, heading_pibar;  // multicopter: the free heading channel
+    Parameter mbar_1, mbar_2, mbar_12, dbar_1, kbar_1;  // two-mass
+    Parameter thetabar, upsilonbar, pibar;             // joint and tool pairs: isotropic
+    Parameter tool[3];                                 // tool point
+    Parameter joint_mbar, joint_thetabar, joint_omega, joint_zeta;  // base_joints: the joint pairs
+  } p_;
 
   const Model& model_;
   Layout layout_ = Layout::Base;
@@ -73,7 +90,7 @@ class PrototypeController : public Controller {
   Matching matching_ = Matching::None;
   AllocationMode allocation_mode_ = AllocationMode::LeastSquares;
   std::vector<AllocationMode> allocation_modes_;  ///< the values of the parameter "allocation"
-  int p_allocation_ = -1;
+  Parameter p_allocation_;
   int base_body_ = -1;
   int tool_body_ = -1;
   double gravity_ = 9.81;
@@ -91,7 +108,11 @@ class PrototypeController : public Controller {
   VecX x_, x_ref_;
   std::uint64_t parameters_version_ = ~std::uint64_t{0};
   bool transport_map_checked_ = false;
-  int first_signal_ = 0;
+  /// control.energy, energy_kinetic, energy_potential, energy_rate, template_power,
+  /// matching_residual, template_deviation, saturated: entries of control_signals_ in this order.
+  enum ControlSignal { kEnergy, kKinetic, kPotential, kEnergyRate, kTemplatePower, kMatchingResidual,
+                       kTemplateDeviation, kSaturated };
+  SignalSlot tracking_signals_, control_signals_, saturation_signals_;
 };
 
 std::unique_ptr<Controller> makePrototypeController(const Model& model, VelocityError variant,

@@ -85,8 +85,6 @@ class ServoConstraintPd : public Controller {
   const ServoStructure& structure() const { return inverse_.structure(); }
 
  private:
-  double param(const char* name) const { return parameters_[parameters_.find(name)]; }
-
   const Model& model_;
   ServoInverseModel inverse_;
   TrackingErrors tracking_;
@@ -94,8 +92,14 @@ class ServoConstraintPd : public Controller {
   bool mass_scaling_ = true;
   int end_effector_body_ = -1;
   int plane_axes_[2] = {0, 1};
-  int first_feedforward_parameter_ = 0;   ///< parameters from here on shape the feedforward
-  std::vector<int> gamma_parameters_;     ///< per passive coordinate
+  struct Parameters {
+    Parameter omega, zeta;  // the PD loop
+    Parameter exact_output, stable_inversion, pre_actuation, post_actuation, inversion_step;
+    Parameter center_x, center_y, radius, angle_start, angle_end, cart_start, cart_end, t_start, duration, degree;
+    Parameter end_effector[3];
+    std::vector<Parameter> gamma;  ///< per passive coordinate
+  } p_;
+  std::vector<Parameter> feedforward_parameters_;  ///< the ones that shape the feedforward
   std::vector<double> prepared_values_;   ///< their values at the last preparation
   bool prepared_ = false;
   std::uint64_t prepared_version_ = 0;    ///< parameters().version() at the last check
@@ -106,8 +110,9 @@ class ServoConstraintPd : public Controller {
   ServoPoint point_;    ///< desired motion at the last compute()
   VecX x_;              ///< configuration at the last compute()
   VecX error_, error_rate_, feedback_;
-  int end_effector_signal_ = 0;
-  int feedforward_signal_ = 0;
+  SignalSlot tracking_signals_;
+  SignalSlot end_effector_signals_;  ///< error.end_effector, error.end_effector_path
+  SignalSlot feedforward_signals_;   ///< per input
 };
 
 /// The registry's factory for "servo_constraint_pd".

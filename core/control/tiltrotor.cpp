@@ -85,33 +85,38 @@ TiltrotorInversion::TiltrotorInversion(const Model& model, const ControllerSetti
   double mass = 0.0;
   for (const Body& b : model.bodies) mass += b.mass;
   const Mat3& inertia = model.bodies[base].inertia_com;
-  parameters_.add({"mbar", "kg", "desired mass of the base template", mass, 1e-6, 1e6, ParameterScale::Log});
+  mbar_ = parameters_.add({"mbar", "kg", "desired mass of the base template", mass, 1e-6, 1e6, ParameterScale::Log});
   for (int i = 0; i < 3; ++i)
-    parameters_.add({std::string("thetabar_") + "xyz"[i], "kg m^2", "desired moment of inertia of the base template",
-                     inertia(i, i), 1e-9, 1e6, ParameterScale::Log});
-  parameters_.add({"omega", "rad/s", "natural frequency of the translation", 4.0, 1e-3, 1e3, ParameterScale::Log});
-  parameters_.add({"zeta", "1", "damping ratio of the translation", 1.0, 0.0, 10.0});
-  parameters_.add({"omega_rot", "rad/s", "natural frequency of the rotation", 4.0, 1e-3, 1e3, ParameterScale::Log});
-  parameters_.add({"zeta_rot", "1", "damping ratio of the rotation", 1.0, 0.0, 10.0});
-  parameters_.add({"tilt_max", "rad", "tilt command limit (thesis: 45 deg)", 0.7853981633974483, 0.0, 1.5});
-  parameters_.add({"servo_omega", "rad/s", "servo PD loop (5.2): natural frequency", 40.0, 1e-2, 1e3, ParameterScale::Log});
-  parameters_.add({"servo_zeta", "1", "servo PD loop (5.2): damping ratio", 1.0, 0.0, 10.0});
-  parameters_.add({"motor_gain", "1/s", "propeller speed loop: bandwidth of holding the initial speed", 20.0, 0.0, 1e3});
+    thetabar_[i] = parameters_.add({std::string("thetabar_") + "xyz"[i], "kg m^2",
+                                    "desired moment of inertia of the base template", inertia(i, i), 1e-9, 1e6,
+                                    ParameterScale::Log});
+  omega_ = parameters_.add({"omega", "rad/s", "natural frequency of the translation", 4.0, 1e-3, 1e3, ParameterScale::Log});
+  zeta_ = parameters_.add({"zeta", "1", "damping ratio of the translation", 1.0, 0.0, 10.0});
+  omega_rot_ =
+      parameters_.add({"omega_rot", "rad/s", "natural frequency of the rotation", 4.0, 1e-3, 1e3, ParameterScale::Log});
+  zeta_rot_ = parameters_.add({"zeta_rot", "1", "damping ratio of the rotation", 1.0, 0.0, 10.0});
+  tilt_max_ = parameters_.add({"tilt_max", "rad", "tilt command limit (thesis: 45 deg)", 0.7853981633974483, 0.0, 1.5});
+  servo_omega_ = parameters_.add(
+      {"servo_omega", "rad/s", "servo PD loop (5.2): natural frequency", 40.0, 1e-2, 1e3, ParameterScale::Log});
+  servo_zeta_ = parameters_.add({"servo_zeta", "1", "servo PD loop (5.2): damping ratio", 1.0, 0.0, 10.0});
+  motor_gain_ = parameters_.add(
+      {"motor_gain", "1/s", "propeller speed loop: bandwidth of holding the initial speed", 20.0, 0.0, 1e3});
   template_.pairs() = {TemplatePair{"base", Frame{}, Frame{base, Pose{}}}};
 
-  first_signal_ = addSignals(tracking_.signals());
+  tracking_signals_ = addSignals(tracking_.signals());
+  std::vector<SignalInfo> tilt_commands;
   for (const Rotor& r : rotors_)
-    addSignal("control.tilt_command." + model.joints[r.tilt_joint].name, "rad",
-              "commanded tilt of joint " + model.joints[r.tilt_joint].name + " (5.28)");
+    tilt_commands.push_back({"control.tilt_command." + model.joints[r.tilt_joint].name, "rad",
+                             "commanded tilt of joint " + model.joints[r.tilt_joint].name + " (5.28)"});
+  tilt_command_signals_ = addSignals(tilt_commands);
 }
 
 void TiltrotorInversion::updateTemplate() {
   if (parameters_.version() == parameters_version_) return;
   parameters_version_ = parameters_.version();
   const ParameterSet& p = parameters_;
-  auto v = [&p](const char* n) { return p[p.find(n)]; };
-  setNaturalGains(template_.pairs()[0], v("mbar"), Vec3(v("thetabar_x"), v("thetabar_y"), v("thetabar_z")), v("omega"),
-                  v("zeta"), v("omega_rot"), v("zeta_rot"));
+  setNaturalGains(template_.pairs()[0], p[mbar_], Vec3(p[thetabar_[0]], p[thetabar_[1]], p[thetabar_[2]]), p[omega_],
+                  p[zeta_], p[omega_rot_], p[zeta_rot_]);
 }
 
 bool TiltrotorInversion::compute(double /*t*/, const State& state, const ReferenceSample& reference, VecX& u) {
@@ -127,8 +132,8 @@ bool TiltrotorInversion::compute(double /*t*/, const State& state, const Referen
   VecX& vh = vertical_horizontal_;
   vh.noalias() = wrench_inverse_ * f_D;
   const ParameterSet& p = parameters_;
-  const double tilt_max = p[p.find("tilt_max")], ws = p[p.find("servo_omega")], zs = p[p.find("servo_zeta")];
-  const double motor_gain = p[p.find("motor_gain")];
+  const double tilt_max = p[tilt_max_], ws = p[servo_omega_], zs = p[servo_zeta_];
+  const double motor_gain = p[motor_gain_];
   u.setZero(model_.numInputs());
   for (std::size_t k = 0; k < rotors_.size(); ++k) {
     const Rotor& r = rotors_[k];
@@ -147,9 +152,9 @@ bool TiltrotorInversion::compute(double /*t*/, const State& state, const Referen
       const int s = model_.joints[r.spin_joint].xi_offset;
       u[r.motor] = plant_.M(s, s) * motor_gain * (r.spin_rate - state.xi[s]);
     }
-    signal_values_[first_signal_ + static_cast<int>(tracking_.signals().size() + k)] = theta_D;
+    signal(tilt_command_signals_, static_cast<int>(k)) = theta_D;
   }
-  tracking_.evaluate(ws_, ws_ref_, state.x, reference.x, signal_values_.data() + first_signal_);
+  tracking_.evaluate(ws_, ws_ref_, state.x, reference.x, signalBlock(tracking_signals_));
   if (!u.allFinite()) return fail("tiltrotor_inversion: non-finite input");
   return true;
 }

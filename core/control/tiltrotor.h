@@ -60,7 +60,9 @@ class TiltrotorInversion : public Controller {
   PlantTerms plant_;
   TemplateEvaluation evaluation_;
   std::uint64_t parameters_version_ = ~std::uint64_t{0};
-  int first_signal_ = 0;
+  Parameter mbar_, omega_, zeta_, omega_rot_, zeta_rot_, tilt_max_, servo_omega_, servo_zeta_, motor_gain_;
+  Parameter thetabar_[3];  ///< x, y, z
+  SignalSlot tracking_signals_, tilt_command_signals_;  ///< the latter: one per rotor
 };
 
 std::unique_ptr<Controller> makeTiltrotorInversion(const Model& model, const ControllerSettings& settings);

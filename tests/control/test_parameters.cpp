@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "core/control/parameters.h"
 
@@ -63,8 +65,9 @@ TEST(ParameterSet, InconsistentSpecIsAProgrammingError) {
 // Switches and choices hold whole numbers: 0/1, or the index of a named choice.
 TEST(ParameterSet, TogglesAndChoicesTakeOnlyTheirValues) {
   ParameterSet p;
-  const int g = p.add(ParameterSpec::toggle("gravity_compensation", "add g(q)", true));
-  const int a = p.add(ParameterSpec::choice("allocation", "how u is found", {"least_squares", "constrained"}, "constrained"));
+  const int g = p.add(ParameterSpec::toggle("gravity_compensation", "add g(q)", true)).index();
+  const int a =
+      p.add(ParameterSpec::choice("allocation", "how u is found", {"least_squares", "constrained"}, "constrained")).index();
   EXPECT_EQ(p.spec(g).kind, ParameterKind::Toggle);
   EXPECT_EQ(p.value(g), 1.0);
   EXPECT_EQ(p.spec(a).kind, ParameterKind::Choice);
@@ -88,6 +91,32 @@ TEST(ParameterSet, TogglesAndChoicesTakeOnlyTheirValues) {
   ParameterSpec fractional = ParameterSpec::toggle("y", "", false);
   fractional.default_value = 0.5;
   EXPECT_THROW(p.add(fractional), std::logic_error);
+}
+
+// A controller reads its parameters by the handle add() returned; what it never reads is listed.
+TEST(ParameterSet, HandlesReadTheirValueAndWhatWasNeverReadIsListed) {
+  ParameterSet p;
+  const Parameter omega = p.add({"omega", "rad/s", "bandwidth", 4.0, 0.1, 100.0, ParameterScale::Log});
+  const Parameter zeta = p.add({"zeta", "1", "damping ratio", 1.0, 0.0, 5.0});
+  EXPECT_TRUE(omega.declared());
+  EXPECT_EQ(zeta.index(), 1);
+  EXPECT_EQ(p.unread(), (std::vector<std::string>{"omega", "zeta"}));
+  p.set(zeta.index(), 0.3);  // what a front end does: not a read by the controller
+  EXPECT_EQ(p[zeta], 0.3);
+  EXPECT_EQ(p.unread(), std::vector<std::string>{"omega"});
+  EXPECT_EQ(p[omega], 4.0);
+  EXPECT_TRUE(p.unread().empty());
+  const ParameterSet copy = p;  // setAll works on a copy: the marks travel with it
+  EXPECT_TRUE(copy.unread().empty());
+
+  const Parameter never_declared;
+  EXPECT_FALSE(never_declared.declared());
+  if (RBS_ASSERTS) {
+    EXPECT_THROW(static_cast<void>(p[never_declared]), ContractViolation);
+    ParameterSet other;
+    other.add({"a", "1", "", 0.5, 0.0, 1.0});
+    EXPECT_THROW(static_cast<void>(other[zeta]), ContractViolation);  // a handle of another, larger set
+  }
 }
 
 }  // namespace

@@ -72,6 +72,26 @@ TEST(SceneControl, TheSceneLoopGivesTheFrontEndsEverythingTheyUse) {
   EXPECT_EQ(none.controller_name, "none");
 }
 
+TEST(SceneControl, EveryControllerOfTheLibraryAppliesEveryParameterItDeclares) {
+  // Parameters are read by the handle their declaration returned (core/control/parameters.h); one
+  // that no code path reads is declared but applied nowhere: its slider would do nothing.
+  int checked = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(scenesDir())) {
+    if (entry.path().extension() != ".yaml") continue;
+    const Scene scene = loadScene(entry.path());
+    if (scene.controller.name.empty()) continue;
+    const SceneLoop loop = makeSceneLoop(scene);
+    Simulator sim(scene.model, simulationOptions(scene.integrator), loop.source);
+    sim.reset(scene.model.initial_state);
+    sim.advanceTo(3 * simulationOptions(scene.integrator).dt_out);
+    std::string unread;
+    for (const std::string& name : loop.controller->parameters().unread()) unread += " " + name;
+    EXPECT_TRUE(unread.empty()) << entry.path().filename() << " (" << loop.controller_name << "): never read:" << unread;
+    ++checked;
+  }
+  EXPECT_GE(checked, 21);
+}
+
 TEST(SceneControl, EveryPlottedChannelExists) {
   // The UI plots the scene's `plots` groups by channel name: each must be a channel of the run.
   for (const auto& entry : std::filesystem::directory_iterator(scenesDir())) {
