@@ -525,8 +525,9 @@ void Loader::readJoint(const YAML::Node& n, std::size_t i) {
     j.limits = limits;
   }
   if (const YAML::Node* a = m.find("armature")) {
-    if (!one_dof || j.type == JointType::RevoluteUnitCircle)
-      src_.fail(*a, at(m.at("armature"), "armature applies to revolute joints with angle coordinates and prismatic joints"));
+    if (!one_dof)
+      src_.fail(*a, at(m.at("armature"), "armature applies to one-axis joints (revolute, prismatic), not to '" +
+                                             std::string(jointTypeName(j.type)) + "'"));
     j.armature = nonNegative(m, "armature", 0.0);
   }
   remember(ModelElement::Joint, j.name, m);

@@ -113,23 +113,31 @@ TEST(Actuators, TiltServoWithGearedRotorIsTheSecondOrderLoopOf52) {
 }
 
 TEST(Actuators, ArmatureIsKineticEnergyOnTheJointCoordinate) {
-  // A passive pendulum with a geared rotor: M_jj and T include ½ A q̇², and W stays constant.
-  ModelBuilder b;
-  b.addBody({"link", 1.0, Vec3(0.3, 0, 0), Vec3(0.01, 0.01, 0.01).asDiagonal()});
-  b.addJoint({.name = "hinge", .type = JointType::Revolute, .parent = kWorld, .child = "link", .axis = Vec3::UnitY(),
-              .initial_position = 0.4, .armature = 0.2});
-  const Model m = b.build();
-  Workspace ws(m);
-  State s = m.initial_state;
-  s.xi(0) = 1.5;
-  computeKinematics(m, s.x, s.xi, ws);
-  computeMassMatrix(m, ws);
-  EXPECT_NEAR(ws.mass_matrix(0, 0), 0.01 + 1.0 * 0.09 + 0.2, 1e-14);  // Θ_y + m l² + A
-  const Energies e0 = computeEnergies(m, s.x, s.xi, ws);
-  EXPECT_NEAR(e0.kinetic, 0.5 * (0.01 + 0.09 + 0.2) * 1.5 * 1.5, 1e-14);
-  integrate(m, s, 0.0, 3.0, rk4(1e-3), {});
-  computeKinematics(m, s.x, s.xi, ws);
-  EXPECT_NEAR(computeEnergies(m, s.x, s.xi, ws).total(), e0.total(), 1e-9);  // RK4 at 1 ms, 3 s
+  // A passive pendulum with a geared rotor: M_jj and T include ½ A q̇², and W stays constant. The
+  // armature sits on the joint's velocity coordinate, so angle and unit-circle coordinates give
+  // the same motion.
+  double final_angle[2];
+  int k = 0;
+  for (JointType type : {JointType::Revolute, JointType::RevoluteUnitCircle}) {
+    ModelBuilder b;
+    b.addBody({"link", 1.0, Vec3(0.3, 0, 0), Vec3(0.01, 0.01, 0.01).asDiagonal()});
+    b.addJoint({.name = "hinge", .type = type, .parent = kWorld, .child = "link", .axis = Vec3::UnitY(),
+                .initial_position = 0.4, .armature = 0.2});
+    const Model m = b.build();
+    Workspace ws(m);
+    State s = m.initial_state;
+    s.xi(0) = 1.5;
+    computeKinematics(m, s.x, s.xi, ws);
+    computeMassMatrix(m, ws);
+    EXPECT_NEAR(ws.mass_matrix(0, 0), 0.01 + 1.0 * 0.09 + 0.2, 1e-14);  // Θ_y + m l² + A
+    const Energies e0 = computeEnergies(m, s.x, s.xi, ws);
+    EXPECT_NEAR(e0.kinetic, 0.5 * (0.01 + 0.09 + 0.2) * 1.5 * 1.5, 1e-14);
+    integrate(m, s, 0.0, 3.0, rk4(1e-3), {});
+    computeKinematics(m, s.x, s.xi, ws);
+    EXPECT_NEAR(computeEnergies(m, s.x, s.xi, ws).total(), e0.total(), 1e-9);  // RK4 at 1 ms, 3 s
+    final_angle[k++] = jointScalarPosition(m.joints[0], s.x.data());
+  }
+  EXPECT_NEAR(final_angle[0], final_angle[1], 1e-9);
 }
 
 TEST(Actuators, ForceModelGivesTheSameBaseWrenchAsSpinningPropellers) {
