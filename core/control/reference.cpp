@@ -25,6 +25,7 @@
 #include "core/control/flatness.h"
 #include "core/control/knot_table.h"
 #include "core/control/reference_settings_reader.h"
+#include "core/control/reference_steps.h"
 #include "core/control/tracking.h"
 #include "core/control/trajectory.h"
 #include "core/dynamics/inverse_kinematics.h"
@@ -61,24 +62,6 @@ enum class AttitudeMode {
 
 using SmallMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>;
 using Anchor = std::array<double, 4>;
-
-/// The rotation Q = I + wed(v) + wed(v)²/(1 + c), v = a × d, c = a·d, that turns the unit vector a
-/// into the unit vector d about a × d (the shortest way; singular at d = −a), with its body
-/// angular velocity ω = vee(QᵀQ̇) and acceleration ω̇ = vee(Q̇ᵀQ̇ + QᵀQ̈) for a constant a.
-flat::AttitudeJet shortestRotation(const Vec3& a, const flat::Vec3Jet& d) {
-  const Mat3 V = wed(a.cross(d.v)), V1 = wed(a.cross(d.d1)), V2 = wed(a.cross(d.d2));
-  const double k = 1.0 / (1.0 + a.dot(d.v)), c1 = a.dot(d.d1), c2 = a.dot(d.d2);
-  const Mat3 VV = V * V, VV1 = V1 * V + V * V1;
-  flat::AttitudeJet q;
-  q.R = Mat3::Identity() + V + k * VV;
-  const Mat3 Q1 = V1 + k * VV1 - k * k * c1 * VV;
-  const Mat3 Q2 = V2 + k * (V2 * V + 2 * V1 * V1 + V * V2) - 2 * k * k * c1 * VV1 +
-                  (2 * k * k * k * c1 * c1 - k * k * c2) * VV;
-  // Both matrices are skew; vee2/2 reads their skew parts.
-  q.omega = 0.5 * vee2(Mat3(q.R.transpose() * Q1));
-  q.omega_dot = 0.5 * vee2(Mat3(Q1.transpose() * Q1 + q.R.transpose() * Q2));
-  return q;
-}
 
 /// World pose of the base body with body twist and its derivative.
 struct BodyMotion {
@@ -127,20 +110,9 @@ class GeneratedReference final : public Reference {
   Vec6 twist = Vec6::Zero();  ///< Twist: constant body twist [v; ω]
   bool continuity = false;    ///< unwrap angles / align quaternion signs of the base
 
-  // Suspended load (option `suspended_load`): the position path is the centre of mass y of a load
-  // that hangs from the base on a spherical joint; see loadPivotMotion().
-  int load_joint = -1;
-  double load_length = 0.0;         ///< L: joint centre → load CoM [m]
-  Vec3 load_hook = Vec3::Zero();    ///< joint centre in the base body frame
-  Vec3 load_down = -Vec3::UnitZ();  ///< a_G/‖a_G‖: joint centre → CoM at rest
-  /// World attitude of the load at rest (hanging straight down).
-  Mat3 load_initial_R = Mat3::Identity();
-
-  // Scalar joints.
-  std::vector<int> scalar;           ///< scalar joint indices in index order
-  std::unique_ptr<Path> joint_path;  ///< q(t) of the first joint_path->dim() scalar joints
-  bool spring_flat = false;          ///< z1 = z2 + z̈2/ϖ on scalar joints 0, 1 (4.124)
-  double varpi = 1.0;
+  // Steps after the base (core/control/reference_steps.h).
+  std::optional<SuspendedLoadStep> load;  ///< option `suspended_load`: the path moves the load
+  ScalarJointPaths joint_paths;
 
   void prepareTables();
 
@@ -156,12 +128,8 @@ class GeneratedReference final : public Reference {
   flat::Vec3Jet thrustAxis(double t) const;
   Anchor anchorOf(const double* x_e) const;
   void align(double* x_e, const Anchor& anchor) const;
-  void setScalar(int joint, const Jet& q, ReferenceSample& out) const;
   /// Fixed, heading and follow attitudes (not flat, not twist).
   flat::AttitudeJet prescribedAttitude(double t) const;
-  /// n = (ÿ − a_G)/‖ÿ − a_G‖ with two derivatives: the rope direction, load → joint centre.
-  flat::Vec3Jet ropeDirection(const Jet y[3]) const;
-  void sampleLoad(double t, ReferenceSample& out) const;
 
   KnotTable<Vec3> heading_table_;   ///< body x axis of the integrated heading
   KnotTable<Anchor> anchor_table_;  ///< continuous base angles / quaternion
@@ -282,14 +250,6 @@ flat::AttitudeJet GeneratedReference::prescribedAttitude(double t) const {
   return att;
 }
 
-flat::Vec3Jet GeneratedReference::ropeDirection(const Jet y[3]) const {
-  flat::Vec3Jet a;
-  a.v = Vec3(y[0][2], y[1][2], y[2][2]) - gravity;
-  a.d1 = Vec3(y[0][3], y[1][3], y[2][3]);
-  a.d2 = Vec3(y[0][4], y[1][4], y[2][4]);
-  return flat::normalized(a);
-}
-
 BodyMotion GeneratedReference::bodyMotion(double t) const {
   BodyMotion m;
   if (attitude == AttitudeMode::Twist) {
@@ -315,17 +275,7 @@ BodyMotion GeneratedReference::bodyMotion(double t) const {
   Vec3 r(y[0][0], y[1][0], y[2][0]);
   Vec3 r_dot(y[0][1], y[1][1], y[2][1]);
   Vec3 r_ddot(y[0][2], y[1][2], y[2][2]);
-  if (load_joint >= 0) {
-    // y is the load's centre of mass. A point mass on a rope is accelerated by gravity and the
-    // rope force only, so the joint centre is p = y + L n with n = (ÿ − a_G)/‖ÿ − a_G‖ (the
-    // flat output of the suspended load); the base origin is r = p − R h, and with Ṙ = R wed(ω):
-    // ṙ = ṗ − R(ω × h), r̈ = p̈ − R(ω̇ × h + ω × (ω × h)).
-    const flat::Vec3Jet n = ropeDirection(y);
-    const Vec3 wh = att.omega.cross(load_hook);
-    r += load_length * n.v - att.R * load_hook;
-    r_dot += load_length * n.d1 - att.R * wh;
-    r_ddot += load_length * n.d2 - att.R * (att.omega_dot.cross(load_hook) + att.omega.cross(wh));
-  }
+  if (load) load->baseFromLoad(y, att, r, r_dot, r_ddot);  // y is the load's centre of mass
   m.G = Pose{att.R, r};
   const Vec3 v = att.R.transpose() * r_dot;
   m.V << v, att.omega;
@@ -477,39 +427,6 @@ void GeneratedReference::sampleBase(double t, double* x, double* xi, double* xid
   align(x, anchor_table_.at(t, knot));
 }
 
-void GeneratedReference::setScalar(int joint, const Jet& q, ReferenceSample& out) const {
-  const Joint& j = joints[joint];
-  setJointScalarPosition(j, q[0], out.x.data() + j.x_offset);
-  out.xi(j.xi_offset) = q[1];
-  out.xidot(j.xi_offset) = q[2];
-}
-
-void GeneratedReference::sampleLoad(double t, ReferenceSample& out) const {
-  // The load's world attitude is R_L = Q R_L0 with R_L0 its rest attitude and Q the shortest
-  // rotation of the rest direction a_G/‖a_G‖ onto −n, so ω_L = R_L0ᵀ ω_Q. Q adds no turn about
-  // the rope for swings in a vertical plane, and a turn of (1 − cos θ) per unit of azimuth at a
-  // swing angle θ otherwise (second order in θ). Relative to the base
-  // (attitude R_b, body rates ω_b): R = R_bᵀ R_L, ω = ω_L − Rᵀω_b, and from Ṙ = R wed(ω),
-  // ω̇ = ω̇_L + ω × Rᵀω_b − Rᵀω̇_b.
-  Jet y[3];
-  positionJets(t, y);
-  const flat::Vec3Jet n = ropeDirection(y);
-  const flat::AttitudeJet q = shortestRotation(load_down, flat::Vec3Jet{-n.v, -n.d1, -n.d2});
-  const flat::AttitudeJet base_attitude = prescribedAttitude(t);
-  const Mat3 R = base_attitude.R.transpose() * q.R * load_initial_R;
-  const Vec3 base_rate = R.transpose() * base_attitude.omega;
-  const Vec3 omega = load_initial_R.transpose() * q.omega - base_rate;
-  const Vec3 omega_dot = load_initial_R.transpose() * q.omega_dot + omega.cross(base_rate) -
-                         R.transpose() * base_attitude.omega_dot;
-  const Joint& j = joints[load_joint];
-  Pose M;
-  Vec6 V, V_dot;
-  rotationJointMotion(j, j.parent_placement.R, R, omega, omega_dot, M, V, V_dot);
-  double* x = out.x.data() + j.x_offset;
-  jointCoordinatesFromMotion(j, M, x);
-  jointVelocitiesFromTwist(j, x, V, V_dot, out.xi.data() + j.xi_offset, out.xidot.data() + j.xi_offset);
-}
-
 void GeneratedReference::sample(double t, ReferenceSample& out) const {
   out.x = x0;
   out.xi.setZero(nxi);
@@ -524,18 +441,12 @@ void GeneratedReference::sample(double t, ReferenceSample& out) const {
       out.xidot(j.xi_offset + i) = xidot[i];
     }
   }
-  if (load_joint >= 0) sampleLoad(t, out);
-  if (!joint_path) return;
-  if (spring_flat) {
-    // (4.124), corrected sign: z1R = z2R + z̈2R/ϖ, so M2 z̈2 + k (z2 − z1) = 0 along the reference.
-    const Jet z2 = joint_path->component(t, 0);
-    const Jet z1{z2[0] + z2[2] / varpi, z2[1] + z2[3] / varpi, z2[2] + z2[4] / varpi, 0.0, 0.0};
-    setScalar(scalar[0], z1, out);
-    setScalar(scalar[1], z2, out);
-    return;
+  if (load) {
+    Jet y[3];
+    positionJets(t, y);
+    load->sampleJoint(y, prescribedAttitude(t), out);
   }
-  for (int k = 0; k < joint_path->dim(); ++k)
-    setScalar(scalar[k], joint_path->component(t, k), out);
+  joint_paths.sample(t, out);
 }
 
 // ---- building a generator from the settings -----------------------------------------------------
@@ -626,7 +537,7 @@ void Builder::analyzeModel() {
     if (hasScalarPosition(j.type)) scalar_.push_back(i);
   }
   base_ = baseJointIndex(model_);
-  ref_->scalar = scalar_;
+  for (int i : scalar_) ref_->joint_paths.joints.push_back(model_.joints[i]);
   if (base_ < 0) return;
   const Joint& j = model_.joints[base_];
   planar_ = j.type == JointType::Planar;
@@ -791,7 +702,7 @@ void Builder::checkJointCount(const std::string& name, int k) {
 void Builder::readConstantJoints() {
   if (auto q = in_.list("joints", {}, "values of the first scalar joints [rad or m]")) {
     checkJointCount("joints", static_cast<int>(q->size()));
-    ref_->joint_path = std::make_unique<traj::ConstantPath>(*q);
+    ref_->joint_paths.path = std::make_unique<traj::ConstantPath>(*q);
   }
 }
 
@@ -804,10 +715,10 @@ void Builder::readFlatOutput() {
   const std::string what = "option 'flat_output: spring' drives the first two scalar joints";
   if (scalar_.size() < 2)
     in_.fail(what + " (z1, z2); the model has " + std::to_string(scalar_.size()));
-  if (!ref_->joint_path || ref_->joint_path->dim() != 1)
+  if (!ref_->joint_paths.path || ref_->joint_paths.path->dim() != 1)
     in_.fail(what + " from one joint entry, the flat output z2R (4.124)");
-  ref_->spring_flat = true;
-  ref_->varpi = in_.positive("varpi", std::nullopt, "ϖ = k/M2 of (4.123a) [1/s²]");
+  ref_->joint_paths.spring_flat = true;
+  ref_->joint_paths.varpi = in_.positive("varpi", std::nullopt, "ϖ = k/M2 of (4.123a) [1/s²]");
 }
 
 void Builder::readSuspendedLoad() {
@@ -842,18 +753,15 @@ void Builder::readSuspendedLoad() {
   if (start.dot(down) < -1.0 + 1e-9)
     in_.fail("option 'suspended_load': body '" + model_.bodies[load].name +
              "' starts straight above joint '" + name + "'; it must hang below it");
-  ref_->load_joint = load_joint;
-  ref_->load_length = length;
-  ref_->load_hook = j.parent_placement.r;
-  ref_->load_down = down;
   // At rest the load hangs straight down, turned about the vertical as it starts.
-  ref_->load_initial_R = shortestRotation(start, flat::Vec3Jet{down, Vec3::Zero(), Vec3::Zero()}).R * load_pose.R;
+  ref_->load.emplace(j, length, model_.gravity,
+                     shortestRotation(start, flat::Vec3Jet{down, Vec3::Zero(), Vec3::Zero()}).R * load_pose.R);
   // From here on the position parameters are the load's centre of mass.
   ref_->fixed_position = com;
 }
 
 void Builder::checkSuspendedLoad() {
-  if (ref_->load_joint < 0) return;
+  if (!ref_->load) return;
   if (ref_->attitude == AttitudeMode::Flat || ref_->attitude == AttitudeMode::Twist)
     in_.fail(std::string("option 'suspended_load' needs a prescribed attitude of the base (fixed, ") +
              "heading or follow), not 'attitude: flat' or a constant twist");
@@ -865,10 +773,7 @@ void Builder::checkHeldJoints() {
   // consistent with its held coordinates.
   std::vector<bool> driven(model_.joints.size(), false);
   if (ref_->base_driven) driven[base_] = true;
-  if (ref_->joint_path) {
-    const int k = ref_->spring_flat ? 2 : ref_->joint_path->dim();
-    for (int i = 0; i < k; ++i) driven[scalar_[i]] = true;
-  }
+  for (int i = 0; i < ref_->joint_paths.driven(); ++i) driven[scalar_[i]] = true;
   for (std::size_t i = 0; i < model_.joints.size(); ++i) {
     const Joint& j = model_.joints[i];
     if (j.type != JointType::SphericalAbsolute || driven[i]) continue;
@@ -923,7 +828,7 @@ void Builder::polynomial() {
         "(base position), yaw_start/yaw_goal (angle_start/angle_goal for a planar base)");
   if (joints) {
     in_.explain("joints", "the joints follow start/goal");
-    ref_->joint_path = std::move(joints);
+    ref_->joint_paths.path = std::move(joints);
   } else {
     readConstantJoints();
   }
@@ -953,7 +858,7 @@ void Builder::sinusoid() {
     std::vector<double> offset(k, 0.0);
     if (auto o = in_.list("offset", {static_cast<int>(k)}, "one offset per amplitude [rad or m]"))
       offset = *o;
-    ref_->joint_path = std::make_unique<traj::SinusoidPath>(
+    ref_->joint_paths.path = std::make_unique<traj::SinusoidPath>(
         offset, *amplitude, std::vector<double>(k, period), phases("phase", k));
     in_.explain("joints", "the joints follow the sinusoid (amplitude/offset)");
   } else {
@@ -1129,7 +1034,7 @@ void Builder::halfCircle() {
   in_.scalar("angle_start", "arc angle of the tool at the start [rad]");
   in_.scalar("angle_end", "arc angle of the tool at the end [rad]");
   in_.list("end_effector_point", {3}, "tool point in the last body's frame [m]");
-  ref_->joint_path = std::make_unique<traj::PolynomialPath>(
+  ref_->joint_paths.path = std::make_unique<traj::PolynomialPath>(
       std::vector<double>{cart_start}, std::vector<double>{cart_end}, t0, T, deg);
 }
 
