@@ -84,7 +84,6 @@ SceneLoop makeSceneLoop(const Scene& scene, const std::string& chosen) {
     closed_loop = std::make_shared<ClosedLoop>(std::move(controller), std::move(reference), std::move(controller_model));
   }
   loop.controller = &closed_loop->controller();
-  loop.parameters = &closed_loop->controller().parameters();
   loop.controller_name = chosen;
   loop.source = std::move(closed_loop);
   return loop;

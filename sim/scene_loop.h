@@ -26,17 +26,18 @@ struct SceneLoop {
   /// The simulator's input source: controller, reference, force-control layer and perturbations
   /// of the scene. Null without a controller (u = 0).
   std::shared_ptr<InputSource> source;
-  /// The controller inside `source` (null without one): its name, signals and options.
-  const Controller* controller = nullptr;
-  /// The controller's tunable parameters, owned by `source` (null without a controller). Change
-  /// them between steps, from the thread that runs the simulation.
-  ParameterSet* parameters = nullptr;
+  /// The controller inside `source` (null without one): its name, signals and parameters.
+  Controller* controller = nullptr;
   /// The reference in the plant's coordinates, for drawing the ghost (null without a controller).
   /// The controller's own reference is built on its design model, which for a vehicle with
   /// propellers has no rotor joints, so the ghost needs its own.
   std::unique_ptr<Reference> ghost_reference;
   /// The controller's registry name; "none" without a controller.
   std::string controller_name = "none";
+
+  /// The controller's tunable parameters (null without a controller). Change them between steps,
+  /// from the thread that runs the simulation.
+  ParameterSet* parameters() const { return controller ? &controller->parameters() : nullptr; }
 };
 
 /// Makes the closed loop of `scene` with its controller, or with the one named `controller`

@@ -74,7 +74,7 @@ SimulationWorker::SimulationWorker(std::shared_ptr<const Scene> scene, const std
   controller_name_ = controller.empty() ? s.controller.name : controller;
   e.loop = makeSceneLoop(s, controller_name_);  // throws SceneError
   controller_name_ = e.loop.controller_name;
-  if (e.loop.parameters) parameter_specs_ = *e.loop.parameters;
+  if (e.loop.parameters()) parameter_specs_ = *e.loop.parameters();
   e.sim = std::make_unique<Simulator>(s.model, options, e.loop.source);
   e.frame = std::make_unique<render::FrameSnapshot>(s.model, std::move(e.loop.ghost_reference));
   channels_ = e.sim->channels();
@@ -199,8 +199,8 @@ void SimulationWorker::loop() {
     snapshot_.failed = sim.failed();
     snapshot_.message = sim.message();
     snapshot_.parameters.clear();
-    if (e.loop.parameters)
-      for (int i = 0; i < e.loop.parameters->size(); ++i) snapshot_.parameters.push_back(e.loop.parameters->value(i));
+    if (const ParameterSet* parameters = e.loop.parameters())
+      for (int i = 0; i < parameters->size(); ++i) snapshot_.parameters.push_back(parameters->value(i));
     snapshot_.parameter_error = e.parameter_error;
     snapshot_.dropped_samples = dropped;
     snapshot_.run = e.run;
@@ -257,17 +257,18 @@ void SimulationWorker::loop() {
       e.at_end = false;
       if (e.until_k > e.end_k) e.stop_at_end = false;  // asked for a time past the end
     } else if (const auto* set = std::get_if<SetParameter>(&command)) {
-      if (e.loop.parameters && set->index >= 0 && set->index < e.loop.parameters->size()) {
+      ParameterSet* parameters = e.loop.parameters();
+      if (parameters && set->index >= 0 && set->index < parameters->size()) {
         try {
-          e.loop.parameters->set(set->index, set->value);
+          parameters->set(set->index, set->value);
           e.parameter_error.clear();
         } catch (const std::exception& ex) {  // ControlError: out of range, not finite
           e.parameter_error = ex.what();
         }
       }
     } else if (std::holds_alternative<ResetParameters>(command)) {
-      if (e.loop.parameters)
-        for (int i = 0; i < e.loop.parameters->size(); ++i) e.loop.parameters->set(i, parameter_specs_.value(i));
+      if (ParameterSet* parameters = e.loop.parameters())
+        for (int i = 0; i < parameters->size(); ++i) parameters->set(i, parameter_specs_.value(i));
       e.parameter_error.clear();
     }
   };

@@ -26,8 +26,8 @@ VideoResult recordVideo(const Scene& scene, const VideoRequest& request,
     const SimulationOptions options = simulationOptions(settings);
     const std::string controller = request.controller.empty() ? scene.controller.name : request.controller;
     SceneLoop loop = makeSceneLoop(scene, controller);
-    if (loop.parameters)
-      for (const auto& [i, v] : request.parameters) loop.parameters->set(i, v);
+    if (ParameterSet* parameters = loop.parameters())
+      for (const auto& [i, v] : request.parameters) parameters->set(i, v);
 
     render::VideoOptions vo;
     vo.file = request.file;

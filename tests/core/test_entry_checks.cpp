@@ -1,7 +1,7 @@
 // Entry checks of the core's public functions (core/math/assert.h): a state, input or workspace
 // of the wrong size is refused at the call with the function, the argument and both sizes.
-// Compiled in with RBS_ASSERTS (Debug and RelWithDebInfo, the test build); a Release build has no
-// checks to test.
+// Built only with RBS_ASSERTS (Debug and RelWithDebInfo, the test build; tests/CMakeLists.txt):
+// a Release build has no checks to test.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -9,8 +9,11 @@
 
 #include "core/dynamics/dynamics.h"
 #include "core/dynamics/energy.h"
+#include "core/control/parameters.h"
 #include "core/math/assert.h"
 #include "tests/support/test_models.h"
+
+static_assert(RBS_ASSERTS, "tests/CMakeLists.txt builds this file only with RBS_ASSERTS");
 
 namespace rbs {
 namespace {
@@ -28,9 +31,6 @@ std::string violation(const std::function<void()>& call) {
 
 class EntryChecks : public ::testing::Test {
  protected:
-  void SetUp() override {
-    if (!RBS_ASSERTS) GTEST_SKIP() << "built without RBS_ASSERTS (Release): no entry checks";
-  }
   // Quaternion root (ν = 7, n = 6) below a chain: x and ξ differ in size, so a swapped pair is
   // caught too.
   const Model model = test::randomTreeWith(JointType::FreeQuaternion, true, 3);
@@ -87,6 +87,17 @@ TEST_F(EntryChecks, EveryStateTakingFunctionChecks) {
   beyond.body = model.numBodies();
   EXPECT_EQ(violation([&] { framePose(model, ws, beyond); }).rfind("framePose: ", 0), 0u);
   EXPECT_EQ(violation([&] { frameTwist(ws, beyond); }).rfind("frameTwist: ", 0), 0u);
+}
+
+TEST(EntryChecksOfParameters, AHandleOfNoOrAnotherSetIsRefused) {
+  ParameterSet p;
+  p.add({"omega", "rad/s", "bandwidth", 4.0, 0.1, 100.0, ParameterScale::Log});
+  const Parameter zeta = p.add({"zeta", "1", "damping ratio", 1.0, 0.0, 5.0});
+  EXPECT_THROW(static_cast<void>(p[Parameter{}]), ContractViolation);
+  ParameterSet other;
+  other.add({"a", "1", "", 0.5, 0.0, 1.0});
+  EXPECT_THROW(static_cast<void>(other[zeta]), ContractViolation);  // a handle of another, larger set
+  EXPECT_EQ(p[zeta], 1.0);
 }
 
 }  // namespace

@@ -42,17 +42,17 @@ TEST(SceneControl, TheSceneLoopGivesTheFrontEndsEverythingTheyUse) {
   const Scene tri = loadScene(scenesDir() / "tricopter_table51.yaml");
   ASSERT_TRUE(tri.force_model);
   SceneLoop loop = makeSceneLoop(tri);
-  ASSERT_TRUE(loop.source && loop.controller && loop.parameters && loop.ghost_reference);
+  ASSERT_TRUE(loop.source && loop.controller && loop.parameters() && loop.ghost_reference);
   EXPECT_EQ(loop.controller_name, tri.controller.name);
-  EXPECT_EQ(loop.parameters, &loop.controller->parameters());
+  EXPECT_EQ(loop.parameters(), &loop.controller->parameters());
   ReferenceSample ghost;
   loop.ghost_reference->sample(0.5, ghost);
   EXPECT_EQ(ghost.x.size(), tri.model.nx);
   EXPECT_NE(tri.force_model->nx, tri.model.nx);
   // A parameter set through the loop is the one the simulation uses.
   const int first = 0;
-  const double changed = loop.parameters->spec(first).min;
-  loop.parameters->set(first, changed);
+  const double changed = loop.parameters()->spec(first).min;
+  loop.parameters()->set(first, changed);
   EXPECT_EQ(loop.controller->parameters().value(first), changed);
 
   Simulator sim(tri.model, simulationOptions(tri.integrator), loop.source);
@@ -68,7 +68,7 @@ TEST(SceneControl, TheSceneLoopGivesTheFrontEndsEverythingTheyUse) {
 
   // No controller: nothing to run or draw, and the name says so.
   const SceneLoop none = makeSceneLoop(tri, "none");
-  EXPECT_FALSE(none.source || none.controller || none.parameters || none.ghost_reference);
+  EXPECT_FALSE(none.source || none.controller || none.parameters() || none.ghost_reference);
   EXPECT_EQ(none.controller_name, "none");
 }
 
