@@ -28,7 +28,7 @@ std::vector<Pose> initialPoses(const Model& model) {
 int firstFreeBody(const Model& model) {
   for (int b = 0; b < model.numBodies(); ++b) {
     const JointType t = model.joints[b].type;
-    if (t == JointType::Free || t == JointType::FreeQuaternion) return b;
+    if (isFreeType(t)) return b;
   }
   return model.numBodies() > 0 ? 0 : -1;
 }

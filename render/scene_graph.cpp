@@ -207,7 +207,7 @@ void SceneGraph::buildOverlays() {
   if (specs.empty())
     for (int b = 0; b < model_.numBodies(); ++b) {
       const JointType t = model_.joints[b].type;
-      if (t == JointType::Free || t == JointType::FreeQuaternion) specs.push_back({b, model_.bodies[b].com});
+      if (isFreeType(t)) specs.push_back({b, model_.bodies[b].com});
     }
   osg::ref_ptr<osg::Geode> trail_geode = new osg::Geode;
   for (std::size_t i = 0; i < specs.size(); ++i) {

@@ -27,8 +27,7 @@ GeometricSe3Controller::GeometricSe3Controller(const Model& model,
       allocation_(6, model.numInputs()),
       wrench_(VecX::Zero(6)) {
   base_joint_ = baseJointIndex(model);
-  if (base_joint_ < 0 || (model.joints[base_joint_].type != JointType::Free &&
-                          model.joints[base_joint_].type != JointType::FreeQuaternion))
+  if (base_joint_ < 0 || !isFreeType(model.joints[base_joint_].type))
     throw ControlError(
         "geometric_se3 needs a multicopter on a free or free_quaternion root joint; the model's "
         "base joint is " +

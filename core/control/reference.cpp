@@ -1,44 +1,34 @@
 // Reference generators (core/control/reference.h, docs/SCENE_FORMAT.md "Reference generators").
 //
-// Every generator produces target motions per joint and converts them to the model's
-// coordinates:
+// The Builder reads a generator's settings and composes the reference from small units:
 //  - the base (first joint of type free, free_quaternion, planar, spherical, spherical_quaternion,
 //    spherical_euler_zyx or spherical_absolute whose parent body is the world or welded to it by
-//    fixed joints): a world pose G_b(t) of the base body with body twist V_b = [v; ω] and V̇_b
-//    (free and spherical types), or the planar coordinates (p_x, p_y, θ) of the joint's moving
-//    frame in the joint plane (planar type). With C = (world pose of the parent) · T_p, the joint
-//    motion is M = C⁻¹ G_b T_c⁻¹ (the rotation only for spherical types); then
-//    x_e = jointCoordinatesFromMotion(M), ξ_e = S_e⁺ V, ξ̇_e = S_e⁺ (V̇ − σ_e) with
-//    V = Ad_{T_c}⁻¹ W the child twist of the motion twist W (for free types V = V_b);
-//  - scalar joints (revolute, revolute_unit_circle, prismatic) in index order: q, q̇, q̈;
+//    fixed joints): a position path × an attitude law, a flat motion or a constant twist
+//    (core/control/base_motion.h), written in the base joint's coordinates and kept continuous in
+//    time (core/control/base_coordinates.h);
+//  - an optional suspended load hanging from the base (SuspendedLoadStep, option suspended_load);
+//  - the scalar joints (revolute, revolute_unit_circle, prismatic) in index order: q, q̇, q̈
+//    (ScalarJointPaths, core/control/reference_steps.h);
 //  - all other joints: held at model.initial_state with ξ = 0.
-// Angles and quaternion signs of the base are kept continuous in time (a knot table,
-// core/control/knot_table.h), so x_R(t) is differentiable and ẋ_R = A(x_R) ξ_R holds.
 #include "core/control/reference.h"
 
 #include <algorithm>
 #include <cmath>
 #include <functional>
-#include <numbers>
 #include <optional>
 
+#include "core/control/base_coordinates.h"
 #include "core/control/flatness.h"
-#include "core/control/knot_table.h"
 #include "core/control/reference_settings_reader.h"
 #include "core/control/reference_steps.h"
 #include "core/control/tracking.h"
 #include "core/control/trajectory.h"
-#include "core/dynamics/inverse_kinematics.h"
-#include "core/math/time_grid.h"
 
 namespace rbs {
 namespace {
 
 using flat::Vec2;
-using traj::Jet;
 using traj::Path;
-
-constexpr double kTwoPi = 2.0 * std::numbers::pi;
 
 const std::vector<std::string>& generatorNames() {
   static const std::vector<std::string> names{"constant",  "polynomial",     "sinusoid",   "circle",
@@ -46,12 +36,27 @@ const std::vector<std::string>& generatorNames() {
   return names;
 }
 
-bool isFreeType(JointType t) {
-  return t == JointType::Free || t == JointType::FreeQuaternion;
-}
+// ---- the composed reference --------------------------------------------------------------------
 
-// ---- the generated reference ------------------------------------------------------------------
+/// x_R = x(0), ξ_R = ξ̇_R = 0, overwritten by the steps joint by joint (each writes its own).
+class ComposedReference final : public Reference {
+ public:
+  ComposedReference(VecX x0, int nxi) : x0_(std::move(x0)), nxi_(nxi) {}
+  void add(std::unique_ptr<const ReferenceStep> step) { steps_.push_back(std::move(step)); }
+  void sample(double t, ReferenceSample& out) const override {
+    out.x = x0_;
+    out.xi.setZero(nxi_);
+    out.xidot.setZero(nxi_);
+    for (const auto& step : steps_) step->apply(t, out);
+  }
 
+ private:
+  VecX x0_;
+  int nxi_;
+  std::vector<std::unique_ptr<const ReferenceStep>> steps_;
+};
+
+/// How the settings ask the base to turn (the builder's reading of them).
 enum class AttitudeMode {
   Fixed,    ///< constant attitude
   Heading,  ///< R = R_z(ψ(t)) (planar: θ = ψ(t))
@@ -59,395 +64,6 @@ enum class AttitudeMode {
   Flat,     ///< thrust direction from the path (flatness)
   Twist,    ///< constant body twist from a start pose
 };
-
-using SmallMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>;
-using Anchor = std::array<double, 4>;
-
-/// World pose of the base body with body twist and its derivative.
-struct BodyMotion {
-  Pose G;
-  Vec6 V = Vec6::Zero();
-  Vec6 V_dot = Vec6::Zero();
-};
-
-/// Planar joint coordinates and derivatives (plane coordinates of the joint's moving frame).
-struct PlanarMotion {
-  Vec2 p = Vec2::Zero(), p_dot = Vec2::Zero(), p_ddot = Vec2::Zero();
-  double angle = 0.0, angle_dot = 0.0, angle_ddot = 0.0;
-};
-
-class GeneratedReference final : public Reference {
- public:
-  void sample(double t, ReferenceSample& out) const override;
-
-  // Model data (copied, so the reference does not depend on the model's lifetime).
-  std::vector<Joint> joints;
-  VecX x0;
-  int nxi = 0;
-
-  // Base.
-  int base = -1;
-  bool base_driven = false;
-  Pose frame;                          ///< C: world pose of the base joint frame
-  std::unique_ptr<Path> position;      ///< world (free) or plane (planar) position; null: fixed
-  Vec3 fixed_position = Vec3::Zero();  ///< free: world; planar: (p_x, p_y, 0)
-  std::unique_ptr<Path> heading;       ///< ψ(t) (Heading, Flat with yaw) or planar θ(t)
-  Mat3 fixed_R = Mat3::Identity();     ///< Fixed/Follow (free, spherical)
-  double fixed_angle = 0.0;            ///< Fixed/Follow (planar)
-  AttitudeMode attitude = AttitudeMode::Fixed;
-  const traj::CirclePath* circle = nullptr;  ///< Follow (owned by `position`)
-  Vec3 follow_axis = Vec3::UnitZ();          ///< Follow, world
-  double follow_phi0 = 0.0;
-  bool integrated_heading = false;    ///< Flat: heading integrated by (5.70)
-  double yaw_rate = 0.0;              ///< ω_zR of the integration
-  double initial_yaw = 0.0;           ///< heading at t = 0 of the integration
-  double epsilon = 0.0;               ///< Flat: y = r + ε (thrust axis)
-  double drag_per_mass = 0.0;         ///< Flat, free base: d/m of the linear drag [1/s]
-  Vec3 flat_point = Vec3::Zero();     ///< Flat, free base: the body point y follows (body frame)
-  Vec3 gravity = Vec3::Zero();        ///< a_G (world)
-  Vec2 plane_gravity = Vec2::Zero();  ///< a_G in the joint plane
-  Pose twist_origin;          ///< Twist: pose at t = 0 (free, spherical: world; planar: plane)
-  Vec6 twist = Vec6::Zero();  ///< Twist: constant body twist [v; ω]
-  bool continuity = false;    ///< unwrap angles / align quaternion signs of the base
-
-  // Steps after the base (core/control/reference_steps.h).
-  std::optional<SuspendedLoadStep> load;  ///< option `suspended_load`: the path moves the load
-  ScalarJointPaths joint_paths;
-
-  void prepareTables();
-
- private:
-  void sampleBase(double t, double* x_e, double* xi_e, double* xidot_e) const;
-  void rawBase(double t, double* x_e, double* xi_e, double* xidot_e) const;
-  BodyMotion bodyMotion(double t) const;
-  PlanarMotion planarMotion(double t) const;
-  void positionJets(double t, Jet y[3]) const;
-  flat::AttitudeJet integratedAttitude(double t, const flat::Vec3Jet& z) const;
-  /// `z_end`, when given, is the thrust-direction jet at t1 (the caller has it already).
-  Vec3 integrateHeading(Vec3 x, double t0, double t1, const flat::Vec3Jet* z_end = nullptr) const;
-  flat::Vec3Jet thrustAxis(double t) const;
-  Anchor anchorOf(const double* x_e) const;
-  void align(double* x_e, const Anchor& anchor) const;
-  /// Fixed, heading and follow attitudes (not flat, not twist).
-  flat::AttitudeJet prescribedAttitude(double t) const;
-
-  KnotTable<Vec3> heading_table_;   ///< body x axis of the integrated heading
-  KnotTable<Anchor> anchor_table_;  ///< continuous base angles / quaternion
-  /// S_e⁺ = (S_eᵀS_e)⁻¹S_eᵀ of a root base joint whose S_e is constant (free, spherical): then
-  /// ξ_e = S_e⁺ V and ξ̇_e = S_e⁺ V̇ (σ_e = 0) without a factorization per sample. Empty otherwise.
-  SmallMat base_velocity_map_;
-};
-
-void GeneratedReference::prepareTables() {
-  if (base >= 0) {
-    const Joint& j = joints[base];
-    if (j.parent < 0 && j.type != JointType::Planar && hasConstantMotionSubspace(j.type)) {
-      JointMotion jm;
-      const double zero[6] = {0, 0, 0, 0, 0, 0};
-      evaluateJoint(j, x0.data() + j.x_offset, zero, Vec6::Zero(), Vec6::Zero(), jm);
-      const SmallMat StS = jm.S.transpose() * jm.S;
-      base_velocity_map_ = StS.ldlt().solve(SmallMat(jm.S.transpose()));
-    }
-  }
-  if (integrated_heading) {
-    heading_table_.reset(
-        [this] {
-          const flat::Vec3Jet z = thrustAxis(0.0);
-          return Vec3(flat::attitudeFromYaw(z, traj::constantJet(initial_yaw)).R.col(0));
-        },
-        [this](const Vec3& x, long from, long to) {
-          const double t1 = to * KnotTable<Vec3>::kStep;
-          const flat::Vec3Jet z = thrustAxis(t1);
-          const Vec3 next = integrateHeading(x, from * KnotTable<Vec3>::kStep, t1, &z);
-          return Vec3((next - next.dot(z.v) * z.v).normalized());
-        });
-  }
-  if (continuity) {
-    anchor_table_.reset(
-        [this] {
-          double x[12], xi[6], xidot[6];
-          rawBase(0.0, x, xi, xidot);
-          return anchorOf(x);
-        },
-        [this](const Anchor& a, long, long to) {
-          double x[12], xi[6], xidot[6];
-          rawBase(to * KnotTable<Anchor>::kStep, x, xi, xidot);
-          align(x, a);
-          return anchorOf(x);
-        });
-  }
-}
-
-void GeneratedReference::positionJets(double t, Jet y[3]) const {
-  for (int i = 0; i < 3; ++i)
-    y[i] = position && i < position->dim() ? position->component(t, i)
-                                           : traj::constantJet(fixed_position(i));
-}
-
-flat::Vec3Jet GeneratedReference::thrustAxis(double t) const {
-  Jet y[3];
-  positionJets(t, y);
-  return flat::thrustDirection(y, gravity, drag_per_mass);
-}
-
-Vec3 GeneratedReference::integrateHeading(Vec3 x, double t0, double t1, const flat::Vec3Jet* z_end) const {
-  // RK4 on Ṙ_x = ω_z R_y − ω_y R_z (5.70); R_z, Ṙ_z from the path. Steps of at most 2 ms (one
-  // between neighbouring knots, so a sample costs one step): local error ~(|ω| h)⁵/120 ≲ 1e-12 at
-  // the looping's rates. A sample still depends on t only, not on what was sampled before.
-  // The path is evaluated once per distinct time (k2 and k3 share the midpoint; a step's end is
-  // the next one's start): the flat jets are the expensive part.
-  constexpr double kMaxStep = 0.002;
-  // stepCount: the knot times k·h carry rounding that grows with t (one step between knots must
-  // stay one step at 24 h, where 47 % of the spans exceeded 2 ms by more than 1e-9 of it).
-  const int substeps = std::max(1, static_cast<int>(stepCount(t0, t1, kMaxStep)));
-  const double dt = (t1 - t0) / substeps;
-  auto rate = [this](const flat::Vec3Jet& z, const Vec3& xa) { return flat::headingRate(xa, z.v, z.d1, yaw_rate); };
-  flat::Vec3Jet z_a = thrustAxis(t0);
-  for (int s = 0; s < substeps; ++s) {
-    const double ta = t0 + s * dt;
-    const flat::Vec3Jet z_m = thrustAxis(ta + 0.5 * dt);
-    const flat::Vec3Jet z_b = s + 1 == substeps && z_end ? *z_end : thrustAxis(ta + dt);
-    const Vec3 k1 = rate(z_a, x);
-    const Vec3 k2 = rate(z_m, x + 0.5 * dt * k1);
-    const Vec3 k3 = rate(z_m, x + 0.5 * dt * k2);
-    const Vec3 k4 = rate(z_b, x + dt * k3);
-    x += dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4);
-    z_a = z_b;
-  }
-  return x;
-}
-
-flat::AttitudeJet GeneratedReference::integratedAttitude(double t, const flat::Vec3Jet& z) const {
-  long knot = 0;
-  const Vec3 x_knot = heading_table_.at(t, knot);
-  const Vec3 x = integrateHeading(x_knot, knot * KnotTable<Vec3>::kStep, t, &z);
-  return flat::attitudeFromAxis(z, x, yaw_rate, 0.0);
-}
-
-flat::AttitudeJet GeneratedReference::prescribedAttitude(double t) const {
-  flat::AttitudeJet att;
-  switch (attitude) {
-    case AttitudeMode::Heading: {
-      const Jet psi = heading->component(t, 0);
-      att.R = axisAngleRotation(Vec3::UnitZ(), psi[0]);
-      att.omega = Vec3(0.0, 0.0, psi[1]);
-      att.omega_dot = Vec3(0.0, 0.0, psi[2]);
-      break;
-    }
-    case AttitudeMode::Follow: {
-      // R(t) = Rot(n, φ − φ₀) R_fixed: ω = Rᵀ n φ̇ (body), and Rᵀ n is constant, so ω̇ = Rᵀ n φ̈.
-      const Jet phi = circle->arc().angle(t);
-      att.R = axisAngleRotation(follow_axis, phi[0] - follow_phi0) * fixed_R;
-      const Vec3 n_body = att.R.transpose() * follow_axis;
-      att.omega = n_body * phi[1];
-      att.omega_dot = n_body * phi[2];
-      break;
-    }
-    default:
-      att.R = fixed_R;
-      break;
-  }
-  return att;
-}
-
-BodyMotion GeneratedReference::bodyMotion(double t) const {
-  BodyMotion m;
-  if (attitude == AttitudeMode::Twist) {
-    // G(t) = G₀ exp(t wed V): the body twist is V at all times.
-    m.G = twist_origin * expSE3(t * twist);
-    m.V = twist;
-    return m;
-  }
-  Jet y[3];
-  positionJets(t, y);
-  if (attitude == AttitudeMode::Flat) {
-    const auto z = flat::thrustDirection(y, gravity, drag_per_mass);
-    const flat::AttitudeJet att = integrated_heading
-                                      ? integratedAttitude(t, z)
-                                      : flat::attitudeFromYaw(z, heading->component(t, 0));
-    const auto s = flat::freeFlatSample(y, att, flat_point + epsilon * Vec3::UnitZ());
-    m.G = Pose{s.R, s.r};
-    m.V = s.twist;
-    m.V_dot = s.twist_dot;
-    return m;
-  }
-  const flat::AttitudeJet att = prescribedAttitude(t);
-  Vec3 r(y[0][0], y[1][0], y[2][0]);
-  Vec3 r_dot(y[0][1], y[1][1], y[2][1]);
-  Vec3 r_ddot(y[0][2], y[1][2], y[2][2]);
-  if (load) load->baseFromLoad(y, att, r, r_dot, r_ddot);  // y is the load's centre of mass
-  m.G = Pose{att.R, r};
-  const Vec3 v = att.R.transpose() * r_dot;
-  m.V << v, att.omega;
-  // v = Rᵀṙ ⇒ v̇ = Rᵀr̈ − ω × v.
-  m.V_dot << att.R.transpose() * r_ddot - att.omega.cross(v), att.omega_dot;
-  return m;
-}
-
-PlanarMotion GeneratedReference::planarMotion(double t) const {
-  PlanarMotion m;
-  if (attitude == AttitudeMode::Twist) {
-    // Planar G(t) = G₀ exp(t V) with V = (v_x, v_y, ω): θ = θ₀ + ω t, ṗ = R(θ) v,
-    // p̈ = ω R(θ) J v (J: rotation by +90°).
-    const Pose E = expSE3(t * twist);
-    const double w = twist(5);
-    m.angle = fixed_angle + w * t;
-    m.p = fixed_position.head<2>() + twist_origin.R.topLeftCorner<2, 2>() * E.r.head<2>();
-    const Eigen::Matrix2d R = Eigen::Rotation2Dd(m.angle).toRotationMatrix();
-    const Vec2 v(twist(0), twist(1));
-    m.p_dot = R * v;
-    m.p_ddot = w * R * Vec2(-v.y(), v.x());
-    m.angle_dot = w;
-    return m;
-  }
-  Jet y[3];
-  positionJets(t, y);
-  if (attitude == AttitudeMode::Flat) {
-    const auto s = flat::planarFlatSample(y, plane_gravity, epsilon);
-    m.p = s.p;
-    m.p_dot = s.p_dot;
-    m.p_ddot = s.p_ddot;
-    m.angle = s.angle;
-    m.angle_dot = s.angle_dot;
-    m.angle_ddot = s.angle_ddot;
-    return m;
-  }
-  for (int i = 0; i < 2; ++i) {
-    m.p(i) = y[i][0];
-    m.p_dot(i) = y[i][1];
-    m.p_ddot(i) = y[i][2];
-  }
-  if (attitude == AttitudeMode::Heading) {
-    const Jet a = heading->component(t, 0);
-    m.angle = a[0];
-    m.angle_dot = a[1];
-    m.angle_ddot = a[2];
-  } else if (attitude == AttitudeMode::Follow) {
-    const Jet phi = circle->arc().angle(t);
-    m.angle = fixed_angle + phi[0] - follow_phi0;
-    m.angle_dot = phi[1];
-    m.angle_ddot = phi[2];
-  } else {
-    m.angle = fixed_angle;
-  }
-  return m;
-}
-
-void GeneratedReference::rawBase(double t, double* x, double* xi, double* xidot) const {
-  const Joint& j = joints[base];
-  if (j.type == JointType::Planar) {
-    // ξ = (v, ω) with v = R(θ)ᵀ ṗ; ξ̇ = (R(θ)ᵀ p̈ − ω J v, θ̈) (σ_e = 0 for the planar joint).
-    const PlanarMotion m = planarMotion(t);
-    const Eigen::Matrix2d R = Eigen::Rotation2Dd(m.angle).toRotationMatrix();
-    const Vec2 v = R.transpose() * m.p_dot;
-    const Vec2 v_dot = R.transpose() * m.p_ddot - m.angle_dot * Vec2(-v.y(), v.x());
-    x[0] = m.p.x();
-    x[1] = m.p.y();
-    x[2] = m.angle;
-    xi[0] = v.x();
-    xi[1] = v.y();
-    xi[2] = m.angle_dot;
-    xidot[0] = v_dot.x();
-    xidot[1] = v_dot.y();
-    xidot[2] = m.angle_ddot;
-    return;
-  }
-  const BodyMotion b = bodyMotion(t);
-  Pose M;
-  Vec6 V, V_dot;
-  if (isFreeType(j.type)) {
-    // G_b = C M T_c ⇒ M = C⁻¹ G_b T_c⁻¹; the child twist of the motion is V_b itself.
-    M = frame.inverse() * b.G * j.child_placement.inverse();
-    V = b.V;
-    V_dot = b.V_dot;
-  } else {
-    rotationJointMotion(j, frame.R, b.G.R, b.V.tail<3>(), b.V_dot.tail<3>(), M, V, V_dot);
-  }
-  jointCoordinatesFromMotion(j, M, x);
-  if (base_velocity_map_.size() > 0) {
-    Eigen::Map<VecX>(xi, j.nxi).noalias() = base_velocity_map_ * V;
-    Eigen::Map<VecX>(xidot, j.nxi).noalias() = base_velocity_map_ * V_dot;
-    return;
-  }
-  jointVelocitiesFromTwist(j, x, V, V_dot, xi, xidot);
-}
-
-Anchor GeneratedReference::anchorOf(const double* x) const {
-  Anchor a{0, 0, 0, 0};
-  switch (joints[base].type) {
-    case JointType::FreeQuaternion:
-      for (int i = 0; i < 4; ++i) a[i] = x[3 + i];
-      break;
-    case JointType::SphericalQuaternion:
-    case JointType::SphericalEulerZYX:
-      for (int i = 0; i < 4 && i < joints[base].nx; ++i) a[i] = x[i];
-      break;
-    case JointType::Planar:
-      a[0] = x[2];
-      break;
-    default:
-      break;
-  }
-  return a;
-}
-
-void GeneratedReference::align(double* x, const Anchor& a) const {
-  auto unwrap = [](double& angle, double near) {
-    angle += kTwoPi * std::round((near - angle) / kTwoPi);
-  };
-  auto flipSign = [&a](double* q) {
-    double d = 0.0;
-    for (int i = 0; i < 4; ++i) d += q[i] * a[i];
-    if (d < 0.0)
-      for (int i = 0; i < 4; ++i) q[i] = -q[i];
-  };
-  switch (joints[base].type) {
-    case JointType::FreeQuaternion:
-      flipSign(x + 3);
-      break;
-    case JointType::SphericalQuaternion:
-      flipSign(x);
-      break;
-    case JointType::SphericalEulerZYX:
-      unwrap(x[0], a[0]);
-      unwrap(x[2], a[2]);
-      break;
-    case JointType::Planar:
-      unwrap(x[2], a[0]);
-      break;
-    default:
-      break;
-  }
-}
-
-void GeneratedReference::sampleBase(double t, double* x, double* xi, double* xidot) const {
-  rawBase(t, x, xi, xidot);
-  if (!continuity) return;
-  long knot = 0;
-  align(x, anchor_table_.at(t, knot));
-}
-
-void GeneratedReference::sample(double t, ReferenceSample& out) const {
-  out.x = x0;
-  out.xi.setZero(nxi);
-  out.xidot.setZero(nxi);
-  if (base_driven) {
-    const Joint& j = joints[base];
-    double x[12], xi[6], xidot[6];
-    sampleBase(t, x, xi, xidot);
-    for (int i = 0; i < j.nx; ++i) out.x(j.x_offset + i) = x[i];
-    for (int i = 0; i < j.nxi; ++i) {
-      out.xi(j.xi_offset + i) = xi[i];
-      out.xidot(j.xi_offset + i) = xidot[i];
-    }
-  }
-  if (load) {
-    Jet y[3];
-    positionJets(t, y);
-    load->sampleJoint(y, prescribedAttitude(t), out);
-  }
-  joint_paths.sample(t, out);
-}
 
 // ---- building a generator from the settings -----------------------------------------------------
 
@@ -493,6 +109,13 @@ class Builder {
   /// World pose of a body at the model's initial state.
   Pose initialWorldPose(int body) const;
 
+  // Composing the reference (after the settings are read).
+  std::unique_ptr<Reference> assemble();
+  BasePosition basePosition() const;
+  std::shared_ptr<const AttitudeLaw> prescribedAttitude() const;
+  std::shared_ptr<const Path> prescribedAngle() const;
+  std::unique_ptr<const BaseCoordinates> baseCoordinates(std::shared_ptr<const AttitudeLaw> attitude) const;
+
   int degree(int fallback) {
     const double d = in_.scalar("degree", fallback, "5, 7 or 9: rest-to-rest polynomial degree");
     if (d != 5 && d != 7 && d != 9)
@@ -503,10 +126,32 @@ class Builder {
   const Model& model_;
   const ReferenceSettings& settings_;
   ReferenceSettingsReader in_;
-  std::unique_ptr<GeneratedReference> ref_;
+
+  // What the settings say, read by the generators and the shared pieces above.
+  std::shared_ptr<const Path> position_;  ///< base position path; null: fixed_position_
+  std::shared_ptr<const traj::CirclePath> circle_;  ///< the circle generator's path (= position_)
+  std::shared_ptr<const Path> heading_;   ///< ψ(t) (planar: θ(t)) for Heading and a flat yaw
+  AttitudeMode attitude_ = AttitudeMode::Fixed;
+  Vec3 fixed_position_ = Vec3::Zero();  ///< free: world; planar: (p_x, p_y, 0)
+  Mat3 fixed_R_ = Mat3::Identity();     ///< fixed attitude (free, spherical); Follow's R₀
+  double fixed_angle_ = 0.0;            ///< fixed angle (planar); Follow's θ₀
+  Vec3 follow_axis_ = Vec3::UnitZ();    ///< Follow: the circle's normal (world)
+  double follow_phi0_ = 0.0;            ///< Follow: the circle's start angle
+  double initial_yaw_ = 0.0;            ///< heading at t = 0 (default: the initial state's)
+  double epsilon_ = 0.0;                ///< Flat: y = r + ε (thrust axis)
+  double drag_per_mass_ = 0.0;          ///< Flat, free base: d/m [1/s]
+  Vec3 flat_point_ = Vec3::Zero();      ///< Flat, free base: body point of the path
+  bool integrated_heading_ = false;     ///< Flat: heading integrated by (5.70)
+  double yaw_rate_ = 0.0;               ///< ω_zR of the integration
+  Vec6 twist_ = Vec6::Zero();           ///< Twist: constant body twist [v; ω]
+  std::shared_ptr<const SuspendedLoadStep> load_;
+  std::unique_ptr<ScalarJointPaths> joint_paths_;
+  bool base_driven_ = false;
 
   // Model analysis.
   int base_ = -1;
+  Pose frame_;                   ///< C: world pose of the base joint frame
+  Vec2 plane_gravity_ = Vec2::Zero();  ///< a_G in the plane of a planar base
   bool planar_ = false;
   bool rotation_only_ = false;  // spherical family
   int pos_dim_ = 0;
@@ -528,35 +173,31 @@ Pose Builder::initialWorldPose(int body) const {
 }
 
 void Builder::analyzeModel() {
-  ref_->joints = model_.joints;
-  ref_->x0 = model_.initial_state.x;
-  ref_->nxi = model_.nxi;
-  ref_->gravity = model_.gravity;
+  joint_paths_ = std::make_unique<ScalarJointPaths>();
   for (int i = 0; i < static_cast<int>(model_.joints.size()); ++i) {
     const Joint& j = model_.joints[i];
     if (hasScalarPosition(j.type)) scalar_.push_back(i);
   }
   base_ = baseJointIndex(model_);
-  for (int i : scalar_) ref_->joint_paths.joints.push_back(model_.joints[i]);
+  for (int i : scalar_) joint_paths_->joints.push_back(model_.joints[i]);
   if (base_ < 0) return;
   const Joint& j = model_.joints[base_];
   planar_ = j.type == JointType::Planar;
   rotation_only_ = !planar_ && !isFreeType(j.type);
   pos_dim_ = planar_ ? 2 : rotation_only_ ? 0 : 3;
   parent_pose_ = j.parent >= 0 ? initialWorldPose(j.parent) : Pose::identity();
-  ref_->base = base_;
-  ref_->frame = parent_pose_ * j.parent_placement;
+  frame_ = parent_pose_ * j.parent_placement;
   initial_body_ = parent_pose_ * jointTransform(j, model_.initial_state.x.data() + j.x_offset);
   if (planar_) {
     const double* x = model_.initial_state.x.data() + j.x_offset;
-    ref_->fixed_position = Vec3(x[0], x[1], 0.0);
-    ref_->fixed_angle = x[2];
-    ref_->plane_gravity = (ref_->frame.R.transpose() * model_.gravity).head<2>();
+    fixed_position_ = Vec3(x[0], x[1], 0.0);
+    fixed_angle_ = x[2];
+    plane_gravity_ = (frame_.R.transpose() * model_.gravity).head<2>();
   } else {
-    ref_->fixed_position = initial_body_.r;
-    ref_->fixed_R = initial_body_.R;
+    fixed_position_ = initial_body_.r;
+    fixed_R_ = initial_body_.R;
   }
-  ref_->initial_yaw = eulerZYXFromRotation(initial_body_.R)(2);
+  initial_yaw_ = eulerZYXFromRotation(initial_body_.R)(2);
 }
 
 void Builder::failNoBase(const std::string& what) const {
@@ -592,7 +233,7 @@ std::optional<std::vector<double>> Builder::positionList(const std::string& name
 
 void Builder::readFixedPosition() {
   if (auto p = positionList("position"))
-    for (int i = 0; i < pos_dim_; ++i) ref_->fixed_position(i) = (*p)[i];
+    for (int i = 0; i < pos_dim_; ++i) fixed_position_(i) = (*p)[i];
 }
 
 void Builder::readFixedAttitude() {
@@ -600,7 +241,7 @@ void Builder::readFixedAttitude() {
     in_.explain("rpy", "the base joint '" + model_.joints[base_].name + "' is planar; use 'angle'");
     in_.explain("yaw", "the base joint '" + model_.joints[base_].name + "' is planar; use 'angle'");
     if (auto a = baseList("angle", {1}, "angle of the planar base [rad]", false))
-      ref_->fixed_angle = (*a)[0];
+      fixed_angle_ = (*a)[0];
     return;
   }
   if (base_ >= 0)
@@ -609,8 +250,8 @@ void Builder::readFixedAttitude() {
   auto rpy = baseList("rpy", {3}, "[roll, pitch, yaw] of the base body, R_z R_y R_x [rad]", false);
   auto yaw = baseList("yaw", {1}, "heading of the base body, R = R_z(yaw) [rad]", false);
   if (rpy && yaw) in_.failParameter("yaw", "give either 'rpy' or 'yaw', not both");
-  if (rpy) ref_->fixed_R = rotationZYX((*rpy)[0], (*rpy)[1], (*rpy)[2]);
-  if (yaw) ref_->fixed_R = axisAngleRotation(Vec3::UnitZ(), (*yaw)[0]);
+  if (rpy) fixed_R_ = rotationZYX((*rpy)[0], (*rpy)[1], (*rpy)[2]);
+  if (yaw) fixed_R_ = axisAngleRotation(Vec3::UnitZ(), (*yaw)[0]);
 }
 
 void Builder::finishAttitude(std::unique_ptr<Path> heading_path, bool allow_follow) {
@@ -624,8 +265,8 @@ void Builder::finishAttitude(std::unique_ptr<Path> heading_path, bool allow_foll
       in_.fail("option 'attitude: flat' needs a free or planar base; the base joint '" +
                model_.joints[base_].name + "' is " +
                std::string(jointTypeName(model_.joints[base_].type)));
-    ref_->attitude = AttitudeMode::Flat;
-    ref_->epsilon =
+    attitude_ = AttitudeMode::Flat;
+    epsilon_ =
         in_.scalar("epsilon", 0.0, "flat output y = r + ε (thrust axis), ε [m] (PVTOL (4.131))");
     if (planar_) {
       if (has_heading)
@@ -643,27 +284,27 @@ void Builder::finishAttitude(std::unique_ptr<Path> heading_path, bool allow_foll
     }
     in_.explain("rpy", "with 'attitude: flat' roll and pitch follow from the path; give 'yaw'");
     in_.explain("angle", "'angle' is for a planar base; give 'yaw'");
-    ref_->drag_per_mass = in_.scalar(
+    drag_per_mass_ = in_.scalar(
         "drag", 0.0, "linear air drag per unit mass d/m [1/s]: thrust ∥ r̈ − a_G + (d/m) ṙ (5.44)");
     if (auto s = in_.list("flat_point", {3}, "body point (body frame) the path is for, e.g. the centre of mass [m]"))
-      ref_->flat_point = Vec3((*s)[0], (*s)[1], (*s)[2]);
+      flat_point_ = Vec3((*s)[0], (*s)[1], (*s)[2]);
     const std::string heading = in_.option("heading", {"yaw", "integrated"}, "yaw");
     if (heading == "integrated") {
       if (has_heading)
         in_.fail("'heading: integrated' takes the heading from 'yaw_rate'; drop the yaw channel");
-      ref_->integrated_heading = true;
-      ref_->yaw_rate =
+      integrated_heading_ = true;
+      yaw_rate_ =
           in_.scalar("yaw_rate", 0.0, "ω_zR of the heading integration (5.70) [rad/s]");
-      ref_->initial_yaw = in_.scalar("yaw", ref_->initial_yaw, "heading at t = 0 [rad]");
+      initial_yaw_ = in_.scalar("yaw", initial_yaw_, "heading at t = 0 [rad]");
       return;
     }
     in_.explain("yaw_rate", "'yaw_rate' needs option 'heading: integrated'");
     if (has_heading) {
       in_.explain("yaw", "the heading comes from the generator's yaw channel");
-      ref_->heading = std::move(heading_path);
+      heading_ = std::move(heading_path);
     } else {
-      const double yaw = in_.scalar("yaw", ref_->initial_yaw, "heading ψ of (5.69) [rad]");
-      ref_->heading = std::make_unique<traj::ConstantPath>(std::vector<double>{yaw});
+      const double yaw = in_.scalar("yaw", initial_yaw_, "heading ψ of (5.69) [rad]");
+      heading_ = std::make_shared<traj::ConstantPath>(std::vector<double>{yaw});
     }
     return;
   }
@@ -671,19 +312,19 @@ void Builder::finishAttitude(std::unique_ptr<Path> heading_path, bool allow_foll
     in_.explain(name, "'" + std::string(name) + "' needs option 'attitude: flat'");
   in_.explain("heading", "option 'heading' needs option 'attitude: flat'");
   if (mode == "follow") {
-    ref_->attitude = AttitudeMode::Follow;
+    attitude_ = AttitudeMode::Follow;
     readFixedAttitude();
     return;
   }
   if (has_heading) {
-    ref_->attitude = AttitudeMode::Heading;
-    ref_->heading = std::move(heading_path);
+    attitude_ = AttitudeMode::Heading;
+    heading_ = std::move(heading_path);
     const std::string reason =
         "the heading comes from the generator's " + headingName() + " channel";
     for (const char* name : {"rpy", "yaw", "angle"}) in_.explain(name, reason);
     return;
   }
-  ref_->attitude = AttitudeMode::Fixed;
+  attitude_ = AttitudeMode::Fixed;
   if (base_ >= 0)
     readFixedAttitude();
   else
@@ -702,7 +343,7 @@ void Builder::checkJointCount(const std::string& name, int k) {
 void Builder::readConstantJoints() {
   if (auto q = in_.list("joints", {}, "values of the first scalar joints [rad or m]")) {
     checkJointCount("joints", static_cast<int>(q->size()));
-    ref_->joint_paths.path = std::make_unique<traj::ConstantPath>(*q);
+    joint_paths_->path = std::make_unique<traj::ConstantPath>(*q);
   }
 }
 
@@ -715,10 +356,10 @@ void Builder::readFlatOutput() {
   const std::string what = "option 'flat_output: spring' drives the first two scalar joints";
   if (scalar_.size() < 2)
     in_.fail(what + " (z1, z2); the model has " + std::to_string(scalar_.size()));
-  if (!ref_->joint_paths.path || ref_->joint_paths.path->dim() != 1)
+  if (!joint_paths_->path || joint_paths_->path->dim() != 1)
     in_.fail(what + " from one joint entry, the flat output z2R (4.124)");
-  ref_->joint_paths.spring_flat = true;
-  ref_->joint_paths.varpi = in_.positive("varpi", std::nullopt, "ϖ = k/M2 of (4.123a) [1/s²]");
+  joint_paths_->spring_flat = true;
+  joint_paths_->varpi = in_.positive("varpi", std::nullopt, "ϖ = k/M2 of (4.123a) [1/s²]");
 }
 
 void Builder::readSuspendedLoad() {
@@ -754,26 +395,26 @@ void Builder::readSuspendedLoad() {
     in_.fail("option 'suspended_load': body '" + model_.bodies[load].name +
              "' starts straight above joint '" + name + "'; it must hang below it");
   // At rest the load hangs straight down, turned about the vertical as it starts.
-  ref_->load.emplace(j, length, model_.gravity,
+  load_ = std::make_shared<SuspendedLoadStep>(j, length, model_.gravity,
                      shortestRotation(start, flat::Vec3Jet{down, Vec3::Zero(), Vec3::Zero()}).R * load_pose.R);
   // From here on the position parameters are the load's centre of mass.
-  ref_->fixed_position = com;
+  fixed_position_ = com;
 }
 
 void Builder::checkSuspendedLoad() {
-  if (!ref_->load) return;
-  if (ref_->attitude == AttitudeMode::Flat || ref_->attitude == AttitudeMode::Twist)
+  if (!load_) return;
+  if (attitude_ == AttitudeMode::Flat || attitude_ == AttitudeMode::Twist)
     in_.fail(std::string("option 'suspended_load' needs a prescribed attitude of the base (fixed, ") +
              "heading or follow), not 'attitude: flat' or a constant twist");
-  ref_->base_driven = true;
+  base_driven_ = true;
 }
 
 void Builder::checkHeldJoints() {
   // A held spherical_absolute joint (ξ = absolute ω = 0) under a moving parent would not be
   // consistent with its held coordinates.
   std::vector<bool> driven(model_.joints.size(), false);
-  if (ref_->base_driven) driven[base_] = true;
-  for (int i = 0; i < ref_->joint_paths.driven(); ++i) driven[scalar_[i]] = true;
+  if (base_driven_) driven[base_] = true;
+  for (int i = 0; i < joint_paths_->driven(); ++i) driven[scalar_[i]] = true;
   for (std::size_t i = 0; i < model_.joints.size(); ++i) {
     const Joint& j = model_.joints[i];
     if (j.type != JointType::SphericalAbsolute || driven[i]) continue;
@@ -828,14 +469,14 @@ void Builder::polynomial() {
         "(base position), yaw_start/yaw_goal (angle_start/angle_goal for a planar base)");
   if (joints) {
     in_.explain("joints", "the joints follow start/goal");
-    ref_->joint_paths.path = std::move(joints);
+    joint_paths_->path = std::move(joints);
   } else {
     readConstantJoints();
   }
   if (base_ >= 0) {
     if (position) {
       in_.explain("position", "the position follows position_start/position_goal");
-      ref_->position = std::move(position);
+      position_ = std::move(position);
     } else {
       readFixedPosition();
     }
@@ -858,7 +499,7 @@ void Builder::sinusoid() {
     std::vector<double> offset(k, 0.0);
     if (auto o = in_.list("offset", {static_cast<int>(k)}, "one offset per amplitude [rad or m]"))
       offset = *o;
-    ref_->joint_paths.path = std::make_unique<traj::SinusoidPath>(
+    joint_paths_->path = std::make_unique<traj::SinusoidPath>(
         offset, *amplitude, std::vector<double>(k, period), phases("phase", k));
     in_.explain("joints", "the joints follow the sinusoid (amplitude/offset)");
   } else {
@@ -870,8 +511,8 @@ void Builder::sinusoid() {
   if (position_amplitude) {
     readFixedPosition();  // the offset
     const std::size_t d = static_cast<std::size_t>(pos_dim_);
-    std::vector<double> offset(ref_->fixed_position.data(), ref_->fixed_position.data() + d);
-    ref_->position = std::make_unique<traj::SinusoidPath>(
+    std::vector<double> offset(fixed_position_.data(), fixed_position_.data() + d);
+    position_ = std::make_unique<traj::SinusoidPath>(
         offset, *position_amplitude, std::vector<double>(d, period), phases("position_phase", d));
   } else {
     in_.explain("position_phase", "'position_phase' needs 'position_amplitude'");
@@ -908,7 +549,7 @@ void Builder::circle() {
   std::vector<double> a, b;
   if (planar_) {
     in_.explain("normal", "the circle of a planar base lies in the joint plane; drop 'normal'");
-    const Vec2 g = ref_->plane_gravity;
+    const Vec2 g = plane_gravity_;
     const Vec2 a2 = g.norm() > 1e-9 ? Vec2(g.normalized()) : Vec2(1.0, 0.0);
     a = {a2.x(), a2.y()};
     b = {-a2.y(), a2.x()};
@@ -928,13 +569,13 @@ void Builder::circle() {
     const Vec3 b3 = n.cross(a3);
     a = {a3.x(), a3.y(), a3.z()};
     b = {b3.x(), b3.y(), b3.z()};
-    ref_->follow_axis = n;
+    follow_axis_ = n;
   }
-  auto path = std::make_unique<traj::CirclePath>(
+  auto path = std::make_shared<traj::CirclePath>(
       c, a, b, radius, traj::ArcProfile(start_angle, period, t0, ramp, loops));
-  ref_->circle = path.get();
-  ref_->follow_phi0 = start_angle;
-  ref_->position = std::move(path);
+  circle_ = path;
+  follow_phi0_ = start_angle;
+  position_ = std::move(path);
   in_.explain("position", "the circle sets the position; use 'center'");
   readConstantJoints();
   finishAttitude(nullptr, true);
@@ -965,12 +606,12 @@ void Builder::waypoints() {
     }
     auto v = in_.list(axes[i], {n}, what + " [m]");
     any_axis = any_axis || v.has_value();
-    values.push_back(v ? *v : std::vector<double>(n, ref_->fixed_position(i)));
+    values.push_back(v ? *v : std::vector<double>(n, fixed_position_(i)));
   }
   if (any_axis) {
-    std::vector<double> initial(ref_->fixed_position.data(),
-                                ref_->fixed_position.data() + pos_dim_);
-    ref_->position = std::make_unique<traj::WaypointPath>(times, values, initial, T, deg);
+    std::vector<double> initial(fixed_position_.data(),
+                                fixed_position_.data() + pos_dim_);
+    position_ = std::make_unique<traj::WaypointPath>(times, values, initial, T, deg);
     in_.explain("position", "the waypoints set the position");
   } else {
     readFixedPosition();
@@ -978,7 +619,7 @@ void Builder::waypoints() {
   std::unique_ptr<Path> heading;
   const std::string h = headingName();
   if (auto v = in_.list(h, {n}, what + " [rad]")) {
-    const double initial = planar_ ? ref_->fixed_angle : ref_->initial_yaw;
+    const double initial = planar_ ? fixed_angle_ : initial_yaw_;
     heading = std::make_unique<traj::WaypointPath>(times, std::vector<std::vector<double>>{*v},
                                                    std::vector<double>{initial}, T, deg);
   }
@@ -999,20 +640,15 @@ void Builder::constantTwist() {
                                      : "body twist [v_x, v_y, v_z, ω_x, ω_y, ω_z] [m/s, rad/s]";
   const std::vector<double> tw = in_.requireList("twist", {n}, what);
   if (rotation_only_) {
-    ref_->twist << 0, 0, 0, tw[0], tw[1], tw[2];
+    twist_ << 0, 0, 0, tw[0], tw[1], tw[2];
   } else if (planar_) {
-    ref_->twist << tw[0], tw[1], 0, 0, 0, tw[2];
+    twist_ << tw[0], tw[1], 0, 0, 0, tw[2];
   } else {
-    for (int i = 0; i < 6; ++i) ref_->twist(i) = tw[i];
+    for (int i = 0; i < 6; ++i) twist_(i) = tw[i];
   }
   readFixedPosition();
   readFixedAttitude();
-  ref_->attitude = AttitudeMode::Twist;
-  if (planar_) {
-    ref_->twist_origin = Pose::rotation(axisAngleRotation(Vec3::UnitZ(), ref_->fixed_angle));
-  } else {
-    ref_->twist_origin = Pose{ref_->fixed_R, ref_->fixed_position};
-  }
+  attitude_ = AttitudeMode::Twist;
   readConstantJoints();
 }
 
@@ -1034,12 +670,11 @@ void Builder::halfCircle() {
   in_.scalar("angle_start", "arc angle of the tool at the start [rad]");
   in_.scalar("angle_end", "arc angle of the tool at the end [rad]");
   in_.list("end_effector_point", {3}, "tool point in the last body's frame [m]");
-  ref_->joint_paths.path = std::make_unique<traj::PolynomialPath>(
+  joint_paths_->path = std::make_unique<traj::PolynomialPath>(
       std::vector<double>{cart_start}, std::vector<double>{cart_end}, t0, T, deg);
 }
 
 std::unique_ptr<Reference> Builder::build() {
-  ref_ = std::make_unique<GeneratedReference>();
   analyzeModel();
   const std::string& g = settings_.generator;
   if (!g.empty()) readSuspendedLoad();
@@ -1049,7 +684,7 @@ std::unique_ptr<Reference> Builder::build() {
           "reference: parameters or options given without a generator; known "
           "generators: " +
           joinNames(generatorNames()));
-    return std::move(ref_);
+    return assemble();
   }
   if (g == "constant")
     constant();
@@ -1071,24 +706,91 @@ std::unique_ptr<Reference> Builder::build() {
   readFlatOutput();
   in_.finish();
 
-  ref_->base_driven = base_ >= 0 && (base_touched_ || ref_->attitude != AttitudeMode::Fixed);
+  base_driven_ = base_ >= 0 && (base_touched_ || attitude_ != AttitudeMode::Fixed);
   checkSuspendedLoad();
-  if (ref_->base_driven && ref_->attitude == AttitudeMode::Flat && planar_ &&
-      ref_->plane_gravity.norm() < 1e-9)
+  if (base_driven_ && attitude_ == AttitudeMode::Flat && planar_ &&
+      plane_gravity_.norm() < 1e-9)
     in_.fail("option 'attitude: flat' on the planar base '" + model_.joints[base_].name +
              "' needs gravity in its plane (the thrust direction is (ÿ − g)/‖ÿ − g‖)");
-  if (ref_->base_driven) {
-    const JointType t = model_.joints[base_].type;
-    const bool needs_continuity =
-        ref_->attitude != AttitudeMode::Fixed &&
-        (t == JointType::FreeQuaternion || t == JointType::SphericalQuaternion ||
-         t == JointType::SphericalEulerZYX ||
-         (t == JointType::Planar && ref_->attitude == AttitudeMode::Flat));
-    ref_->continuity = needs_continuity;
-  }
   checkHeldJoints();
-  ref_->prepareTables();
-  return std::move(ref_);
+  return assemble();
+}
+
+// ---- composing the reference from what the settings say ----------------------------------------
+
+std::unique_ptr<Reference> Builder::assemble() {
+  auto ref = std::make_unique<ComposedReference>(model_.initial_state.x, model_.nxi);
+  const bool prescribed = attitude_ != AttitudeMode::Flat && attitude_ != AttitudeMode::Twist;
+  const auto attitude = prescribed && base_ >= 0 && !planar_ ? prescribedAttitude() : nullptr;
+  if (base_driven_) ref->add(std::make_unique<BaseJointStep>(model_.joints[base_], baseCoordinates(attitude)));
+  if (load_) ref->add(std::make_unique<SuspendedLoadJointStep>(load_, basePosition(), attitude));
+  if (joint_paths_->path) ref->add(std::move(joint_paths_));
+  return ref;
+}
+
+BasePosition Builder::basePosition() const {
+  return BasePosition(position_, fixed_position_);
+}
+
+std::shared_ptr<const AttitudeLaw> Builder::prescribedAttitude() const {
+  switch (attitude_) {
+    case AttitudeMode::Heading:
+      return std::make_shared<HeadingAttitude>(heading_);
+    case AttitudeMode::Follow:
+      return std::make_shared<CircleFollowingAttitude>(circle_, follow_axis_, follow_phi0_, fixed_R_);
+    default:
+      return std::make_shared<FixedAttitude>(fixed_R_);
+  }
+}
+
+std::shared_ptr<const traj::Path> Builder::prescribedAngle() const {
+  switch (attitude_) {
+    case AttitudeMode::Heading:
+      return heading_;
+    case AttitudeMode::Follow:
+      return std::make_shared<CircleFollowingAngle>(circle_, fixed_angle_, follow_phi0_);
+    default:
+      return std::make_shared<traj::ConstantPath>(std::vector<double>{fixed_angle_});
+  }
+}
+
+std::unique_ptr<const BaseCoordinates> Builder::baseCoordinates(
+    std::shared_ptr<const AttitudeLaw> attitude) const {
+  const Joint& j = model_.joints[base_];
+  std::unique_ptr<const BaseCoordinates> coordinates;
+  if (planar_) {
+    std::shared_ptr<const PlanarMotionLaw> motion;
+    if (attitude_ == AttitudeMode::Twist)
+      motion = std::make_shared<ConstantPlanarTwist>(fixed_position_.head<2>(), fixed_angle_, twist_);
+    else if (attitude_ == AttitudeMode::Flat)
+      motion = std::make_shared<FlatPlanarMotion>(basePosition(), plane_gravity_, epsilon_);
+    else
+      motion = std::make_shared<PrescribedPlanarMotion>(basePosition(), prescribedAngle());
+    coordinates = std::make_unique<PlanarBaseCoordinates>(std::move(motion));
+  } else {
+    std::shared_ptr<const BodyMotionLaw> motion;
+    if (attitude_ == AttitudeMode::Twist) {
+      motion = std::make_shared<ConstantBodyTwist>(Pose{fixed_R_, fixed_position_}, twist_);
+    } else if (attitude_ == AttitudeMode::Flat) {
+      ThrustAxis axis(basePosition(), model_.gravity, drag_per_mass_);
+      std::shared_ptr<const FlatHeading> heading;
+      if (integrated_heading_)
+        heading = std::make_shared<IntegratedHeading>(axis, yaw_rate_, initial_yaw_);
+      else
+        heading = std::make_shared<YawHeading>(heading_);
+      motion = std::make_shared<FlatBodyMotion>(axis, std::move(heading), flat_point_ + epsilon_ * Vec3::UnitZ());
+    } else {
+      motion = std::make_shared<PrescribedBodyMotion>(basePosition(), std::move(attitude), load_);
+    }
+    coordinates = std::make_unique<SpatialBaseCoordinates>(j, frame_, std::move(motion));
+  }
+  // Coordinates that name a motion in more than one way are kept continuous in time, unless the
+  // attitude is constant; a prescribed planar angle comes continuous from its path already (only
+  // the flat one is an atan2).
+  const bool continuity = hasAmbiguousCoordinates(j.type) && attitude_ != AttitudeMode::Fixed &&
+                          (!planar_ || attitude_ == AttitudeMode::Flat);
+  if (continuity) coordinates = std::make_unique<ContinuousCoordinates>(j, std::move(coordinates));
+  return coordinates;
 }
 
 }  // namespace

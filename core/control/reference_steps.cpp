@@ -78,7 +78,7 @@ void setScalar(const Joint& j, const Jet& q, ReferenceSample& out) {
 }
 }  // namespace
 
-void ScalarJointPaths::sample(double t, ReferenceSample& out) const {
+void ScalarJointPaths::apply(double t, ReferenceSample& out) const {
   if (!path) return;
   if (spring_flat) {
     const Jet z2 = path->component(t, 0);

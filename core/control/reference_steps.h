@@ -1,6 +1,7 @@
-// Steps of a generated reference (core/control/reference.cpp) that are units of their own: the
-// suspended load (option `suspended_load`) and the scalar joints' paths. Each turns jets of the
-// reference's paths into joint coordinates and their rates; neither knows about generators.
+// Steps of a generated reference (core/control/reference.cpp): a reference is x(0) with ξ = 0,
+// overwritten joint by joint by its steps — the base (core/control/base_coordinates.h), an
+// optional suspended load and the scalar joints' paths. Each step turns jets of the reference's
+// paths into joint coordinates and their rates; none knows about generators or settings.
 #pragma once
 
 #include <memory>
@@ -12,6 +13,14 @@
 #include "core/model/joint.h"
 
 namespace rbs {
+
+/// One part of a composed reference: writes x_R, ξ_R, ξ̇_R of the joints it drives into `out`
+/// (sized for the whole model) and leaves every other entry as it is.
+class ReferenceStep {
+ public:
+  virtual ~ReferenceStep() = default;
+  virtual void apply(double t, ReferenceSample& out) const = 0;
+};
 
 /// The rotation Q = I + wed(v) + wed(v)²/(1 + c), v = a × d, c = a·d, that turns the unit vector a
 /// into the unit vector d about a × d (the shortest way; singular at d = −a), with its body
@@ -53,7 +62,7 @@ class SuspendedLoadStep {
 /// path->dim() of them in index order, or, with the spring flat output of the two-mass system
 /// (4.124, corrected sign), z1 = z2 + z̈2/ϖ and z2 from a one-dimensional path, so that
 /// M2 z̈2 + k (z2 − z1) = 0 along the reference.
-struct ScalarJointPaths {
+struct ScalarJointPaths final : ReferenceStep {
   std::vector<Joint> joints;   ///< the scalar joints of the model, in index order
   std::unique_ptr<traj::Path> path;
   bool spring_flat = false;
@@ -62,7 +71,7 @@ struct ScalarJointPaths {
   /// How many of `joints` the paths drive (0 without a path).
   int driven() const;
   /// Writes q, q̇, q̈ of the driven joints into `out`.
-  void sample(double t, ReferenceSample& out) const;
+  void apply(double t, ReferenceSample& out) const override;
 };
 
 }  // namespace rbs

@@ -21,8 +21,7 @@ Vec4 unitQuaternion(const Mat3& R) { return rotationToQuaternion(R).normalized()
 
 std::string StateEstimator::modelError(const Model& model) {
   const int root = baseJointIndex(model);
-  if (root >= 0 && (model.joints[root].type == JointType::Free ||
-                    model.joints[root].type == JointType::FreeQuaternion))
+  if (root >= 0 && isFreeType(model.joints[root].type))
     return {};
   return "the state estimator (thesis 5.4) needs a vehicle whose root joint is free or "
          "free_quaternion; the model's root joint is " +

@@ -29,8 +29,7 @@ TiltrotorInversion::TiltrotorInversion(const Model& model, const ControllerSetti
       ws_ref_(model) {
   checkControllerOptions(settings, {"tracked_body"});
   base_joint_ = baseJointIndex(model);
-  if (base_joint_ < 0 || (model.joints[base_joint_].type != JointType::Free &&
-                          model.joints[base_joint_].type != JointType::FreeQuaternion))
+  if (base_joint_ < 0 || !isFreeType(model.joints[base_joint_].type))
     throw ControlError("tiltrotor_inversion: the model needs a free base joint");
   const int base = model.joints[base_joint_].child;
 

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cmath>
+#include <numbers>
 
 namespace rbs {
 namespace {
@@ -212,7 +213,7 @@ void evaluateJoint(const Joint& j, const double* x, const double* xi, const Vec6
     for (int c = 0; c < j.nxi; ++c) out.S.col(c) = adjointInvTimes(j.child_placement, out.S.col(c));
     out.bias = adjointInvTimes(j.child_placement, out.bias);
   }
-  if (!j.has_child_placement && (j.type == JointType::Free || j.type == JointType::FreeQuaternion)) {
+  if (!j.has_child_placement && isFreeType(j.type)) {
     out.relative_twist = Eigen::Map<const Vec6>(xi);  // S_e = I
     return;
   }
@@ -385,6 +386,59 @@ void jointCoordinatesFromMotion(const Joint& j, const Pose& m, double* x) {
 
 void neutralJointCoordinates(const Joint& j, double* x) {
   jointCoordinatesFromMotion(j, Pose::identity(), x);
+}
+
+bool isFreeType(JointType type) {
+  return type == JointType::Free || type == JointType::FreeQuaternion;
+}
+
+bool hasAmbiguousCoordinates(JointType type) {
+  switch (type) {
+    case JointType::Revolute:
+    case JointType::Universal:
+    case JointType::Planar:
+    case JointType::SphericalEulerZYX:
+    case JointType::SphericalQuaternion:
+    case JointType::FreeQuaternion:
+      return true;
+    default:
+      return false;
+  }
+}
+
+void alignJointCoordinates(const Joint& j, double* x, const double* near) {
+  constexpr double kTwoPi = 2.0 * std::numbers::pi;
+  auto unwrap = [&](int i) { x[i] += kTwoPi * std::round((near[i] - x[i]) / kTwoPi); };
+  auto alignSign = [&](int first) {
+    double d = 0.0;
+    for (int i = first; i < first + 4; ++i) d += x[i] * near[i];
+    if (d < 0.0)
+      for (int i = first; i < first + 4; ++i) x[i] = -x[i];
+  };
+  switch (j.type) {
+    case JointType::Revolute:
+      unwrap(0);
+      break;
+    case JointType::Universal:
+      unwrap(0);
+      unwrap(1);
+      break;
+    case JointType::Planar:
+      unwrap(2);
+      break;
+    case JointType::SphericalEulerZYX:  // (roll, pitch, yaw): pitch lies in [−π/2, π/2]
+      unwrap(0);
+      unwrap(2);
+      break;
+    case JointType::SphericalQuaternion:
+      alignSign(0);
+      break;
+    case JointType::FreeQuaternion:
+      alignSign(3);
+      break;
+    default:
+      break;
+  }
 }
 
 double jointScalarPosition(const Joint& joint, const double* x_e) {

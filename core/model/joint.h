@@ -53,6 +53,8 @@ bool hasConstantMotionSubspace(JointType type);
 /// True for the ball joints: spherical, spherical_quaternion, spherical_euler_zyx,
 /// spherical_absolute (three rotational freedoms about a fixed centre).
 bool isSphericalType(JointType type);
+/// True for the six-freedom joints free and free_quaternion (position and rotation).
+bool isFreeType(JointType type);
 /// True for revolute and revolute_unit_circle: one rotation about `axis`.
 bool isRevoluteType(JointType type);
 /// True for the one-degree-of-freedom joints whose position is one number, an angle or a
@@ -136,5 +138,15 @@ double jointSpringForce(const Joint& joint, const double* x_e, double stiffness,
 
 /// Neutral coordinates (identity motion).
 void neutralJointCoordinates(const Joint& joint, double* x_e);
+
+/// Whether a joint type's coordinates name some motions in more than one way that
+/// jointCoordinatesFromMotion cannot tell apart: angles modulo 2π (revolute, universal, the
+/// planar angle, roll and yaw of Euler angles) and a quaternion's sign.
+bool hasAmbiguousCoordinates(JointType type);
+/// Puts x_e on the representative of its motion nearest `near_e` (coordinates of the same joint):
+/// angles are unwrapped to within π of near's, a quaternion's sign is chosen so that its dot
+/// product with near's is ≥ 0. Leaves joints without ambiguous coordinates as they are. Used to
+/// keep a reference continuous in time (core/control/base_motion.h).
+void alignJointCoordinates(const Joint& joint, double* x_e, const double* near_e);
 
 }  // namespace rbs

@@ -536,7 +536,7 @@ void addVisuals(const std::vector<VisualSpec>& visuals, const Tree& tree, Model&
 /// Newton–Euler shortcut (core/dynamics).
 bool isSingleRigidBody(const Model& m) {
   return m.joints.size() == 1 && m.joints[0].parent < 0 && !m.joints[0].has_child_placement &&
-         (m.joints[0].type == JointType::Free || m.joints[0].type == JointType::FreeQuaternion) &&
+         isFreeType(m.joints[0].type) &&
          m.springs.empty() && m.dampers.empty() && m.joint_spring_dampers.empty() && m.propellers.empty() &&
          m.loop_closures.empty() && std::all_of(m.actuators.begin(), m.actuators.end(), [](const Actuator& a) {
            return !actsOnJoint(a.kind);

@@ -30,12 +30,12 @@ TEST(ScalarJointPaths, WriteTheirJointsInEitherCoordinates) {
   paths.joints = {scalarJoint(JointType::Revolute, 0, 0), scalarJoint(JointType::RevoluteUnitCircle, 1, 1)};
   EXPECT_EQ(paths.driven(), 0);
   ReferenceSample out = zeroSample(3, 2);
-  paths.sample(0.3, out);  // no path: nothing written
+  paths.apply(0.3, out);  // no path: nothing written
   EXPECT_EQ(out.x, VecX::Zero(3));
   paths.path = std::make_unique<traj::SinusoidPath>(std::vector<double>{0.1, 0.2}, std::vector<double>{0.5, 0.7},
                                                    std::vector<double>{2.0, 3.0}, std::vector<double>{0.0, 0.4});
   EXPECT_EQ(paths.driven(), 2);
-  paths.sample(0.3, out);
+  paths.apply(0.3, out);
   for (int k = 0; k < 2; ++k) {
     const traj::Jet q = paths.path->component(0.3, k);
     EXPECT_NEAR(jointScalarPosition(paths.joints[k], out.x.data() + paths.joints[k].x_offset), q[0], 1e-15);
@@ -54,7 +54,7 @@ TEST(ScalarJointPaths, SpringFlatOutputMakesTheSecondMassFollowItsSpring) {
   EXPECT_EQ(paths.driven(), 2);
   for (double t : {0.0, 0.9, 1.5, 2.4}) {
     ReferenceSample out = zeroSample(2, 2);
-    paths.sample(t, out);
+    paths.apply(t, out);
     EXPECT_NEAR(out.xidot(1), paths.varpi * (out.x(0) - out.x(1)), 1e-12) << t;
     EXPECT_EQ(out.x(1), paths.path->component(t, 0)[0]);
   }
