@@ -17,14 +17,6 @@ using baseline::eulerZYXRatesFromBody;
 constexpr double kOmega = 5.0;  // default bandwidth [rad/s]
 constexpr double kZeta = 1.0;   // default damping ratio
 
-/// The rotation of a spherical, spherical_quaternion, free or free_quaternion joint; `x` points at
-/// its rotation coordinates (R column-stacked, or the quaternion (w, x, y, z)).
-Mat3 jointRotation(JointType type, const double* x) {
-  if (type == JointType::SphericalQuaternion || type == JointType::FreeQuaternion)
-    return quaternionToRotation(Vec4(x[0], x[1], x[2], x[3]));
-  return Eigen::Map<const Mat3>(x);
-}
-
 /// ZYX angles Φ, their rates Φ̇ = Y⁻¹ ω and (with wdot) Φ̈ = Y⁻¹(ω̇ − Ẏ Φ̇) of a rotation with body
 /// angular velocity ω (1.6b). Returns false when |cos β| < the gimbal-lock bound.
 bool eulerCoordinates(const Mat3& R, const Vec3& w, const Vec3* wdot, double* q, double* qdot,
@@ -174,7 +166,7 @@ bool ComputedTorqueController::blockCoordinates(const Block& block, const VecX& 
       return true;
     }
     case Kind::Rotation: {
-      const Mat3 R = jointRotation(joint.type, x.data() + ox);
+      const Mat3 R = jointMotionPose(joint, x.data() + ox).R;
       const Vec3 w = xi.segment<3>(o);
       const Vec3 wdot = xidot != nullptr ? Vec3(xidot->segment<3>(o)) : Vec3::Zero();
       return eulerCoordinates(R, w, xidot != nullptr ? &wdot : nullptr, q.data() + o,
@@ -183,7 +175,7 @@ bool ComputedTorqueController::blockCoordinates(const Block& block, const VecX& 
     }
     case Kind::Free: {
       // ṙ = R v, r̈ = R (v̇ + ω × v); the rotation part as above
-      const Mat3 R = jointRotation(joint.type, x.data() + ox + 3);
+      const Mat3 R = jointMotionPose(joint, x.data() + ox).R;
       const Vec3 v = xi.segment<3>(o), w = xi.segment<3>(o + 3);
       q.segment<3>(o) = x.segment<3>(ox);
       qdot.segment<3>(o) = R * v;
@@ -232,7 +224,7 @@ void ComputedTorqueController::blockAcceleration(const Block& block, const VecX&
       return;
     case Kind::Free: {
       // v̇ = Rᵀ r̈ − ω × v, ω̇ = Y Φ̈ + Ẏ Φ̇
-      const Mat3 R = jointRotation(joint.type, x.data() + ox + 3);
+      const Mat3 R = jointMotionPose(joint, x.data() + ox).R;
       const Vec3 v = xi.segment<3>(o), w = xi.segment<3>(o + 3);
       xidot.segment<3>(o) = R.transpose() * qddot.segment<3>(o) - w.cross(v);
       xidot.segment<3>(o + 3) =

@@ -107,6 +107,9 @@ void evaluateJoint(const Joint& joint, const double* x_e, const double* xi_e,
 
 /// G_e only (no velocities).
 Pose jointTransform(const Joint& joint, const double* x_e);
+/// The joint's motion pose alone, between T_p and T_c (G_e = T_p · motion · T_c): the rotation
+/// and translation its coordinates name.
+Pose jointMotionPose(const Joint& joint, const double* x_e);
 
 /// ẋ_e = A_e(x) ξ, plus the drift-stabilization term of (A.10)–(A.12) with gain λ ≥ 0 [1/s]
 /// (0: pure kinematics). `parent_twist` as in evaluateJoint.
