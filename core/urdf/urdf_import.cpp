@@ -424,7 +424,19 @@ class Importer {
                "fixed, floating or planar");
     }
     joint_positions_[s.name] = position("joint", j.name);  // under its rbs name (maybe "<child>_to_world")
+    const bool scalar = hasScalarPosition(s.type);
     builder_.addJoint(std::move(s));
+    if (scalar) addDamping(j);
+  }
+
+  /// <dynamics damping="d"/> of a revolute, continuous or prismatic joint: viscous joint damping,
+  /// the generalized force −d q̇ (a joint spring-damper without the spring).
+  void addDamping(const urdf::Joint& j) {
+    if (!j.dynamics || j.dynamics->damping == 0.0) return;
+    const double d = j.dynamics->damping;
+    if (!std::isfinite(d) || d < 0.0)
+      failAt("joint", j.name, "dynamics damping = " + fmt(d) + "; expected a finite value ≥ 0");
+    builder_.addJointSpringDamper(JointSpringDamperSpec{.joint = j.name, .damping = d});
   }
 
   std::optional<JointLimits> limits(const urdf::Joint& j, bool position_limits) const {

@@ -10,6 +10,9 @@
 //    joint frame's z along the URDF axis (the plane normal). Axes are normalized.
 //  - limits: revolute/prismatic lower, upper, effort, velocity; continuous: effort and velocity
 //    only. A URDF effort or velocity ≤ 0 and lower = upper = 0 mean "not given" (unlimited).
+//  - <dynamics damping="d"> of a revolute, continuous or prismatic joint: viscous joint damping
+//    −d q̇ (a joint spring-damper with zero stiffness); d < 0 is an error. `friction` is not
+//    modelled yet (issue 18), nor damping on floating and planar joints.
 //  - massless links (no <inertial> or mass 0) fixed to their parent are folded into the parent:
 //    their children and visuals move to the parent with the composed transform. A massless root
 //    (e.g. a "world" link) is the world itself. A massless link on a moving joint is an error.

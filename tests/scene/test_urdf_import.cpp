@@ -539,6 +539,39 @@ TEST(UrdfImport, PlanarJointMovesInThePlaneNormalToItsAxisAndPrismaticAlongItsAx
   }
 }
 
+TEST(UrdfImport, JointDampingIsViscousDampingInTheEquationsOfMotion) {
+  // A rod pendulum (m, l, hinge about y at its end) with <dynamics damping="d"/>: the textbook
+  // q̈ = (−m g l/2 sin q − d q̇) / (m l²/3). Damping on a fixed joint moves nothing and is dropped.
+  const double m = 2.0, l = 0.8, d = 0.3;
+  const std::string text = R"(<robot name="r">
+  <link name="world"/>
+  <link name="rod"><inertial><origin xyz="0 0 -0.4"/><mass value="2"/>
+    <inertia ixx="0.10666666666666667" iyy="0.10666666666666667" izz="1e-6" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="tip"><inertial><mass value="1e-9"/><inertia ixx="1e-12" iyy="1e-12" izz="1e-12" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="hinge" type="continuous"><parent link="world"/><child link="rod"/><axis xyz="0 1 0"/>
+    <dynamics damping="0.3" friction="0.05"/></joint>
+  <joint name="weld" type="fixed"><parent link="rod"/><child link="tip"/><origin xyz="0 0 -0.8"/>
+    <dynamics damping="5"/></joint>
+</robot>)";
+  const Model model = importAndBuild(writeTemp(text));
+  ASSERT_EQ(model.nxi, 1);
+  ASSERT_EQ(model.joint_spring_dampers.size(), 1u);
+  EXPECT_EQ(model.joint_spring_dampers[0].joint, model.jointIndex("hinge"));
+  EXPECT_EQ(model.joint_spring_dampers[0].damping, d);
+  EXPECT_EQ(model.joint_spring_dampers[0].stiffness, 0.0);
+  Workspace ws(model);
+  const double tip = 1e-9;  // the tip's point mass at l
+  for (const auto& [q, qd] : {std::pair{0.4, 1.5}, std::pair{-2.0, -0.7}, std::pair{3.0, 0.0}}) {
+    VecX x = model.neutralState().x, xi(1);
+    x(0) = q;
+    xi << qd;
+    ASSERT_EQ(computeForwardDynamics(model, x, xi, VecX(), ws), DynamicsStatus::Ok);
+    const double inertia = m * l * l / 3 + tip * l * l;
+    const double expected = (-(m * l / 2 + tip * l) * kG * std::sin(q) - d * qd) / inertia;
+    EXPECT_NEAR(ws.xidot(0), expected, 1e-9 * (1 + std::abs(expected))) << "q = " << q << ", q̇ = " << qd;
+  }
+}
+
 // ---- (e) errors -------------------------------------------------------------------------------
 /// Runs importUrdf and returns the SceneError (fails the test if there is none).
 SceneError importError(const std::filesystem::path& file) {
@@ -605,6 +638,19 @@ TEST(UrdfImportErrors, ZeroAxisNamesTheJoint) {
   EXPECT_EQ(e.file(), file.string());
   EXPECT_TRUE(contains(e.what(), "joint 'bad_axis'")) << e.what();
   EXPECT_TRUE(contains(e.what(), "axis")) << e.what();
+  EXPECT_EQ(e.line(), 4) << e.what();
+}
+
+TEST(UrdfImportErrors, NegativeJointDampingNamesTheJoint) {
+  const std::filesystem::path file = writeTemp(R"(<robot name="r">
+  <link name="a"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="b"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="leaky" type="revolute"><parent link="a"/><child link="b"/><axis xyz="0 0 1"/>
+    <limit lower="-1" upper="1" effort="1" velocity="1"/><dynamics damping="-0.2"/></joint>
+</robot>)");
+  const SceneError e = importError(file);
+  EXPECT_TRUE(contains(e.what(), "joint 'leaky'")) << e.what();
+  EXPECT_TRUE(contains(e.what(), "damping = -0.2")) << e.what();
   EXPECT_EQ(e.line(), 4) << e.what();
 }
 
