@@ -72,6 +72,37 @@ Mat3 eulerRateMatrix(double roll, double pitch) {
   return Y;
 }
 
+/// The joint's motion pose (between T_p and T_c). Always inlined: jointTransform, called per body
+/// in every kinematics pass, spends 15 % more instructions on the quadcopter with a call here
+/// (callgrind), and GCC stops inlining it on its own once there is a second caller.
+[[gnu::always_inline]] inline Pose motionPose(const Joint& j, const double* x) {
+  switch (j.type) {
+    case JointType::Fixed:
+      return Pose::identity();
+    case JointType::Revolute:
+      return Pose::rotation(axisAngleRotation(j.axis, x[0]));
+    case JointType::RevoluteUnitCircle:
+      return Pose::rotation(axisCosSinRotation(j.axis, x[0], x[1]));
+    case JointType::Prismatic:
+      return Pose::translation(j.axis * x[0]);
+    case JointType::Spherical:
+    case JointType::SphericalAbsolute:
+      return Pose::rotation(ConstMat3Map(x));
+    case JointType::SphericalQuaternion:
+      return Pose::rotation(quaternionToRotation(Vec4(x[0], x[1], x[2], x[3])));
+    case JointType::SphericalEulerZYX:
+      return Pose::rotation(rotationZYX(x[0], x[1], x[2]));
+    case JointType::Free:
+      return Pose{ConstMat3Map(x + 3), Vec3(x[0], x[1], x[2])};
+    case JointType::FreeQuaternion:
+      return Pose{quaternionToRotation(Vec4(x[3], x[4], x[5], x[6])), Vec3(x[0], x[1], x[2])};
+    case JointType::Planar:
+      return Pose{axisAngleRotation(Vec3::UnitZ(), x[2]), Vec3(x[0], x[1], 0.0)};
+    case JointType::Universal:
+      return Pose::rotation(axisAngleRotation(j.axis, x[0]) * axisAngleRotation(j.axis2, x[1]));
+  }
+  return Pose::identity();
+}
 
 Vec6 angular(const Vec3& w) {
   Vec6 out;
@@ -109,37 +140,12 @@ std::optional<JointType> jointTypeFromName(std::string_view name) {
   return std::nullopt;
 }
 
-Pose jointMotionPose(const Joint& j, const double* x) {
-  switch (j.type) {
-    case JointType::Fixed:
-      return Pose::identity();
-    case JointType::Revolute:
-      return Pose::rotation(axisAngleRotation(j.axis, x[0]));
-    case JointType::RevoluteUnitCircle:
-      return Pose::rotation(axisCosSinRotation(j.axis, x[0], x[1]));
-    case JointType::Prismatic:
-      return Pose::translation(j.axis * x[0]);
-    case JointType::Spherical:
-    case JointType::SphericalAbsolute:
-      return Pose::rotation(ConstMat3Map(x));
-    case JointType::SphericalQuaternion:
-      return Pose::rotation(quaternionToRotation(Vec4(x[0], x[1], x[2], x[3])));
-    case JointType::SphericalEulerZYX:
-      return Pose::rotation(rotationZYX(x[0], x[1], x[2]));
-    case JointType::Free:
-      return Pose{ConstMat3Map(x + 3), Vec3(x[0], x[1], x[2])};
-    case JointType::FreeQuaternion:
-      return Pose{quaternionToRotation(Vec4(x[3], x[4], x[5], x[6])), Vec3(x[0], x[1], x[2])};
-    case JointType::Planar:
-      return Pose{axisAngleRotation(Vec3::UnitZ(), x[2]), Vec3(x[0], x[1], 0.0)};
-    case JointType::Universal:
-      return Pose::rotation(axisAngleRotation(j.axis, x[0]) * axisAngleRotation(j.axis2, x[1]));
-  }
-  return Pose::identity();
+Pose jointMotionPose(const Joint& joint, const double* x_e) {
+  return motionPose(joint, x_e);
 }
 
 Pose jointTransform(const Joint& joint, const double* x_e) {
-  const Pose motion = jointMotionPose(joint, x_e);
+  const Pose motion = motionPose(joint, x_e);
   const Pose placed = joint.has_parent_placement ? joint.parent_placement * motion : motion;
   return joint.has_child_placement ? placed * joint.child_placement : placed;
 }
