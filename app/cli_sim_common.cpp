@@ -70,7 +70,9 @@ std::optional<SceneLoop> sceneLoopOrReport(const Scene& scene, const ParsedArgs&
 
 std::optional<Scene> loadSceneArgument(const ParsedArgs& parsed, const std::string& file, std::ostream& err) {
   try {
-    return loadScene(file, parsed.all("set"), parsed.has("floating"));
+    Scene scene = loadScene(file, parsed.all("set"), parsed.has("floating"));
+    for (const SceneWarning& w : scene.warnings) err << w.text() << "\n";
+    return scene;
   } catch (const SceneError& e) {
     err << e.what() << "\n";
     return std::nullopt;

@@ -311,13 +311,17 @@ bool MainWindow::start(std::shared_ptr<const Scene> scene, const std::string& co
   // channels about 45 min of a run).
   constexpr std::size_t kRunLogBytes = std::size_t{256} << 20;
   setRunLogCapacity(kRunLogBytes / (3 * sizeof(double) * (static_cast<std::size_t>(log_.channels.size()) + 1) + 64));
-  std::string graph_warnings;
+  // What the scene file says but rbsim does not simulate as written (SceneWarning), then what the
+  // 3D view could not show: in the warning label for the whole run, all of it in its tooltip.
+  std::string warnings;
+  const auto add = [&](const std::string& w) { warnings += (warnings.empty() ? "" : "; ") + w; };
+  for (const SceneWarning& w : scene_->warnings) add(w.text());
   try {
-    for (const std::string& w : view_->setScene(*scene_)) graph_warnings += (graph_warnings.empty() ? "" : "; ") + w;
+    for (const std::string& w : view_->setScene(*scene_)) add(w);
   } catch (const std::exception& e) {
-    graph_warnings = e.what();
+    add(e.what());
   }
-  warning_ = QString::fromStdString(graph_warnings);
+  warning_ = QString::fromStdString(warnings);
   plots_->setup(&log_, scene_->plots);
   gains_->setParameters(worker_->parameterSpecs());
   worker_->setSpeed(speed_box_->currentData().toDouble());

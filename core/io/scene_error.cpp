@@ -23,6 +23,10 @@ std::string formatSceneError(const std::string& file, int line, int column,
 
 }  // namespace
 
+std::string SceneWarning::text() const {
+  return formatSceneError(file, line, column, "warning: " + message);
+}
+
 SceneError::SceneError(std::string file, int line, int column, std::string message)
     : std::runtime_error(formatSceneError(file, line, column, message)),
       file_(std::move(file)),

@@ -25,4 +25,15 @@ class SceneError : public std::runtime_error {
   std::string message_;
 };
 
+/// Something in an input file that rbsim accepts but does not simulate as written (a URDF's joint
+/// friction, a mimic joint): the user is told once, with the place, and the scene still loads.
+struct SceneWarning {
+  std::string file;
+  int line = 0;    ///< 1-based; 0 if unknown
+  int column = 0;  ///< 1-based; 0 if unknown
+  std::string message;
+  /// "file:line:column: warning: message" (the place as in SceneError::what()).
+  std::string text() const;
+};
+
 }  // namespace rbs

@@ -57,6 +57,9 @@ struct Scene {
   PerturbationSettings perturbation;  ///< controller model error, sensor noise, motion capture
   std::vector<PlotGroup> plots;
   CameraSettings camera;
+  /// Accepted but not simulated as written (from an included URDF: joint friction, mimic joints);
+  /// front ends show them once after loading.
+  std::vector<SceneWarning> warnings;
 };
 
 /// Loads a scene file (.yaml/.yml) or a URDF file (.urdf; root fixed to the world unless

@@ -1058,6 +1058,7 @@ Scene Loader::load(const YAML::Node& root, const std::vector<DeferredJointValue>
     src_.fail(*camera_target_node_, "camera.target: no body named '" + scene.camera.target_body + "'" +
                                         didYouMean(scene.camera.target_body, names));
   }
+  if (urdf_) scene.warnings = urdf_->warnings;
   return scene;
 }
 

@@ -9,6 +9,7 @@
 #include <urdf_parser/urdf_parser.h>
 
 #include <Eigen/Eigenvalues>
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <fstream>
@@ -124,6 +125,8 @@ class Importer {
     }
     for (const auto& [name, link] : model->links_) summary.link_positions[name] = position("link", name);
     summary.joint_positions = std::move(joint_positions_);
+    if (!friction_joints_.empty()) warnAboutFriction();
+    summary.warnings = std::move(warnings_);
     return summary;
   }
 
@@ -146,6 +149,22 @@ class Importer {
       }
     }
     return {0, 0};
+  }
+  /// Records a warning at the element <kind name="name">: "kind 'name': message".
+  void warnAt(const std::string& kind, const std::string& name, const std::string& message) {
+    const auto [line, column] = locate(kind, name);
+    warnings_.push_back(SceneWarning{file_, line, column, kind + " '" + name + "': " + message});
+  }
+  /// One warning for the file, at its first joint with friction, naming up to five of them.
+  void warnAboutFriction() {
+    const std::size_t n = friction_joints_.size();
+    std::string names;
+    for (std::size_t i = 0; i < std::min<std::size_t>(n, 5); ++i) names += (i ? ", '" : "'") + friction_joints_[i] + "'";
+    if (n > 5) names += " and " + std::to_string(n - 5) + " more";
+    const auto [line, column] = locate("joint", friction_joints_.front());
+    warnings_.push_back(SceneWarning{file_, line, column,
+                                     "joint friction (<dynamics friction>) is not modelled yet; ignored on " +
+                                         std::to_string(n) + (n == 1 ? " joint: " : " joints: ") + names});
   }
   /// Fails at the element <kind name="name">: "kind 'name': message".
   [[noreturn]] void failAt(const std::string& kind, const std::string& name,
@@ -425,8 +444,17 @@ class Importer {
     }
     joint_positions_[s.name] = position("joint", j.name);  // under its rbs name (maybe "<child>_to_world")
     const bool scalar = hasScalarPosition(s.type);
+    const bool moves = s.type != JointType::Fixed;
     builder_.addJoint(std::move(s));
     if (scalar) addDamping(j);
+    if (!moves) return;
+    if (j.dynamics && j.dynamics->friction != 0.0) friction_joints_.push_back(j.name);
+    if (!scalar && j.dynamics && j.dynamics->damping != 0.0)
+      warnAt("joint", j.name, "dynamics damping on a floating or planar joint is not modelled yet; ignored");
+    if (j.mimic)
+      warnAt("joint", j.name,
+             "<mimic joint=\"" + j.mimic->joint_name +
+                 "\"> is not enforced yet; the joint moves independently of '" + j.mimic->joint_name + "'");
   }
 
   /// <dynamics damping="d"/> of a revolute, continuous or prismatic joint: viscous joint damping,
@@ -464,6 +492,8 @@ class Importer {
   const urdf::ModelInterface* model_ = nullptr;
   std::vector<std::string> world_children_;
   std::map<std::string, UrdfSummary::Position> joint_positions_;  ///< every joint added, by its rbs name
+  std::vector<SceneWarning> warnings_;
+  std::vector<std::string> friction_joints_;  ///< moving joints with <dynamics friction>, in file order
 };
 
 }  // namespace

@@ -11,8 +11,9 @@
 //  - limits: revolute/prismatic lower, upper, effort, velocity; continuous: effort and velocity
 //    only. A URDF effort or velocity ≤ 0 and lower = upper = 0 mean "not given" (unlimited).
 //  - <dynamics damping="d"> of a revolute, continuous or prismatic joint: viscous joint damping
-//    −d q̇ (a joint spring-damper with zero stiffness); d < 0 is an error. `friction` is not
-//    modelled yet (issue 18), nor damping on floating and planar joints.
+//    −d q̇ (a joint spring-damper with zero stiffness); d < 0 is an error. `friction`, damping on
+//    floating and planar joints and <mimic> are not modelled yet: each gets a SceneWarning
+//    (friction: one for the file, naming the joints).
 //  - massless links (no <inertial> or mass 0) fixed to their parent are folded into the parent:
 //    their children and visuals move to the parent with the composed transform. A massless root
 //    (e.g. a "world" link) is the world itself. A massless link on a moving joint is an error.
@@ -26,6 +27,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "core/io/scene_error.h"
 #include "core/model/model_builder.h"
@@ -50,6 +52,9 @@ struct UrdfSummary {
     int line = 0, column = 0;
   };
   std::map<std::string, Position> link_positions, joint_positions;
+  /// What the file says that rbsim does not simulate as written: joint friction (one warning for
+  /// the file, naming the joints), mimic joints, damping on floating and planar joints.
+  std::vector<SceneWarning> warnings;
 };
 
 /// Adds the robot's bodies, joints, limits and visuals to `builder`. Throws SceneError (file,

@@ -31,6 +31,24 @@ TEST_F(Cli, CheckPrintsASummaryAndExitsZero) {
   EXPECT_EQ(r.err, "");
 }
 
+TEST_F(Cli, WarningsGoToStderrWithTheirPlaceAndTheCommandGoesOn) {
+  const auto urdf = write("arm.urdf",
+                          "<robot name=\"arm\">\n"
+                          "  <link name=\"world\"/>\n"
+                          "  <link name=\"a\"><inertial><mass value=\"1\"/><inertia ixx=\"0.01\" iyy=\"0.01\" izz=\"0.01\" "
+                          "ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>\n"
+                          "  <joint name=\"j1\" type=\"continuous\"><parent link=\"world\"/><child link=\"a\"/>"
+                          "<axis xyz=\"0 1 0\"/><dynamics friction=\"0.3\"/></joint>\n"
+                          "</robot>\n");
+  const auto scene = write("arm.yaml", "name: arm\ninclude: arm.urdf\n");
+  for (const auto& file : {urdf, scene}) {
+    const CliResult r = run("check '" + file.string() + "'");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.err, urdf.string() + ":4:3: warning: joint friction (<dynamics friction>) is not modelled yet; "
+                                     "ignored on 1 joint: 'j1'\n");
+  }
+}
+
 TEST_F(Cli, CheckAppliesSetAndFloating) {
   const auto file = write("pendulum.yaml", kPendulum);
   const CliResult r = run("check '" + file.string() + "' --set joint.hinge.position=0.3 --set=gravity=[0,0,-1]");

@@ -572,6 +572,43 @@ TEST(UrdfImport, JointDampingIsViscousDampingInTheEquationsOfMotion) {
   }
 }
 
+TEST(UrdfImport, WhatIsNotModelledIsAWarningWithItsPlaceNotASilentDrop) {
+  // Friction: one warning for the file, at its first joint with friction, naming them all;
+  // mimic and damping on a planar joint: one each, at the joint. Friction on a fixed joint moves
+  // nothing and is not mentioned.
+  const std::filesystem::path file = writeTemp(R"(<robot name="r">
+  <link name="world"/>
+  <link name="a"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="b"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="c"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="d"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="j1" type="continuous"><parent link="world"/><child link="a"/><axis xyz="0 0 1"/><dynamics friction="0.3"/></joint>
+  <joint name="j2" type="prismatic"><parent link="a"/><child link="b"/><axis xyz="1 0 0"/>
+    <limit lower="-1" upper="1" effort="1" velocity="1"/><dynamics friction="0.1"/><mimic joint="j1"/></joint>
+  <joint name="j3" type="planar"><parent link="b"/><child link="c"/><axis xyz="0 0 1"/><dynamics damping="2"/></joint>
+  <joint name="weld" type="fixed"><parent link="c"/><child link="d"/><dynamics friction="1"/></joint>
+</robot>)");
+  UrdfSummary summary;
+  const Model m = importAndBuild(file, {}, &summary);
+  EXPECT_TRUE(m.joint_spring_dampers.empty());
+  ASSERT_EQ(summary.warnings.size(), 3u);
+  for (const SceneWarning& w : summary.warnings) {
+    EXPECT_EQ(w.file, file.string());
+    std::cout << w.text() << "\n";
+  }
+  auto contains = [](const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; };
+  const SceneWarning& mimic = summary.warnings[0];  // in file order; friction comes last, once
+  EXPECT_EQ(mimic.line, 8);
+  EXPECT_TRUE(contains(mimic.message, "joint 'j2': <mimic joint=\"j1\"> is not enforced")) << mimic.message;
+  const SceneWarning& damping = summary.warnings[1];
+  EXPECT_EQ(damping.line, 10);
+  EXPECT_TRUE(contains(damping.message, "joint 'j3': dynamics damping on a floating or planar joint")) << damping.message;
+  const SceneWarning& friction = summary.warnings[2];
+  EXPECT_EQ(friction.line, 7);
+  EXPECT_TRUE(contains(friction.message, "ignored on 2 joints: 'j1', 'j2'")) << friction.message;
+  EXPECT_EQ(friction.text().rfind(file.string() + ":7:3: warning: joint friction", 0), 0u) << friction.text();
+}
+
 // ---- (e) errors -------------------------------------------------------------------------------
 /// Runs importUrdf and returns the SceneError (fails the test if there is none).
 SceneError importError(const std::filesystem::path& file) {

@@ -363,6 +363,34 @@ TEST(UserScenes, OpeningAUrdfShowsTheRobotAndNoLibraryEntry) {
   EXPECT_GT(UserSession::distinctColors(user.viewPicture()), 30u);
 }
 
+// A robot file with joint friction and a mimic joint loads and runs; what rbsim does not simulate
+// as written is in the warning label with the file and line, for the whole run.
+TEST(UserScenes, ARobotsUnmodelledFrictionAndMimicJointsAreShownAsWarnings) {
+  const std::filesystem::path urdf = test::freshDir("urdf_warnings") / "gripper.urdf";
+  std::ofstream(urdf) << R"(<robot name="gripper">
+  <link name="world"/>
+  <link name="palm"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="finger"><inertial><origin xyz="0 0 -0.1"/><mass value="0.1"/><inertia ixx="0.001" iyy="0.001" izz="0.001" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="wrist" type="continuous"><parent link="world"/><child link="palm"/><axis xyz="0 1 0"/>
+    <dynamics damping="0.1" friction="0.2"/></joint>
+  <joint name="finger_joint" type="continuous"><parent link="palm"/><child link="finger"/><axis xyz="0 1 0"/>
+    <mimic joint="wrist" multiplier="-1"/></joint>
+</robot>)";
+  UserSession user;
+  user.answerFileDialog(urdf);
+  user.menu("File", "Open");
+  ASSERT_TRUE(user.allDialogsAnswered());
+  ASSERT_TRUE(user.waitFor([&] { return user.window().windowTitle().contains("gripper"); }))
+      << user.window().lastError().toStdString();
+  const std::string warning = user.warningText().toStdString();
+  EXPECT_NE(warning.find("gripper.urdf:5:3: warning: joint friction"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("'wrist'"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("gripper.urdf:7:3: warning: joint 'finger_joint': <mimic"), std::string::npos) << warning;
+  user.click("run.play");
+  ASSERT_TRUE(user.waitFor([&] { return user.shownTime() > 0.05; }));
+  EXPECT_NE(user.warningText().toStdString().find("mimic"), std::string::npos) << "the warning stays while it runs";
+}
+
 // ---- plots and exports -----------------------------------------------------------------------
 
 TEST(UserPlots, ExportPlotsAndTheRunAsFiles) {
