@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/cli_args.h"
+#include "app/cli_scene_options.h"
 #include "app/cli_commands.h"
 #include "app/cli_sim_common.h"
 #include "core/dynamics/dynamics.h"
@@ -24,14 +25,12 @@ constexpr int kBatches = 5;
 constexpr double kDefaultDuration = 10.0;
 
 const std::vector<OptionSpec>& benchOptions() {
-  static const std::vector<OptionSpec> options = {
+  static const std::vector<OptionSpec> options = withSceneLoadOptions({
       {"evals", true, "N", "right-hand-side calls per measurement, in 5 batches of N/5 (default 10000)"},
       {"duration", true, "S", "simulated time [s] of the real-time-factor run (default 10)"},
       {"controller", true, "NAME", "controller instead of the scene's (none: zero inputs)"},
-      {"set", true, "PATH=VALUE", "override a value of the scene (repeatable), e.g. integrator.dt=1e-4"},
-      {"floating", false, "", "put the root of a URDF robot on a free joint"},
       {"help", false, "", "show this help"},
-  };
+  });
   return options;
 }
 
@@ -54,6 +53,7 @@ double medianMicroseconds(long per_batch, F&& call) {
 
 std::string benchUsage() {
   return "usage: rbsim-cli bench SCENE [--evals N] [--duration S] [--set PATH=VALUE]... [--floating]\n"
+         "                          [--package-path DIR]...\n"
          "\n"
          "Measures the cost of simulating SCENE (.yaml scene file or .urdf robot) and prints one\n"
          "\"key value\" line per measurement on stdout:\n"

@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "app/cli_args.h"
+#include "app/cli_scene_options.h"
 #include "app/cli_commands.h"
 #include "app/cli_sim_common.h"
 #include "core/scene/scene.h"
@@ -12,12 +13,10 @@ namespace rbs::cli {
 namespace {
 
 const std::vector<OptionSpec>& checkOptions() {
-  static const std::vector<OptionSpec> options = {
-      {"floating", false, "", "put the root of a URDF robot on a free joint"},
-      {"set", true, "PATH=VALUE", "override a value of the scene (repeatable), e.g. integrator.dt=1e-4"},
+  static const std::vector<OptionSpec> options = withSceneLoadOptions({
       {"parameters", false, "", "list the controller's parameters (name, value, unit, range, scale) and signals"},
       {"help", false, "", "show this help"},
-  };
+  });
   return options;
 }
 
@@ -28,7 +27,8 @@ std::string count(long n, const char* singular, const char* plural) {
 }  // namespace
 
 std::string checkUsage() {
-  return "usage: rbsim-cli check SCENE [--floating] [--set PATH=VALUE]... [--parameters]\n"
+  return "usage: rbsim-cli check SCENE [--floating] [--set PATH=VALUE]... [--package-path DIR]...\n"
+         "                          [--parameters]\n"
          "\n"
          "Loads SCENE (.yaml scene file or .urdf robot), builds the model and prints a one-line\n"
          "summary. Errors are printed as FILE:LINE:COLUMN: message; the exit code is then 2.\n"

@@ -18,6 +18,7 @@
 #include <stdexcept>
 
 #include "app/cli_args.h"
+#include "app/cli_scene_options.h"
 #include "app/cli_commands.h"
 #include "app/cli_progress.h"
 #include "app/cli_sim_common.h"
@@ -42,7 +43,7 @@ constexpr int kDefaultFps = 30;
 constexpr const char* kDefaultSize = "1280x720";
 
 const std::vector<OptionSpec>& renderOptions() {
-  static const std::vector<OptionSpec> options = {
+  static const std::vector<OptionSpec> options = withSceneLoadOptions({
       {"out", true, "FILE.mp4", "write an H.264 video (.mp4, .mkv or .mov) through ffmpeg"},
       {"frames", true, "DIR", "write the frames as DIR/frame_000000.png, … instead"},
       {"screenshot", true, "FILE.png", "write one image at --at S instead"},
@@ -57,11 +58,9 @@ const std::vector<OptionSpec>& renderOptions() {
       {"msaa", true, "N", "multisampling: 0 (off; default for videos), 2, 4 (default for images) or 8 samples per pixel"},
       {"crf", true, "Q", "x264 quality, 0 (lossless) … 51 (default 20)"},
       {"controller", true, "NAME", "controller computing the inputs (default: the scene's; none: zero)"},
-      {"set", true, "PATH=VALUE", "override a value of the scene (repeatable)"},
-      {"floating", false, "", "put the root of a URDF robot on a free joint"},
       {"quiet", false, "", "no progress bar and no summary on stderr (errors are still printed)"},
       {"help", false, "", "show this help"},
-  };
+  });
   return options;
 }
 

@@ -18,6 +18,7 @@
 #include <stdexcept>
 
 #include "app/cli_args.h"
+#include "app/cli_scene_options.h"
 #include "app/cli_commands.h"
 #include "app/cli_progress.h"
 #include "app/cli_sim_common.h"
@@ -36,7 +37,7 @@ constexpr long kSamplesPerSlice = 100;
 constexpr int kExitInterrupted = 130;
 
 const std::vector<OptionSpec>& runOptions() {
-  static const std::vector<OptionSpec> options = {
+  static const std::vector<OptionSpec> options = withSceneLoadOptions({
       {"out", true, "FILE.csv", "where to write the CSV (required; '-' writes to stdout)"},
       {"t-end", true, "S", "simulated time [s] (default: the scene's integrator.t_end)"},
       {"dt-out", true, "S", "output sampling step [s], one CSV row each (default: integrator.dt_out)"},
@@ -45,11 +46,9 @@ const std::vector<OptionSpec>& runOptions() {
       {"rtol", true, "R", "relative tolerance (adaptive steppers only)"},
       {"atol", true, "A", "absolute tolerance (adaptive steppers only)"},
       {"controller", true, "NAME", "controller computing the inputs (see below; none: zero inputs)"},
-      {"set", true, "PATH=VALUE", "override a value of the scene (repeatable), e.g. joint.elbow.position=0.3"},
-      {"floating", false, "", "put the root of a URDF robot on a free joint"},
       {"quiet", false, "", "no progress bar and no summary on stderr (errors are still printed)"},
       {"help", false, "", "show this help"},
-  };
+  });
   return options;
 }
 
@@ -97,7 +96,7 @@ std::string renameOnto(const std::filesystem::path& temp, const std::filesystem:
 std::string runUsage() {
   return "usage: rbsim-cli run SCENE --out FILE.csv [--t-end S] [--dt-out S] [--integrator NAME]\n"
          "                          [--dt S | --rtol R --atol A] [--controller NAME]\n"
-         "                          [--set PATH=VALUE]... [--floating] [--quiet]\n"
+         "                          [--set PATH=VALUE]... [--floating] [--package-path DIR]... [--quiet]\n"
          "\n"
          "Simulates SCENE (.yaml scene file or .urdf robot) from its initial state and writes every\n"
          "channel as CSV: a header row, then one row per output sample (every --dt-out seconds, from\n"

@@ -7,6 +7,7 @@
 #include <ostream>
 #include <stdexcept>
 
+#include "app/cli_scene_options.h"
 #include "core/control/perturbation.h"
 #include "core/control/registry.h"
 #include "sim/scene_loop.h"
@@ -70,11 +71,14 @@ std::optional<SceneLoop> sceneLoopOrReport(const Scene& scene, const ParsedArgs&
 
 std::optional<Scene> loadSceneArgument(const ParsedArgs& parsed, const std::string& file, std::ostream& err) {
   try {
-    Scene scene = loadScene(file, parsed.all("set"), parsed.has("floating"));
+    Scene scene = loadScene(file, sceneLoadOptions(parsed));
     for (const SceneWarning& w : scene.warnings) err << w.text() << "\n";
     return scene;
   } catch (const SceneError& e) {
     err << e.what() << "\n";
+    return std::nullopt;
+  } catch (const UsageError& e) {
+    err << "rbsim-cli: " << e.what() << "\n";
     return std::nullopt;
   }
 }

@@ -21,7 +21,7 @@ double positiveOption(const ParsedArgs& parsed, const std::string& name, double 
 /// The value of `--name` as an integer ≥ 1, or `fallback` when absent. Throws UsageError otherwise.
 long countOption(const ParsedArgs& parsed, const std::string& name, long fallback);
 
-/// Loads `file` with the command line's --set overrides and --floating. A SceneError is printed to
+/// Loads `file` with the command line's --set, --floating and --package-path. A SceneError is printed to
 /// `err` (FILE:LINE:COLUMN: message) and gives nothing: the command then exits 2.
 std::optional<Scene> loadSceneArgument(const ParsedArgs& parsed, const std::string& file, std::ostream& err);
 

@@ -13,6 +13,7 @@
 #include <QSettings>
 
 #include "app/cli_args.h"
+#include "app/cli_scene_options.h"
 #include "render/offscreen.h"
 #include "render/virtual_display.h"
 #include "ui/main_window.h"
@@ -25,8 +26,7 @@ using rbs::cli::OptionSpec;
 using rbs::cli::UsageError;
 
 const std::vector<OptionSpec>& options() {
-  static const std::vector<OptionSpec> specs = {
-      {"set", true, "PATH=VALUE", "override a value of the scene (repeatable)"},
+  static const std::vector<OptionSpec> specs = rbs::cli::withSceneLoadOptions({
       {"screenshot", true, "FILE.png", "write the 3D view at --at S as PNG, then exit"},
       {"at", true, "S", "simulation time of the screenshot [s] (default 0)"},
       {"record", true, "FILE.mp4", "record a video of --t-end S (lockstep with simulation time), then exit"},
@@ -36,12 +36,13 @@ const std::vector<OptionSpec>& options() {
       {"measure", true, "S", "run at real time for S s of wall time with a 60 s plot window; print frame and plot rates"},
       {"size", true, "WxH", "image size of --screenshot and --record (default 1280x720)"},
       {"help", false, "", "show this help"},
-  };
+  });
   return specs;
 }
 
 std::string usage() {
-  return "usage: rbsim [SCENE] [--set PATH=VALUE]... [--screenshot FILE.png --at S]\n"
+  return "usage: rbsim [SCENE] [--set PATH=VALUE]... [--floating] [--package-path DIR]...\n"
+         "             [--screenshot FILE.png --at S]\n"
          "             [--record FILE.mp4 --t-end S] [--export-plots DIR --t-end S] [--window-shot FILE.png]\n"
          "\n"
          "The desktop application: the 3D view, run controls, gains and live plots of a scene (default:\n"
@@ -66,6 +67,7 @@ bool haveDisplay() {
 int main(int argc, char** argv) {
   rbs::cli::ParsedArgs parsed;
   rbs::ui::ScriptOptions script;
+  rbs::LoadOptions load;
   try {
     parsed = rbs::cli::parseArgs(std::vector<std::string>(argv + 1, argv + argc), options());
     if (parsed.has("help")) {
@@ -94,6 +96,7 @@ int main(int argc, char** argv) {
       if (script.record && (script.width % 2 || script.height % 2)) throw UsageError("--size: a video needs an even width and height");
     }
     if (parsed.has("at") && !script.screenshot) throw UsageError("--at goes with --screenshot");
+    load = rbs::cli::sceneLoadOptions(parsed);
   } catch (const UsageError& e) {
     std::cerr << "rbsim: " << e.what() << "\n\n" << usage();
     return 2;
@@ -139,8 +142,8 @@ int main(int argc, char** argv) {
                      ? std::filesystem::path(last.toStdString())
                      : rbs::ui::libraryDir() / "quadcopter_looping.yaml";
   }
-  const std::vector<std::string> overrides = parsed.has("set") ? parsed.all("set") : std::vector<std::string>{};
-  const bool loaded = window.openScene(scene_file, overrides);
+  window.setPackagePaths(load.package_paths);
+  const bool loaded = window.openScene(scene_file, load.overrides, load.floating_base);
   if (script.any()) {
     if (!loaded) {
       std::cerr << "rbsim: " << window.lastError().toStdString() << "\n";

@@ -1,6 +1,8 @@
 #include "render/scene_graph.h"
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -15,11 +17,9 @@
 #include <osgText/Font>
 
 #include "core/dynamics/snapshot.h"
+#include "core/io/resource_path.h"
 #include "render/pose_conversion.h"
 
-#ifndef RBS_DEFAULT_ASSETS_DIR
-#define RBS_DEFAULT_ASSETS_DIR "assets"
-#endif
 
 namespace rbs::render {
 
@@ -33,12 +33,6 @@ constexpr int kFillLight = 2;
 constexpr const char* kHudFont = "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf";
 
 int index(Overlay o) { return static_cast<int>(o); }
-
-std::filesystem::path assetsDir(const std::filesystem::path& given) {
-  if (!given.empty()) return given;
-  if (const char* env = std::getenv("RBSIM_ASSETS_DIR"); env && *env) return env;
-  return RBS_DEFAULT_ASSETS_DIR;
-}
 
 const osg::Vec4 kTrailColors[] = {{0.95f, 0.45f, 0.05f, 1.0f}, {0.55f, 0.2f, 0.8f, 1.0f},
                                   {0.0f, 0.6f, 0.6f, 1.0f},    {0.85f, 0.1f, 0.4f, 1.0f},
@@ -141,7 +135,9 @@ void SceneGraph::buildLights() {
 }
 
 void SceneGraph::buildBodies() {
-  const std::filesystem::path assets = assetsDir(options_.assets_dir);
+  const std::filesystem::path assets = options_.assets_dir.empty() ? defaultAssetsDir() : options_.assets_dir;
+  // one warning per unreadable mesh file, naming the bodies that use it
+  std::map<std::string, std::vector<std::string>> unreadable;
   osg::ref_ptr<osg::Group> bodies = new osg::Group;
   bodies->setName("bodies");
   osg::ref_ptr<osg::Group> frames = new osg::Group;
@@ -156,7 +152,10 @@ void SceneGraph::buildBodies() {
       if (v.body != b) continue;
       std::string warning;
       visuals->addChild(makeVisualNode(v, assets, warning));
-      if (!warning.empty()) warnings_.push_back("body '" + name + "': " + warning);
+      if (!warning.empty()) {
+        std::vector<std::string>& users = unreadable[warning];
+        if (std::find(users.begin(), users.end(), name) == users.end()) users.push_back(name);
+      }
     }
     bodies_.push_back(new osg::MatrixTransform);
     bodies_.back()->setName("body:" + name);
@@ -173,6 +172,11 @@ void SceneGraph::buildBodies() {
     frames_.back()->setName("frame:" + name);
     frames_.back()->addChild(makeAxes(axis));
     frames->addChild(frames_.back());
+  }
+  for (const auto& [warning, users] : unreadable) {
+    std::string names;
+    for (std::size_t i = 0; i < users.size(); ++i) names += (i ? ", '" : "'") + users[i] + "'";
+    warnings_.push_back(warning + " (" + (users.size() == 1 ? "body " : "bodies ") + names + ")");
   }
   root_->addChild(bodies);
   overlays_[index(Overlay::BodyFrames)] = frames;

@@ -203,6 +203,8 @@ void MainWindow::buildMenus() {
   file->setObjectName("menu.file");
   file->addAction(tr("&Open…"), QKeySequence::Open, this, [this] { openDialog(); });
   file->addAction(tr("&Reload from disk"), QKeySequence(Qt::Key_F5), this, [this] { reloadScene(); });
+  file->addAction(tr("&Package folders…"), this, [this] { packagePathsDialog(); })
+      ->setToolTip(tr("Where package://… meshes of robot (URDF) files are looked up"));
   file->addSeparator();
   file->addAction(tr("Export run as &CSV…"), this, [this] { exportRunCsvDialog(); });
   file->addAction(tr("&Screenshot…"), this, [this] { screenshotDialog(); });
@@ -230,16 +232,42 @@ void MainWindow::showError(const QString& title, const QString& message) {
   box->show();
 }
 
-bool MainWindow::openScene(std::filesystem::path file, std::vector<std::string> overrides) {
+std::vector<std::filesystem::path> MainWindow::packagePaths() const {
+  std::vector<std::filesystem::path> paths = package_paths_;
+  for (const QString& dir : QSettings().value("resources/package_paths").toStringList())
+    if (!dir.trimmed().isEmpty()) paths.emplace_back(dir.trimmed().toStdString());
+  return paths;
+}
+
+void MainWindow::packagePathsDialog() {
+  bool ok = false;
+  const QString current = QSettings().value("resources/package_paths").toStringList().join('\n');
+  const QString text = QInputDialog::getMultiLineText(
+      this, tr("Package folders"),
+      tr("Folders where package://PACKAGE/… meshes of robot files are looked up, one per line: a package\n"
+         "folder or a folder holding packages. Searched before ROS_PACKAGE_PATH, AMENT_PREFIX_PATH and the\n"
+         "folders above the robot file. Applies to scenes opened or reloaded from now on."),
+      current, &ok);
+  if (!ok) return;
+  QStringList dirs;
+  for (const QString& line : text.split('\n'))
+    if (!line.trimmed().isEmpty()) dirs << line.trimmed();
+  QSettings().setValue("resources/package_paths", dirs);
+  statusBar()->showMessage(tr("%n package folder(s) set; F5 reloads the scene with them", "", static_cast<int>(dirs.size())), 5000);
+}
+
+bool MainWindow::openScene(std::filesystem::path file, std::vector<std::string> overrides, bool floating_base) {
   std::shared_ptr<const Scene> scene;
   try {
-    scene = std::make_shared<const Scene>(loadScene(file, overrides));
+    scene = std::make_shared<const Scene>(loadScene(
+        file, LoadOptions{.overrides = overrides, .floating_base = floating_base, .package_paths = packagePaths()}));
   } catch (const std::exception& e) {  // SceneError: file:line:column: what
     showError(tr("Cannot load scene"), QString::fromStdString(e.what()));
     return false;
   }
   if (!start(scene, "", "")) return false;
   overrides_ = std::move(overrides);
+  floating_base_ = floating_base;
   browser_->setCurrent(file);
   if (!persistent_) return true;
   QSettings settings;
@@ -256,7 +284,8 @@ bool MainWindow::reloadScene() {
   const std::filesystem::path file = scene_->file;  // copies: start() replaces the scene that owns them
   std::shared_ptr<const Scene> scene;
   try {
-    scene = std::make_shared<const Scene>(loadScene(file, overrides_));
+    scene = std::make_shared<const Scene>(loadScene(
+        file, LoadOptions{.overrides = overrides_, .floating_base = floating_base_, .package_paths = packagePaths()}));
   } catch (const std::exception& e) {
     showError(tr("Cannot reload the scene"), QString::fromStdString(e.what()));
     return false;

@@ -154,7 +154,7 @@ struct Visual {
   /// Box: edge lengths (x, y, z); cylinder, capsule: (radius, length, 0) with the axis along z of
   /// `origin` (capsule length between the cap centres); sphere: (radius, 0, 0). Mesh: scale.
   Vec3 size = Vec3::Ones();
-  std::string mesh_file;  ///< Mesh: path relative to assets/
+  std::string mesh_file;  ///< Mesh: the file (loaders resolve it: core/io/resource_path.h); relative: to assets/
   Pose origin;            ///< the shape's frame in the body frame
   Vec4 color = Vec4(0.7, 0.7, 0.7, 1.0);  ///< RGBA in [0, 1]
 };

@@ -100,6 +100,17 @@ struct VisualSpec {
   Vec4 color = Vec4(0.7, 0.7, 0.7, 1.0);
 };
 
+/// What a loader draws where a mesh cannot be shown (not found, not a mesh file): a 5 cm magenta box
+/// at the visual's origin, as the renderer draws for a mesh it fails to read. The loader's warning
+/// says so.
+inline VisualSpec meshPlaceholder(VisualSpec mesh) {
+  mesh.shape = Visual::Shape::Box;
+  mesh.size = Vec3::Constant(0.05);
+  mesh.mesh_file.clear();
+  mesh.color = Vec4(1.0, 0.0, 1.0, 1.0);
+  return mesh;
+}
+
 struct FrameSpec {
   std::string body = kWorld;
   Pose offset;

@@ -62,11 +62,26 @@ struct Scene {
   std::vector<SceneWarning> warnings;
 };
 
-/// Loads a scene file (.yaml/.yml) or a URDF file (.urdf; root fixed to the world unless
-/// `floating_base`). `overrides` are "PATH=VALUE" assignments applied before the model is built
-/// (docs/SCENE_FORMAT.md, "--set"). Throws SceneError for every problem with the input, including
-/// the builder's physical-validity errors (located at the offending element).
-Scene loadScene(const std::filesystem::path& file, const std::vector<std::string>& overrides = {},
-                bool floating_base = false);
+/// How a scene is loaded: what the command line (or the GUI's options) add to the file.
+struct LoadOptions {
+  /// "PATH=VALUE" assignments applied before the model is built (docs/SCENE_FORMAT.md, "--set").
+  std::vector<std::string> overrides;
+  /// A URDF's root link on a free joint instead of fixed to the world (--floating).
+  bool floating_base = false;
+  /// Folders searched first for package://PKG/… (--package-path); then the ROS environment
+  /// variables, the folders above the naming file and assets/ (core/io/resource_path.h).
+  std::vector<std::filesystem::path> package_paths;
+};
+
+/// Loads a scene file (.yaml/.yml) or a URDF file (.urdf). Throws SceneError for every problem
+/// with the input, including the builder's physical-validity errors (located at the offending
+/// element); what loads but is not shown or simulated as written is in Scene::warnings.
+Scene loadScene(const std::filesystem::path& file, const LoadOptions& options);
+
+/// loadScene with only overrides and the floating base, for tests and examples.
+inline Scene loadScene(const std::filesystem::path& file, const std::vector<std::string>& overrides = {},
+                       bool floating_base = false) {
+  return loadScene(file, LoadOptions{.overrides = overrides, .floating_base = floating_base});
+}
 
 }  // namespace rbs

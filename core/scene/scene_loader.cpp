@@ -12,12 +12,14 @@
 #include <map>
 #include <new>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <system_error>
 #include <tuple>
 #include <utility>
 
 #include "core/control/state_estimator.h"
+#include "core/io/resource_path.h"
 #include "core/model/model_builder.h"
 #include "core/scene/mass_properties.h"
 #include "core/scene/overrides.h"
@@ -126,10 +128,17 @@ std::vector<std::string> keysOf(ModelField field) {
   return {};
 }
 
+ResourceSearch resourceSearch(const LoadOptions& options) {
+  ResourceSearch search;
+  search.package_paths = options.package_paths;
+  return search;
+}
+
 class Loader {
  public:
-  Loader(Source& src, fs::path file, bool floating_base, bool urdf_file)
-      : src_(src), file_(std::move(file)), floating_base_(floating_base), urdf_file_(urdf_file) {}
+  Loader(Source& src, fs::path file, const LoadOptions& options, bool urdf_file)
+      : src_(src), file_(std::move(file)), floating_base_(options.floating_base), urdf_file_(urdf_file),
+        resource_search_(resourceSearch(options)), resources_(resource_search_) {}
 
   Scene load(const YAML::Node& root, const std::vector<DeferredJointValue>& deferred);
 
@@ -150,6 +159,11 @@ class Loader {
   void readBody(const YAML::Node& n, std::size_t i);
   void readSolid(const YAML::Node& n, const std::string& path, BodySpec& body) const;
   void readVisual(const YAML::Node& n, const std::string& path, const std::string& body);
+  /// A SceneWarning at the node (FILE:LINE:COLUMN of the scene file).
+  void warn(const YAML::Node& n, const std::string& message) {
+    const SceneError place = src_.error(n, message);
+    warnings_.push_back(SceneWarning{place.file(), place.line(), place.column(), place.message()});
+  }
   void readJoint(const YAML::Node& n, std::size_t i);
   void readJointInitial(const YAML::Node& n, const std::string& path, JointType type, JointSpec& j);
   void readSpring(const YAML::Node& n, std::size_t i);
@@ -177,6 +191,10 @@ class Loader {
   fs::path file_;
   bool floating_base_;
   bool urdf_file_;
+  ResourceSearch resource_search_;
+  ResourceResolver resources_;             ///< the scene file's own meshes
+  std::set<std::string> reported_meshes_;  ///< mesh paths already warned about
+  std::vector<SceneWarning> warnings_;     ///< the scene file's own (the URDF's are in urdf_)
   ModelBuilder builder_;
   YAML::Node root_;
   std::optional<YAML::Node> include_node_, gravity_node_;
@@ -404,6 +422,7 @@ void Loader::readVisual(const YAML::Node& n, const std::string& path, const std:
   const std::string shape = m.exactlyOne({"box", "cylinder", "sphere", "capsule", "mesh"}, "shape");
   VisualSpec v;
   v.body = body;
+  bool mesh_placeholder = false;
   const YAML::Node& sn = *m.find(shape);
   const std::string sp = m.at(shape);
   if (shape == "box") {
@@ -418,6 +437,13 @@ void Loader::readVisual(const YAML::Node& n, const std::string& path, const std:
     v.shape = Visual::Shape::Mesh;
     MapView d(src_, sn, sp, {"file", "scale"});
     v.mesh_file = d.name("file");
+    if (ResourceResolver::Mesh mesh = resources_.resolveMesh(v.mesh_file, file_); mesh.problem.empty()) {
+      v.mesh_file = mesh.file.string();
+    } else {
+      if (reported_meshes_.insert(v.mesh_file).second)
+        warn(*d.find("file"), at(d.at("file"), "mesh '" + v.mesh_file + "' " + mesh.problem + "; drawn as a magenta box"));
+      mesh_placeholder = true;
+    }
     v.size = d.vec3("scale", Vec3::Ones());
     if (!(v.size.minCoeff() > 0.0)) src_.fail(*d.find("scale"), at(d.at("scale"), "expected three scale factors > 0"));
   } else {
@@ -438,7 +464,7 @@ void Loader::readVisual(const YAML::Node& n, const std::string& path, const std:
     v.color = Vec4(rgba[0], rgba[1], rgba[2], rgba.size() == 4 ? rgba[3] : 1.0);
   }
   remember(ModelElement::Visual, body, m);
-  builder_.addVisual(v);
+  builder_.addVisual(mesh_placeholder ? meshPlaceholder(std::move(v)) : std::move(v));
 }
 
 // ---- joints -----------------------------------------------------------------------------------
@@ -942,7 +968,7 @@ void Loader::readInclude(const MapView& top) {
   if (!fs::is_regular_file(path, ec)) src_.fail(*inc, at("include", "no such file: " + path.string()));
   bool floating = floating_base_;
   if (const YAML::Node* f = top.find("floating_base")) floating = floating || readBool(src_, *f, "floating_base");
-  urdf_ = importUrdf(path, builder_, UrdfOptions{.floating_base = floating});
+  urdf_ = importUrdf(path, builder_, UrdfOptions{.floating_base = floating, .resources = resource_search_});
   urdf_path_ = path;
   urdf_robot_name_ = urdf_->robot_name;
 }
@@ -1058,7 +1084,8 @@ Scene Loader::load(const YAML::Node& root, const std::vector<DeferredJointValue>
     src_.fail(*camera_target_node_, "camera.target: no body named '" + scene.camera.target_body + "'" +
                                         didYouMean(scene.camera.target_body, names));
   }
-  if (urdf_) scene.warnings = urdf_->warnings;
+  scene.warnings = warnings_;
+  if (urdf_) scene.warnings.insert(scene.warnings.end(), urdf_->warnings.begin(), urdf_->warnings.end());
   return scene;
 }
 
@@ -1083,7 +1110,7 @@ std::string readFile(const fs::path& file) {
   return text;
 }
 
-Scene loadYaml(const fs::path& file, const std::vector<std::string>& overrides, bool floating_base) {
+Scene loadYaml(const fs::path& file, const LoadOptions& options) {
   const std::string label = file.string();
   const std::string text = readFile(file);
   checkText(label, text);
@@ -1105,30 +1132,30 @@ Scene loadYaml(const fs::path& file, const std::vector<std::string>& overrides, 
   checkTree(src, root);
   if (!root.IsMap())
     src.fail(root, "expected a scene: a map of sections (name, bodies, joints, …) at the top level, got " + describe(root));
-  const auto deferred = applyOverrides(src, root, overrides);
-  Loader loader(src, file, floating_base, false);
+  const auto deferred = applyOverrides(src, root, options.overrides);
+  Loader loader(src, file, options, false);
   return loader.load(root, deferred);
 }
 
-Scene loadUrdfFile(const fs::path& file, const std::vector<std::string>& overrides, bool floating_base) {
+Scene loadUrdfFile(const fs::path& file, const LoadOptions& options) {
   Source src(file.string());
   src.setSynthetic(true);
   YAML::Node root(YAML::NodeType::Map);
   root["include"] = fs::absolute(file).string();
-  const auto deferred = applyOverrides(src, root, overrides);
-  Loader loader(src, file, floating_base, true);
+  const auto deferred = applyOverrides(src, root, options.overrides);
+  Loader loader(src, file, options, true);
   return loader.load(root, deferred);
 }
 
 }  // namespace
 
-Scene loadScene(const fs::path& file, const std::vector<std::string>& overrides, bool floating_base) {
+Scene loadScene(const fs::path& file, const LoadOptions& options) {
   const std::string label = file.string();
   try {
     std::string ext = file.extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (ext == ".urdf") return loadUrdfFile(file, overrides, floating_base);
-    return loadYaml(file, overrides, floating_base);
+    if (ext == ".urdf") return loadUrdfFile(file, options);
+    return loadYaml(file, options);
   } catch (const SceneError&) {
     throw;
   } catch (const YAML::Exception& e) {

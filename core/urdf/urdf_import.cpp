@@ -15,12 +15,14 @@
 #include <fstream>
 #include <mutex>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "core/io/resource_path.h"
 #include "core/io/scene_error.h"
 
 namespace rbs {
@@ -80,16 +82,11 @@ Mat3 frameWithZAlong(const Vec3& n) {
   return R;
 }
 
-std::string stripUriPrefix(const std::string& file) {
-  for (std::string_view prefix : {"package://", "file://"})
-    if (file.rfind(prefix, 0) == 0) return file.substr(prefix.size());
-  return file;
-}
-
 class Importer {
  public:
   Importer(std::filesystem::path file, ModelBuilder& builder, const UrdfOptions& options)
-      : path_(std::move(file)), file_(path_.string()), builder_(builder), options_(options) {}
+      : path_(std::move(file)), file_(path_.string()), builder_(builder), options_(options),
+        resources_(options.resources) {}
 
   UrdfSummary run() {
     const std::string text = readFile();
@@ -313,8 +310,8 @@ class Importer {
           const auto& g = static_cast<const urdf::Mesh&>(*v->geometry);
           s.shape = Visual::Shape::Mesh;
           s.size = toVec3(g.scale);
-          s.mesh_file = stripUriPrefix(g.filename);
-          if (s.mesh_file.empty()) failAt("link", link.name, "visual mesh without a filename");
+          if (g.filename.empty()) failAt("link", link.name, "visual mesh without a filename");
+          s.mesh_file = g.filename;
           break;
         }
       }
@@ -324,8 +321,23 @@ class Importer {
         s.color = Vec4(mat->color.r, mat->color.g, mat->color.b, mat->color.a);
         s.color = s.color.cwiseMax(0.0).cwiseMin(1.0);
       }
+      if (s.shape == Visual::Shape::Mesh) s = resolveMesh(std::move(s), link.name);
       builder_.addVisual(std::move(s));
     }
+  }
+
+  /// The mesh file found (package://, file:// or relative to this URDF: core/io/resource_path.h),
+  /// or a magenta placeholder with one warning per file that cannot be drawn.
+  VisualSpec resolveMesh(VisualSpec s, const std::string& link) {
+    const std::string uri = s.mesh_file;
+    ResourceResolver::Mesh mesh = resources_.resolveMesh(uri, path_);
+    if (mesh.problem.empty()) {
+      s.mesh_file = mesh.file.string();
+      return s;
+    }
+    if (reported_meshes_.insert(uri).second)
+      warnAt("link", link, "mesh '" + uri + "' " + mesh.problem + "; drawn as a magenta box");
+    return meshPlaceholder(std::move(s));
   }
 
   /// The visual's material: the robot's named material, else the inline one.
@@ -494,6 +506,8 @@ class Importer {
   std::map<std::string, UrdfSummary::Position> joint_positions_;  ///< every joint added, by its rbs name
   std::vector<SceneWarning> warnings_;
   std::vector<std::string> friction_joints_;  ///< moving joints with <dynamics friction>, in file order
+  ResourceResolver resources_;
+  std::set<std::string> reported_meshes_;  ///< mesh URIs already warned about
 };
 
 }  // namespace

@@ -19,9 +19,11 @@
 //    (e.g. a "world" link) is the world itself. A massless link on a moving joint is an error.
 //  - the root link is fixed to the world by the joint "<root>_to_world" (identity placement), or
 //    on a free joint of that name with `floating_base`.
-//  - visuals: box, cylinder (axis z, as rbs), sphere, mesh (file without "package://" or
-//    "file://", relative to assets/; scale); colour from the visual's material or the robot's
-//    named material. Visuals of a massless root (the world) are dropped.
+//  - visuals: box, cylinder (axis z, as rbs), sphere, mesh (package://, file:// or a path relative
+//    to the URDF, resolved as ROS tools do: core/io/resource_path.h; scale); colour from the
+//    visual's material or the robot's named material (a mesh's own materials take precedence).
+//    A mesh that is not found or not a mesh file is a magenta box with one SceneWarning per file.
+//    Visuals of a massless root (the world) are dropped.
 #pragma once
 
 #include <filesystem>
@@ -29,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "core/io/resource_path.h"
 #include "core/io/scene_error.h"
 #include "core/model/model_builder.h"
 
@@ -36,6 +39,7 @@ namespace rbs {
 
 struct UrdfOptions {
   bool floating_base = false;  ///< root link on a free joint instead of fixed to the world
+  ResourceSearch resources;    ///< where package:// and relative mesh paths are looked up
 };
 
 struct UrdfSummary {

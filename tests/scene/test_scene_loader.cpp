@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/dynamics/dynamics.h"
+#include "core/io/resource_path.h"
 #include "core/scene/mass_properties.h"
 #include "tests/scene/scene_test_util.h"
 #include "tests/support/matrix_compare.h"
@@ -264,7 +265,7 @@ bodies:
     solid: {box: [0.1, 0.1, 1], mass: 1, origin: {xyz: [0, 0, -0.5]}}
     visuals:
       - {box: [0.1, 0.1, 1], origin: {xyz: [0, 0, -0.5]}, color: [1, 0, 0, 0.5]}
-      - {mesh: {file: meshes/arm.obj, scale: [2, 2, 2]}}
+      - {mesh: {file: meshes/propeller.obj, scale: [2, 2, 2]}}
       - {capsule: {radius: 0.05, length: 1}, color: [0, 1, 0]}
 joints:
   - {name: root, type: free, child: base}
@@ -306,7 +307,8 @@ camera: {mode: follow, target: base, distance: 4, azimuth: 0.1, elevation: 0.2}
   ASSERT_EQ(m.visuals.size(), 3u);
   EXPECT_EQ(m.visuals[0].shape, Visual::Shape::Box);
   EXPECT_MATRIX_NEAR(m.visuals[0].color, Vec4(1, 0, 0, 0.5), 0.0);
-  EXPECT_EQ(m.visuals[1].mesh_file, "meshes/arm.obj");
+  // relative to the scene file (a temporary folder), then to assets/
+  EXPECT_EQ(m.visuals[1].mesh_file, (defaultAssetsDir() / "meshes/propeller.obj").lexically_normal().string());
   EXPECT_MATRIX_NEAR(m.visuals[1].size, Vec3(2, 2, 2), 0.0);
   EXPECT_MATRIX_NEAR(m.visuals[2].size, Vec3(0.05, 1, 0), 0.0);
   EXPECT_MATRIX_NEAR(m.visuals[2].color, Vec4(0, 1, 0, 1), 0.0);

@@ -18,6 +18,7 @@
 #include "core/scene/scene.h"
 #include "core/urdf/urdf_import.h"
 #include "tests/support/matrix_compare.h"
+#include "tests/support/mesh_files.h"
 #include "tests/support/report.h"
 #include "tests/support/test_models.h"
 
@@ -467,7 +468,12 @@ TEST(UrdfImport, MasslessFixedLinksAreFoldedIntoTheirParent) {
     <limit lower="-1" upper="1" effort="5" velocity="2"/></joint>
   <joint name="tcp_joint" type="fixed"><parent link="tool"/><child link="tcp"/><origin xyz="0 0 0.1"/></joint>
 </robot>)";
-  const Model m = importAndBuild(writeTemp(text));
+  const std::filesystem::path file = writeTemp(text);
+  // package://arm/… is the folder "arm" beside the URDF (found searching upward)
+  const std::filesystem::path mesh = file.parent_path() / "arm" / "meshes" / "flange.stl";
+  std::filesystem::create_directories(mesh.parent_path());
+  test::writeAsciiStlBox(mesh, Vec3(100, 100, 10));
+  const Model m = importAndBuild(file);
   ASSERT_EQ(m.numBodies(), 2);
   EXPECT_EQ(m.bodyIndex("flange"), -1);
   EXPECT_EQ(m.bodyIndex("tcp"), -1);
@@ -482,12 +488,12 @@ TEST(UrdfImport, MasslessFixedLinksAreFoldedIntoTheirParent) {
                         homogeneous(Mat3::Identity(), Vec3(0.1, 0, 0)) *
                         homogeneous(rpy(0, 0, 0.6), Vec3::Zero());
   EXPECT_LT(poseError(ws.pose[m.bodyIndex("tool")], expected), kPoseTol);
-  // The flange's mesh moved to the base with the composed origin, prefix stripped.
+  // The flange's mesh moved to the base with the composed origin, its file found.
   ASSERT_EQ(m.visuals.size(), 1u);
   const Visual& v = m.visuals[0];
   EXPECT_EQ(v.body, m.bodyIndex("base"));
   EXPECT_EQ(v.shape, Visual::Shape::Mesh);
-  EXPECT_EQ(v.mesh_file, "arm/meshes/flange.stl");
+  EXPECT_EQ(v.mesh_file, mesh.lexically_normal().string());
   EXPECT_MATRIX_NEAR(v.size, Vec3::Constant(0.001), 0.0);
   EXPECT_MATRIX_NEAR(v.origin.r, rpy(0.4, 0, 0) * Vec3(0, 0, 0.01) + Vec3(0, 0, 0.3), 1e-15);
 }

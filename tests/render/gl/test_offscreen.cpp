@@ -2,7 +2,9 @@
 // software renderer under Xvfb in CI).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdio>
+#include <fstream>
 #include <osgDB/ReadFile>
 
 #include "core/dynamics/snapshot.h"
@@ -10,7 +12,11 @@
 #include "render/offscreen.h"
 #include "render/scene_graph.h"
 #include "render/video_encoder.h"
+#include "core/dynamics/kinematics.h"
+#include "core/dynamics/workspace.h"
+#include "core/scene/scene.h"
 #include "tests/render/render_test_models.h"
+#include "tests/support/mesh_files.h"
 #include "tests/scene/scene_test_util.h"
 
 namespace rbs::render {
@@ -67,6 +73,67 @@ TEST(Offscreen, ImageIsNotBlankAndTheBodyIsWhereProjected) {
   EXPECT_LT(my, cy);
   EXPECT_TRUE(v.isRed(mx, my, moved));
   EXPECT_FALSE(v.renderer.glRenderer().empty());
+}
+
+// A robot as published: meshes named package://, found through package.xml above the URDF, STL
+// coloured by the URDF's material and COLLADA by its own. Each mesh is drawn where its link's pose
+// projects, in its colour, and nothing is the magenta placeholder.
+TEST(Offscreen, MeshedUrdfRobotIsDrawnWithItsMeshesWhereItsLinksAre) {
+  namespace fs = std::filesystem;
+  const fs::path pkg = fs::path(testing::TempDir()) / "rbs_meshed_robot" / "src" / "acme_robot";
+  fs::create_directories(pkg / "meshes");
+  fs::create_directories(pkg / "urdf");
+  std::ofstream(pkg / "package.xml") << "<package format=\"3\"><name>acme_description</name></package>\n";
+  test::writeBinaryStlBox(pkg / "meshes" / "base.stl", Vec3(0.4, 0.4, 0.4));
+  test::writeColladaBox(pkg / "meshes" / "arm.dae", Vec3(0.2, 0.2, 0.2), Vec4(0.1, 0.8, 0.1, 1.0));
+  const fs::path urdf = pkg / "urdf" / "acme.urdf";
+  std::ofstream(urdf) << R"(<robot name="acme">
+  <link name="base"><inertial><mass value="2"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial>
+    <visual><geometry><mesh filename="package://acme_description/meshes/base.stl"/></geometry>
+      <material name="red"><color rgba="0.9 0.05 0.05 1"/></material></visual></link>
+  <link name="arm"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+    <visual><geometry><mesh filename="package://acme_description/meshes/arm.dae" scale="2 2 2"/></geometry></visual></link>
+  <joint name="base_to_world" type="fixed"><parent link="world"/><child link="base"/><origin xyz="0 0 0.5"/></joint>
+  <link name="world"/>
+  <joint name="shoulder" type="revolute"><parent link="base"/><child link="arm"/><origin xyz="0 0.9 0.3"/>
+    <axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+</robot>)";
+  const Scene scene = loadScene(urdf);
+  ASSERT_TRUE(scene.warnings.empty()) << scene.warnings.front().text();
+  SceneGraph graph(scene.model);
+  EXPECT_TRUE(graph.warnings().empty()) << graph.warnings().front();
+  for (Overlay o : allOverlays()) graph.setOverlay(o, false);
+  Workspace ws(scene.model);
+  Snapshot snapshot;
+  fillBodyPoses(scene.model, scene.model.initial_state.x, 0.0, ws, snapshot);
+  graph.apply(snapshot);
+  OffscreenRenderer renderer(320, 240, 0);
+  renderer.setScene(graph.root());
+  renderer.setCamera(CameraPose{Vec3(3, -2.5, 2.0), Vec3(0, 0.45, 0.6), Vec3::UnitZ()}, 0.61);
+  const Image& img = renderer.render();
+  auto project = [&](const Vec3& w) {
+    const osg::Vec3d win = osg::Vec3d(w.x(), w.y(), w.z()) * renderer.worldToWindow();
+    return std::pair<int, int>{static_cast<int>(win.x()), renderer.height() - 1 - static_cast<int>(win.y())};
+  };
+  auto channels = [&](const std::pair<int, int>& p) {
+    const std::uint8_t* c = img.pixel(p.first, p.second);
+    return std::array<int, 3>{c[0], c[1], c[2]};
+  };
+  const auto base = channels(project(Vec3(0, 0, 0.5)));
+  EXPECT_TRUE(base[0] > 100 && base[0] > 2 * base[1] && base[0] > 2 * base[2]) << base[0] << " " << base[1] << " " << base[2];
+  const auto arm = channels(project(Vec3(0, 0.9, 0.8)));
+  EXPECT_TRUE(arm[1] > 80 && arm[1] > 2 * arm[0] && arm[1] > 2 * arm[2]) << arm[0] << " " << arm[1] << " " << arm[2];
+  int magenta = 0, red = 0, green = 0;
+  for (int y = 0; y < img.height; ++y)
+    for (int x = 0; x < img.width; ++x) {
+      const auto c = channels({x, y});
+      magenta += c[0] > 120 && c[2] > 120 && c[1] < 60;
+      red += c[0] > 100 && c[0] > 2 * c[1] && c[0] > 2 * c[2];
+      green += c[1] > 80 && c[1] > 2 * c[0] && c[1] > 2 * c[2];
+    }
+  EXPECT_EQ(magenta, 0);
+  EXPECT_GT(red, 300);    // the 0.4 m box is ~40 px across
+  EXPECT_GT(green, 150);  // the 0.4 m (0.2 m scaled by 2) DAE box
 }
 
 // Two renderers on one thread (the live view and a video export) draw in turn, and one of them

@@ -1,0 +1,37 @@
+// The options of every command that loads a scene (rbsim-cli check, run, bench, render and the
+// rbsim window): --set, --floating and --package-path, parsed into LoadOptions in one place.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "app/cli_args.h"
+#include "core/scene/scene.h"
+
+namespace rbs::cli {
+
+/// `own` with the scene-loading options inserted before its last entry (by convention --help).
+inline std::vector<OptionSpec> withSceneLoadOptions(std::vector<OptionSpec> own) {
+  const std::vector<OptionSpec> load = {
+      {"set", true, "PATH=VALUE", "override a value of the scene (repeatable), e.g. joint.elbow.position=0.3"},
+      {"floating", false, "", "put the root of a URDF robot on a free joint"},
+      {"package-path", true, "DIR",
+       "where package://PKG/… meshes are looked up first (repeatable): a package folder or a folder holding packages"},
+  };
+  own.insert(own.empty() ? own.end() : own.end() - 1, load.begin(), load.end());
+  return own;
+}
+
+/// The LoadOptions the command line asks for. Throws UsageError for an empty --package-path.
+inline LoadOptions sceneLoadOptions(const ParsedArgs& parsed) {
+  LoadOptions options;
+  options.overrides = parsed.all("set");
+  options.floating_base = parsed.has("floating");
+  for (const std::string& dir : parsed.all("package-path")) {
+    if (dir.empty()) throw UsageError("--package-path: empty folder name");
+    options.package_paths.emplace_back(dir);
+  }
+  return options;
+}
+
+}  // namespace rbs::cli
