@@ -1,5 +1,6 @@
 // The options of every command that loads a scene (rbsim-cli check, run, bench, render and the
-// rbsim window): --set, --floating and --package-path, parsed into LoadOptions in one place.
+// rbsim window): --set, --floating, --package-path and --balance-inertia, parsed into LoadOptions
+// in one place.
 #pragma once
 
 #include <string>
@@ -17,6 +18,8 @@ inline std::vector<OptionSpec> withSceneLoadOptions(std::vector<OptionSpec> own)
       {"floating", false, "", "put the root of a URDF robot on a free joint"},
       {"package-path", true, "DIR",
        "where package://PKG/… meshes are looked up first (repeatable): a package folder or a folder holding packages"},
+      {"balance-inertia", false, "",
+       "make inertias that violate the triangle inequality valid (isotropic, mean principal moment) instead of warning"},
   };
   own.insert(own.empty() ? own.end() : own.end() - 1, load.begin(), load.end());
   return own;
@@ -27,6 +30,7 @@ inline LoadOptions sceneLoadOptions(const ParsedArgs& parsed) {
   LoadOptions options;
   options.overrides = parsed.all("set");
   options.floating_base = parsed.has("floating");
+  options.balance_inertia = parsed.has("balance-inertia");
   for (const std::string& dir : parsed.all("package-path")) {
     if (dir.empty()) throw UsageError("--package-path: empty folder name");
     options.package_paths.emplace_back(dir);

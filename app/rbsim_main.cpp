@@ -142,8 +142,7 @@ int main(int argc, char** argv) {
                      ? std::filesystem::path(last.toStdString())
                      : rbs::ui::libraryDir() / "quadcopter_looping.yaml";
   }
-  window.setPackagePaths(load.package_paths);
-  const bool loaded = window.openScene(scene_file, load.overrides, load.floating_base);
+  const bool loaded = window.openScene(scene_file, load);
   if (script.any()) {
     if (!loaded) {
       std::cerr << "rbsim: " << window.lastError().toStdString() << "\n";

@@ -181,7 +181,8 @@ void MainWindow::buildDocks() {
   browser_ = new SceneBrowser(this);
   QDockWidget* scenes = dock(tr("Scenes"), "dock.scenes", browser_, Qt::LeftDockWidgetArea);
   scenes->setMaximumWidth(480);
-  connect(browser_, &SceneBrowser::openRequested, this, [this](const QString& f) { openScene(f.toStdString()); });
+  connect(browser_, &SceneBrowser::openRequested, this,
+          [this](const QString& f) { openScene(f.toStdString(), LoadOptions{.package_paths = package_paths_}); });
   connect(browser_, &SceneBrowser::reloadRequested, this, [this] { reloadScene(); });
   connect(browser_, &SceneBrowser::openDialogRequested, this, [this] { openDialog(); });
 
@@ -232,11 +233,10 @@ void MainWindow::showError(const QString& title, const QString& message) {
   box->show();
 }
 
-std::vector<std::filesystem::path> MainWindow::packagePaths() const {
-  std::vector<std::filesystem::path> paths = package_paths_;
+LoadOptions MainWindow::withPackageFolders(LoadOptions options) const {
   for (const QString& dir : QSettings().value("resources/package_paths").toStringList())
-    if (!dir.trimmed().isEmpty()) paths.emplace_back(dir.trimmed().toStdString());
-  return paths;
+    if (!dir.trimmed().isEmpty()) options.package_paths.emplace_back(dir.trimmed().toStdString());
+  return options;
 }
 
 void MainWindow::packagePathsDialog() {
@@ -256,18 +256,17 @@ void MainWindow::packagePathsDialog() {
   statusBar()->showMessage(tr("%n package folder(s) set; F5 reloads the scene with them", "", static_cast<int>(dirs.size())), 5000);
 }
 
-bool MainWindow::openScene(std::filesystem::path file, std::vector<std::string> overrides, bool floating_base) {
+bool MainWindow::openScene(std::filesystem::path file, LoadOptions options) {
+  if (package_paths_.empty()) package_paths_ = options.package_paths;  // the command line's, for the session
   std::shared_ptr<const Scene> scene;
   try {
-    scene = std::make_shared<const Scene>(loadScene(
-        file, LoadOptions{.overrides = overrides, .floating_base = floating_base, .package_paths = packagePaths()}));
+    scene = std::make_shared<const Scene>(loadScene(file, withPackageFolders(options)));
   } catch (const std::exception& e) {  // SceneError: file:line:column: what
     showError(tr("Cannot load scene"), QString::fromStdString(e.what()));
     return false;
   }
   if (!start(scene, "", "")) return false;
-  overrides_ = std::move(overrides);
-  floating_base_ = floating_base;
+  load_options_ = std::move(options);
   browser_->setCurrent(file);
   if (!persistent_) return true;
   QSettings settings;
@@ -284,8 +283,7 @@ bool MainWindow::reloadScene() {
   const std::filesystem::path file = scene_->file;  // copies: start() replaces the scene that owns them
   std::shared_ptr<const Scene> scene;
   try {
-    scene = std::make_shared<const Scene>(loadScene(
-        file, LoadOptions{.overrides = overrides_, .floating_base = floating_base_, .package_paths = packagePaths()}));
+    scene = std::make_shared<const Scene>(loadScene(file, withPackageFolders(load_options_)));
   } catch (const std::exception& e) {
     showError(tr("Cannot reload the scene"), QString::fromStdString(e.what()));
     return false;
@@ -302,7 +300,7 @@ void MainWindow::openDialog() {
   const QString dir = QString::fromStdString(
       (scene_ && !scene_->file.empty() ? scene_->file.parent_path() : libraryDir()).string());
   const QString f = QFileDialog::getOpenFileName(this, tr("Open scene"), dir, tr("Scenes and robots (*.yaml *.yml *.urdf);;All files (*)"));
-  if (!f.isEmpty()) openScene(f.toStdString());
+  if (!f.isEmpty()) openScene(f.toStdString(), LoadOptions{.package_paths = package_paths_});
 }
 
 void MainWindow::togglePlay() {

@@ -37,16 +37,14 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
 
-  /// Loads `file` (with `--set` overrides; a URDF's root floating with `floating_base`) and starts
-  /// it paused at t = 0. On a loader error the message (file:line:column: what) is shown,
-  /// lastError() returns it, the current scene stays and the result is false. Arguments by value:
-  /// a caller may pass the current scene's own path, which dies with the scene this replaces.
-  bool openScene(std::filesystem::path file, std::vector<std::string> overrides = {}, bool floating_base = false);
-  /// Folders searched first for package://PKG/… meshes by every scene opened or reloaded from now
-  /// on (the command line's --package-path), before those of File → Package folders (persisted).
-  void setPackagePaths(std::vector<std::filesystem::path> paths) { package_paths_ = std::move(paths); }
-  /// Both lists, command line first: what LoadOptions::package_paths gets.
-  std::vector<std::filesystem::path> packagePaths() const;
+  /// Loads `file` with `options` (the command line's --set, --floating, --balance-inertia and
+  /// --package-path; the package folders of File → Package folders are searched after the given
+  /// ones) and starts it paused at t = 0. On a loader error the message (file:line:column: what)
+  /// is shown, lastError() returns it, the current scene stays and the result is false. Arguments
+  /// by value: a caller may pass the current scene's own path, which dies with the scene this
+  /// replaces. Reload uses the same options; scenes opened from the window use none but the
+  /// package paths given here.
+  bool openScene(std::filesystem::path file, LoadOptions options = {});
   /// Reads the current scene's file again (same overrides), keeping the controller and integrator
   /// the user chose where the new file still allows them.
   bool reloadScene();
@@ -94,9 +92,10 @@ class MainWindow : public QMainWindow {
 
  private:
   std::shared_ptr<const Scene> scene_;
-  std::vector<std::string> overrides_;
-  bool floating_base_ = false;
+  LoadOptions load_options_;  ///< of the current scene (without the persisted package folders)
   std::vector<std::filesystem::path> package_paths_;  ///< from the command line (not persisted)
+  /// `options` with the persisted package folders after its own.
+  LoadOptions withPackageFolders(LoadOptions options) const;
   std::unique_ptr<SimulationWorker> worker_;
   RunLog log_;
   std::size_t run_log_capacity_ = std::size_t{1} << 20;

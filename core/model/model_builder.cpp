@@ -621,12 +621,23 @@ ModelError::ModelError(ModelElement kind, int index, std::string name, ModelFiel
 
 std::string inertiaProblem(const Mat3& inertia_com) {
   const Vec3 ev = Eigen::SelfAdjointEigenSolver<Mat3>(inertia_com).eigenvalues();  // ascending
-  const std::string moments = str(ev(0)) + ", " + str(ev(1)) + ", " + str(ev(2)) + " kg m²";
-  if (ev(0) <= 0.0) return "inertia tensor is not positive definite (principal moments " + moments + ")";
-  // A real mass distribution has I₁ + I₂ ≥ I₃ for its principal moments (equality: a flat plate).
-  if (ev(0) + ev(1) < ev(2) * (1.0 - 1e-9))
-    return "principal moments " + moments + " violate the triangle inequality I₁ + I₂ ≥ I₃";
+  // Rounding of a tensor rotated into body axes leaves ~1e-16 of its largest moment.
+  if (ev(0) < -1e-12 * std::max(ev(2), 0.0) || ev(2) < 0.0)
+    return "inertia tensor is not positive semidefinite (principal moments " + str(ev(0)) + ", " + str(ev(1)) + ", " +
+           str(ev(2)) + " kg m²)";
   return {};
+}
+
+double triangleInequalityExcess(const Mat3& inertia_com) {
+  const Vec3 ev = Eigen::SelfAdjointEigenSolver<Mat3>(inertia_com).eigenvalues();  // ascending
+  // equality is a flat plate; 1e-9 relative tolerates the rounding of a rotated plate's tensor
+  const double excess = ev(2) - ev(0) - ev(1);
+  return excess > 1e-9 * ev(2) ? excess : 0.0;
+}
+
+Mat3 balanceInertia(const Mat3& inertia_com) {
+  if (triangleInequalityExcess(inertia_com) == 0.0) return inertia_com;
+  return inertia_com.trace() / 3.0 * Mat3::Identity();
 }
 
 Mat6 spatialInertia(double mass, const Vec3& com, const Mat3& inertia_com) {
@@ -745,6 +756,11 @@ int ModelBuilder::count(ModelElement kind) const {
 
 bool ModelBuilder::hasBody(const std::string& name) const {
   return std::any_of(bodies_.begin(), bodies_.end(), [&](const BodySpec& b) { return b.name == name; });
+}
+
+int ModelBuilder::jointDeclarationIndex(const std::string& name) const {
+  const auto it = std::find_if(joints_.begin(), joints_.end(), [&](const JointSpec& j) { return j.name == name; });
+  return it == joints_.end() ? -1 : static_cast<int>(it - joints_.begin());
 }
 
 Model ModelBuilder::build() const {

@@ -68,8 +68,8 @@ struct BodySpec {
   std::string name;
   double mass = 0.0;             ///< [kg], > 0
   Vec3 com = Vec3::Zero();       ///< centre of mass in the body frame [m]
-  Mat3 inertia = Mat3::Zero();   ///< inertia tensor about the CoM in body axes [kg m²], SPD,
-                                 ///< principal moments satisfy the triangle inequality
+  Mat3 inertia = Mat3::Zero();   ///< inertia tensor about the CoM in body axes [kg m²],
+                                 ///< symmetric positive semidefinite
 };
 
 struct JointSpec {
@@ -200,6 +200,9 @@ class ModelBuilder {
   ModelBuilder& addVisual(VisualSpec spec);
   /// Whether a body of this name has been added (for importers that extend a builder).
   bool hasBody(const std::string& name) const;
+  /// The declaration index (ModelError::index) of the joint named `name`, -1 if there is none: for
+  /// front ends locating errors found after build() (checkMassMatrix).
+  int jointDeclarationIndex(const std::string& name) const;
   /// How many elements of this kind have been added: the index (ModelError::index) the next one
   /// gets. 1 for ModelElement::Model.
   int count(ModelElement kind) const;
@@ -228,10 +231,21 @@ class ModelBuilder {
   std::vector<VisualSpec> visuals_;
 };
 
-/// What is physically wrong with an inertia tensor about the centre of mass (symmetric input):
-/// not positive definite, or principal moments violating the triangle inequality I₁ + I₂ ≥ I₃.
-/// Empty when it is valid. Used by the builder and by importers that locate the error in a file.
+/// What is physically wrong with an inertia tensor about the centre of mass (symmetric input): not
+/// positive semidefinite (a point mass, 0, and a thin rod, one principal moment 0, are valid
+/// bodies; whether every joint direction has inertia is a property of the assembled mass matrix,
+/// core/dynamics/mass_matrix_check.h). Empty when it is valid. Used by the builder and by importers
+/// that locate the error in a file.
 std::string inertiaProblem(const Mat3& inertia_com);
+
+/// By how much the principal moments violate the triangle inequality I₁ + I₂ ≥ I₃ that every real
+/// mass distribution satisfies: max(0, I₃ − I₁ − I₂) [kg m²]. CAD exports violate it slightly;
+/// loaders warn (with the amount) rather than refuse.
+double triangleInequalityExcess(const Mat3& inertia_com);
+
+/// MuJoCo's `balanceinertia`: an inertia violating the triangle inequality becomes isotropic with
+/// the mean of its principal moments (trace / 3, which satisfies it); a valid one is returned as it is.
+Mat3 balanceInertia(const Mat3& inertia_com);
 
 /// Spatial inertia (3.51) about the body-frame origin from mass, CoM and CoM inertia.
 Mat6 spatialInertia(double mass, const Vec3& com, const Mat3& inertia_com);

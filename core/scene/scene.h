@@ -71,6 +71,9 @@ struct LoadOptions {
   /// Folders searched first for package://PKG/… (--package-path); then the ROS environment
   /// variables, the folders above the naming file and assets/ (core/io/resource_path.h).
   std::vector<std::filesystem::path> package_paths;
+  /// Inertias violating the triangle inequality are balanced (MuJoCo's balanceinertia) instead of
+  /// kept with a warning (--balance-inertia; the scene key balance_inertia does the same).
+  bool balance_inertia = false;
 };
 
 /// Loads a scene file (.yaml/.yml) or a URDF file (.urdf). Throws SceneError for every problem

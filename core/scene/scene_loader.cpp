@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "core/control/state_estimator.h"
+#include "core/dynamics/mass_matrix_check.h"
 #include "core/io/resource_path.h"
 #include "core/model/model_builder.h"
 #include "core/scene/mass_properties.h"
@@ -37,7 +38,7 @@ constexpr double kUnitTolerance = 1e-3;         // quaternions and rotation axes
 constexpr double kOrthonormalTolerance = 1e-4;  // rotation matrices, then projected onto SO(3)
 
 const std::vector<std::string> kTopKeys = {
-    "name",    "description",   "include",       "floating_base",     "gravity",
+    "name",    "description",   "include",       "floating_base",     "balance_inertia", "gravity",
     "bodies",  "joints",        "springs",       "dampers",           "joint_springs",
     "loop_closures", "external_wrenches", "actuators", "propellers", "controller",  "reference",
     "integrator", "plots",      "camera",        "perturbation"};
@@ -137,7 +138,8 @@ ResourceSearch resourceSearch(const LoadOptions& options) {
 class Loader {
  public:
   Loader(Source& src, fs::path file, const LoadOptions& options, bool urdf_file)
-      : src_(src), file_(std::move(file)), floating_base_(options.floating_base), urdf_file_(urdf_file),
+      : src_(src), file_(std::move(file)), floating_base_(options.floating_base),
+        balance_inertia_(options.balance_inertia), urdf_file_(urdf_file),
         resource_search_(resourceSearch(options)), resources_(resource_search_) {}
 
   Scene load(const YAML::Node& root, const std::vector<DeferredJointValue>& deferred);
@@ -190,6 +192,7 @@ class Loader {
   Source& src_;
   fs::path file_;
   bool floating_base_;
+  bool balance_inertia_;
   bool urdf_file_;
   ResourceSearch resource_search_;
   ResourceResolver resources_;             ///< the scene file's own meshes
@@ -368,6 +371,19 @@ void Loader::readBody(const YAML::Node& n, std::size_t i) {
     b.mass = m.number("mass");
     b.com = m.vec3("com", Vec3::Zero());
     b.inertia = readSymmetric6(m.require("inertia"), m.at("inertia"));
+    if (const double excess = triangleInequalityExcess(b.inertia); excess > 0.0 && b.inertia.allFinite()) {
+      const YAML::Node& at_inertia = *m.find("inertia");
+      if (balance_inertia_) {
+        b.inertia = balanceInertia(b.inertia);
+        warn(at_inertia, at(m.at("inertia"), "principal moments violate the triangle inequality I₁ + I₂ ≥ I₃ by " +
+                                                 str(excess) + " kg m²; balanced to " + str(b.inertia(0, 0)) +
+                                                 " kg m² about every axis (balance_inertia)"));
+      } else {
+        warn(at_inertia, at(m.at("inertia"), "principal moments violate the triangle inequality I₁ + I₂ ≥ I₃ by " +
+                                                 str(excess) + " kg m² (no real mass distribution has them); "
+                                                 "simulated as given, balance_inertia: true makes them valid"));
+      }
+    }
   }
   remember(ModelElement::Body, b.name, m);
   builder_.addBody(b);
@@ -968,7 +984,8 @@ void Loader::readInclude(const MapView& top) {
   if (!fs::is_regular_file(path, ec)) src_.fail(*inc, at("include", "no such file: " + path.string()));
   bool floating = floating_base_;
   if (const YAML::Node* f = top.find("floating_base")) floating = floating || readBool(src_, *f, "floating_base");
-  urdf_ = importUrdf(path, builder_, UrdfOptions{.floating_base = floating, .resources = resource_search_});
+  urdf_ = importUrdf(path, builder_,
+                     UrdfOptions{.floating_base = floating, .resources = resource_search_, .balance_inertia = balance_inertia_});
   urdf_path_ = path;
   urdf_robot_name_ = urdf_->robot_name;
 }
@@ -1038,6 +1055,7 @@ Scene Loader::load(const YAML::Node& root, const std::vector<DeferredJointValue>
   }
   if (top.has("floating_base") && !top.has("include"))
     src_.fail(*top.find("floating_base"), "floating_base: applies to an included URDF ('include')");
+  if (const YAML::Node* b = top.find("balance_inertia")) balance_inertia_ = balance_inertia_ || readBool(src_, *b, "balance_inertia");
   readInclude(top);
   if (scene.name.empty()) scene.name = urdf_robot_name_.empty() ? file_.stem().string() : urdf_robot_name_;
 
@@ -1078,6 +1096,13 @@ Scene Loader::load(const YAML::Node& root, const std::vector<DeferredJointValue>
     for (std::size_t k = 0; k < p.x.size(); ++k) model.initial_state.x(j.x_offset + static_cast<int>(k)) = p.x[k];
   }
   for (const auto& d : deferred) applyDeferred(model, d);
+  // Bodies may have semidefinite inertia; every joint direction must still move some (once, at
+  // the initial state, located at the joint).
+  try {
+    checkMassMatrix(model);
+  } catch (const ModelError& e) {
+    throw mapModelError(ModelError(e.kind(), builder_.jointDeclarationIndex(e.name()), e.name(), e.field(), e.what()));
+  }
   if (camera_target_node_ && model.bodyIndex(scene.camera.target_body) < 0) {
     std::vector<std::string> names;
     for (const auto& b : model.bodies) names.push_back(b.name);

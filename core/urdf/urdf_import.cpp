@@ -101,8 +101,12 @@ class Importer {
     summary.robot_name = model->getName();
     summary.root_link = root->name;
 
+    const std::vector<Member> root_group = fixedGroup(*root);
     if (hasMass(*root)) {
-      addBody(*root);
+      // A root fixed to the world never moves: its inertia (and that of the links fixed to it)
+      // never enters the equations of motion and is not validated.
+      const Inertia fixed_or_free = options_.floating_base ? Inertia::Validate : Inertia::Ignore;
+      addGroupBody(root->name, root_group, fixed_or_free);
       JointSpec j;
       j.name = root->name + "_to_world";
       j.type = options_.floating_base ? JointType::Free : JointType::Fixed;
@@ -111,17 +115,19 @@ class Importer {
       builder_.addJoint(std::move(j));
       summary.root_body = root->name;
       joint_positions_[root->name + "_to_world"] = position("link", root->name);
-      addChildren(*root, root->name, Pose::identity());
+      addGroupContents(root_group, root->name);
+    } else if (options_.floating_base) {
+      addFloatingMasslessRoot(*root, root_group);
+      summary.root_body = floating_body_;
     } else {
-      // A massless root is the world: its children hang from the world at their composed poses.
-      if (options_.floating_base) checkFloatableMasslessRoot(*root);
+      // A massless root is the world: what is fixed to it hangs from the world at its composed pose.
       const int before = static_cast<int>(world_children_.size());
-      addChildren(*root, kWorld, Pose::identity());
-      if (static_cast<int>(world_children_.size()) - before == 1)
-        summary.root_body = world_children_.back();
+      addWorldChildren(*root, Pose::identity());
+      if (static_cast<int>(world_children_.size()) - before == 1) summary.root_body = world_children_.back();
     }
     for (const auto& [name, link] : model->links_) summary.link_positions[name] = position("link", name);
     summary.joint_positions = std::move(joint_positions_);
+    summary.merged_links = std::move(merged_links_);
     if (!friction_joints_.empty()) warnAboutFriction();
     summary.warnings = std::move(warnings_);
     return summary;
@@ -253,29 +259,196 @@ class Importer {
     return m > 0.0;
   }
 
-  void addBody(const urdf::Link& link) {
-    if (link.name == kWorld)
-      failAt("link", link.name,
-             "has mass, but the name 'world' is reserved for the inertial frame");
-    if (builder_.hasBody(link.name))
-      failAt("link", link.name, "a body of this name already exists in the scene");
+  /// A link and the links fixed to it, recursively (breadth first, in file order): one rigid body.
+  /// `pose`: the link frame in the frame of the group's first link.
+  struct Member {
+    const urdf::Link* link;
+    Pose pose;
+  };
+  std::vector<Member> fixedGroup(const urdf::Link& top) const {
+    std::vector<Member> group{{&top, Pose::identity()}};
+    for (std::size_t i = 0; i < group.size(); ++i) {
+      for (const urdf::JointSharedPtr& j : group[i].link->child_joints) {
+        if (j->type != urdf::Joint::FIXED) continue;
+        const urdf::LinkConstSharedPtr child = model_->getLink(j->child_link_name);
+        if (!child) failAt("joint", j->name, "child link '" + j->child_link_name + "' does not exist");
+        const Pose pose = group[i].pose * toPose(j->parent_to_joint_origin_transform);
+        if (!pose.r.allFinite() || !pose.R.allFinite()) failAt("joint", j->name, "origin contains NaN or infinite values");
+        group.push_back({child.get(), pose});
+      }
+    }
+    return group;
+  }
+
+  /// Validate: a moving body's links need finite, positive semidefinite inertia (a triangle
+  /// inequality violation is a warning). Ignore: a body fixed to the world, whose inertia never
+  /// enters the dynamics; an unusable tensor counts as zero.
+  enum class Inertia { Validate, Ignore };
+
+  /// The link's <inertial> in its link frame: mass, CoM, inertia about the CoM in link axes
+  /// (URDF gives it in the inertial frame, rotated by the inertial origin: R I Rᵀ).
+  BodySpec linkMass(const urdf::Link& link, Inertia check) {
+    BodySpec b;
+    if (!hasMass(link)) return b;
     const urdf::Inertial& in = *link.inertial;
     const Pose inertial = toPose(in.origin);
-    Mat3 I_inertial;
-    I_inertial << in.ixx, in.ixy, in.ixz, in.ixy, in.iyy, in.iyz, in.ixz, in.iyz, in.izz;
-    if (!std::isfinite(in.mass) || !I_inertial.allFinite() || !inertial.r.allFinite())
-      failAt("link", link.name, "<inertial> contains NaN or infinite values");
-    // The builder's physical-validity check, here so that the error is located in the file.
-    if (const std::string problem = inertiaProblem(I_inertial); !problem.empty()) failAt("link", link.name, problem);
-    BodySpec b;
-    b.name = link.name;
+    Mat3 I;
+    I << in.ixx, in.ixy, in.ixz, in.ixy, in.iyy, in.iyz, in.ixz, in.iyz, in.izz;
+    if (!inertial.r.allFinite()) failAt("link", link.name, "<inertial> origin contains NaN or infinite values");
     b.mass = in.mass;
     b.com = inertial.r;
-    // URDF: the tensor is given in the inertial frame; BodySpec wants link axes: R I Rᵀ.
-    b.inertia = inertial.R * I_inertial * inertial.R.transpose();
+    if (check == Inertia::Ignore) {
+      if (!I.allFinite() || !inertiaProblem(I).empty()) I.setZero();
+    } else {
+      if (!I.allFinite()) failAt("link", link.name, "<inertial> contains NaN or infinite values");
+      // The builder's physical-validity check, here so that the error is located in the file.
+      if (const std::string problem = inertiaProblem(I); !problem.empty()) failAt("link", link.name, problem);
+      I = checkTriangleInequality(I, link.name);
+    }
+    b.inertia = inertial.R * I * inertial.R.transpose();
     b.inertia = 0.5 * (b.inertia + b.inertia.transpose());
+    return b;
+  }
+
+  /// A warning for an inertia whose principal moments violate I₁ + I₂ ≥ I₃ (CAD exports do, by a
+  /// little); with `balance_inertia` the tensor is replaced as MuJoCo's balanceinertia does.
+  Mat3 checkTriangleInequality(const Mat3& I, const std::string& link) {
+    const double excess = triangleInequalityExcess(I);
+    if (excess == 0.0) return I;
+    const Vec3 ev = Eigen::SelfAdjointEigenSolver<Mat3>(I).eigenvalues();
+    const std::string moments = fmt(ev(0)) + ", " + fmt(ev(1)) + ", " + fmt(ev(2)) + " kg m²";
+    if (!options_.balance_inertia) {
+      warnAt("link", link,
+             "principal moments " + moments + " violate the triangle inequality I₁ + I₂ ≥ I₃ by " + fmt(excess) +
+                 " kg m² (no real mass distribution has them); simulated as given, --balance-inertia makes them valid");
+      return I;
+    }
+    const Mat3 balanced = balanceInertia(I);
+    warnAt("link", link,
+           "principal moments " + moments + " violate the triangle inequality by " + fmt(excess) +
+               " kg m²; balanced to " + fmt(balanced(0, 0)) + " kg m² about every axis (--balance-inertia)");
+    return balanced;
+  }
+
+  /// The group's mass properties in the frame of its first link: masses added, CoM their weighted
+  /// mean, inertias rotated into that frame and moved to the common CoM (parallel axes).
+  BodySpec composeGroup(const std::string& name, const std::vector<Member>& group, Inertia check) {
+    BodySpec b;
+    b.name = name;
+    std::vector<BodySpec> parts;
+    for (const Member& m : group) {
+      BodySpec part = linkMass(*m.link, check);
+      if (part.mass == 0.0) continue;
+      part.com = m.pose * part.com;
+      part.inertia = m.pose.R * part.inertia * m.pose.R.transpose();
+      b.mass += part.mass;
+      b.com += part.mass * part.com;
+      parts.push_back(std::move(part));
+    }
+    if (b.mass == 0.0) return b;
+    if (parts.size() == 1) {  // one link with mass: its own properties, not a rounded recomposition
+      b.com = parts.front().com;
+      b.inertia = parts.front().inertia;
+      return b;
+    }
+    b.com /= b.mass;
+    for (const BodySpec& part : parts) {
+      const Vec3 d = part.com - b.com;
+      b.inertia += part.inertia + part.mass * (d.squaredNorm() * Mat3::Identity() - d * d.transpose());
+    }
+    b.inertia = 0.5 * (b.inertia + b.inertia.transpose());
+    return b;
+  }
+
+  /// Adds the group as the body `name` (its frame the first member's) and records the merged links.
+  void addGroupBody(const std::string& name, const std::vector<Member>& group, Inertia check) {
+    if (name == kWorld)
+      failAt("link", name, "has mass, but the name 'world' is reserved for the inertial frame");
+    if (builder_.hasBody(name)) failAt("link", name, "a body of this name already exists in the scene");
+    BodySpec b = composeGroup(name, group, check);
+    for (const Member& m : group)
+      if (m.link->name != name) merged_links_[m.link->name] = name;
     builder_.addBody(std::move(b));
-    addVisuals(link, link.name, Pose::identity());
+  }
+
+  /// The visuals of every member and the subtrees on the members' moving joints, in body `body`
+  /// (or the world); member poses are in the body frame.
+  void addGroupContents(const std::vector<Member>& group, const std::string& body) {
+    for (const Member& m : group) addVisuals(*m.link, body, m.pose);
+    for (const Member& m : group)
+      for (const urdf::JointSharedPtr& j : m.link->child_joints)
+        if (j->type != urdf::Joint::FIXED) addMovingChild(*j, body, m.pose);
+  }
+
+  /// The child of a moving joint and what is fixed to it become one body on that joint.
+  void addMovingChild(const urdf::Joint& j, const std::string& parent, const Pose& parent_link_pose) {
+    const urdf::LinkConstSharedPtr child = model_->getLink(j.child_link_name);
+    if (!child) failAt("joint", j.name, "child link '" + j.child_link_name + "' does not exist");
+    const Pose placement = parent_link_pose * toPose(j.parent_to_joint_origin_transform);
+    if (!placement.r.allFinite() || !placement.R.allFinite())
+      failAt("joint", j.name, "origin contains NaN or infinite values");
+    const std::vector<Member> group = fixedGroup(*child);
+    if (composeGroup(child->name, group, Inertia::Ignore).mass == 0.0)
+      failAt("link", child->name,
+             "has no mass (no <inertial> or mass 0), nor has any link fixed to it, but it is attached to its "
+             "parent by the moving joint '" + j.name + "'; give it or a link fixed to it a mass");
+    addGroupBody(child->name, group, Inertia::Validate);
+    addJoint(j, parent, placement);
+    if (parent == kWorld) world_children_.push_back(child->name);
+    addGroupContents(group, child->name);
+  }
+
+  /// Fixed base, massless root (the world): links fixed to it without mass are folded into the
+  /// world; one with mass starts a body fixed to the world (by its URDF joint); moving joints hang
+  /// from the world.
+  void addWorldChildren(const urdf::Link& link, const Pose& pose) {
+    for (const urdf::JointSharedPtr& jp : link.child_joints) {
+      const urdf::Joint& j = *jp;
+      if (j.type != urdf::Joint::FIXED) {
+        addMovingChild(j, kWorld, pose);
+        continue;
+      }
+      const urdf::LinkConstSharedPtr child = model_->getLink(j.child_link_name);
+      if (!child) failAt("joint", j.name, "child link '" + j.child_link_name + "' does not exist");
+      const Pose placement = pose * toPose(j.parent_to_joint_origin_transform);
+      if (!placement.r.allFinite() || !placement.R.allFinite())
+        failAt("joint", j.name, "origin contains NaN or infinite values");
+      if (!hasMass(*child)) {
+        addWorldChildren(*child, placement);  // its visuals go with the world: not drawn
+        continue;
+      }
+      const std::vector<Member> group = fixedGroup(*child);
+      addGroupBody(child->name, group, Inertia::Ignore);  // fixed to the world
+      addJoint(j, kWorld, placement);
+      world_children_.push_back(child->name);
+      addGroupContents(group, child->name);
+    }
+  }
+
+  /// Floating base, massless root (a "base" or "world" frame link): the root's fixed group floats
+  /// as one body, named after its first link with mass, whose frame it takes; everything else of
+  /// the group (the root's visuals too) is placed relative to it.
+  void addFloatingMasslessRoot(const urdf::Link& root, std::vector<Member> group) {
+    const auto anchor = std::find_if(group.begin(), group.end(), [&](const Member& m) { return hasMass(*m.link); });
+    if (anchor == group.end())
+      failAt("link", root.name,
+             "is massless and so is every link fixed to it; a floating base needs mass at the root: give the root "
+             "link or a link fixed to it an <inertial> with mass");
+    const Pose anchor_pose = anchor->pose;
+    const std::string name = anchor->link->name;
+    for (Member& m : group) m.pose = anchor_pose.inverse() * m.pose;
+    std::rotate(group.begin(), group.begin() + (anchor - group.begin()), anchor + 1);  // the anchor first
+    addGroupBody(name, group, Inertia::Validate);
+    JointSpec s;
+    s.name = name + "_to_world";
+    s.type = JointType::Free;
+    s.parent = kWorld;
+    s.child = name;
+    s.parent_placement = anchor_pose;
+    builder_.addJoint(std::move(s));
+    joint_positions_[name + "_to_world"] = position("link", name);
+    floating_body_ = name;
+    addGroupContents(group, name);
   }
 
   void addVisuals(const urdf::Link& link, const std::string& body, const Pose& offset) {
@@ -348,62 +521,6 @@ class Importer {
     return v.material.get();
   }
 
-  /// With a floating base, a massless root must carry exactly one body on a fixed joint (possibly
-  /// through more massless fixed links): that body gets the free joint.
-  void checkFloatableMasslessRoot(const urdf::Link& root) const {
-    std::vector<std::pair<const urdf::Joint*, const urdf::Link*>> attached;
-    collectAttached(root, attached);
-    if (attached.size() != 1)
-      failAt("link", root.name,
-             "is massless (the world) and carries " + std::to_string(attached.size()) +
-                 " bodies; a floating base needs a root link with mass, or exactly one body "
-                 "fixed to a massless root");
-    const urdf::Joint& j = *attached.front().first;
-    if (j.type != urdf::Joint::FIXED)
-      failAt("joint", j.name,
-             "connects the massless root link '" + root.name +
-                 "' by a moving joint; a floating base needs a root link with mass, or one body "
-                 "fixed to a massless root");
-  }
-
-  void collectAttached(const urdf::Link& link,
-                       std::vector<std::pair<const urdf::Joint*, const urdf::Link*>>& out) const {
-    for (const urdf::JointSharedPtr& j : link.child_joints) {
-      const urdf::LinkConstSharedPtr child = model_->getLink(j->child_link_name);
-      if (!child) continue;
-      if (!hasMass(*child) && j->type == urdf::Joint::FIXED)
-        collectAttached(*child, out);
-      else
-        out.emplace_back(j.get(), child.get());
-    }
-  }
-
-  /// Adds the subtree below `link`, which lives in body `body` (or the world) at pose `offset`.
-  void addChildren(const urdf::Link& link, const std::string& body, const Pose& offset) {
-    for (const urdf::JointSharedPtr& jp : link.child_joints) {
-      const urdf::Joint& j = *jp;
-      const urdf::LinkConstSharedPtr child = model_->getLink(j.child_link_name);
-      if (!child) failAt("joint", j.name, "child link '" + j.child_link_name + "' does not exist");
-      const Pose placement = offset * toPose(j.parent_to_joint_origin_transform);
-      if (!placement.r.allFinite() || !placement.R.allFinite())
-        failAt("joint", j.name, "origin contains NaN or infinite values");
-      if (!hasMass(*child)) {
-        if (j.type != urdf::Joint::FIXED)
-          failAt("link", child->name,
-                 "has no mass (no <inertial> or mass 0) but is attached to its parent by the "
-                 "moving joint '" +
-                     j.name + "'; only links fixed to their parent may be massless");
-        addVisuals(*child, body, placement);
-        addChildren(*child, body, placement);
-        continue;
-      }
-      addBody(*child);
-      addJoint(j, body, placement);
-      if (body == kWorld) world_children_.push_back(child->name);
-      addChildren(*child, child->name, Pose::identity());
-    }
-  }
-
   void addJoint(const urdf::Joint& j, const std::string& parent, const Pose& placement) {
     JointSpec s;
     s.name = j.name;
@@ -431,10 +548,8 @@ class Importer {
         s.axis = unitAxis();
         s.limits = limits(j, true);
         break;
-      case urdf::Joint::FIXED:
-        // A floating base under a massless root: the one fixed joint from the world floats.
-        s.type = (options_.floating_base && parent == kWorld) ? JointType::Free : JointType::Fixed;
-        if (s.type == JointType::Free) s.name = j.child_link_name + "_to_world";
+      case urdf::Joint::FIXED:  // only a body with mass fixed to a massless root (the world)
+        s.type = JointType::Fixed;
         break;
       case urdf::Joint::FLOATING:
         s.type = JointType::Free;
@@ -503,6 +618,8 @@ class Importer {
   TiXmlDocument xml_;
   const urdf::ModelInterface* model_ = nullptr;
   std::vector<std::string> world_children_;
+  std::string floating_body_;                            ///< the body on the free joint (massless root)
+  std::map<std::string, std::string> merged_links_;      ///< link → the body it was merged into
   std::map<std::string, UrdfSummary::Position> joint_positions_;  ///< every joint added, by its rbs name
   std::vector<SceneWarning> warnings_;
   std::vector<std::string> friction_joints_;  ///< moving joints with <dynamics friction>, in file order

@@ -14,11 +14,20 @@
 //    −d q̇ (a joint spring-damper with zero stiffness); d < 0 is an error. `friction`, damping on
 //    floating and planar joints and <mimic> are not modelled yet: each gets a SceneWarning
 //    (friction: one for the file, naming the joints).
-//  - massless links (no <inertial> or mass 0) fixed to their parent are folded into the parent:
-//    their children and visuals move to the parent with the composed transform. A massless root
-//    (e.g. a "world" link) is the world itself. A massless link on a moving joint is an error.
+//  - fixed joints: a link and every link fixed to it (recursively) are one body, named after the
+//    first (the one on a moving joint, or the root): masses added, CoM the weighted mean, inertias
+//    rotated into its frame and moved to the common CoM; visuals kept at their links' poses
+//    (UrdfSummary::merged_links lists what went where). Point masses and rods (inertia 0 or with a
+//    zero principal moment) are valid; whether every joint direction carries inertia is checked on
+//    the assembled mass matrix (core/dynamics/mass_matrix_check.h). A principal-moment triangle
+//    inequality violation is a warning (or balanced, UrdfOptions::balance_inertia).
+//  - a massless root (e.g. a "world" link) is the world itself, with a fixed base: links with mass
+//    fixed to it are bodies fixed to the world by their URDF joint. With `floating_base` its fixed
+//    group floats as one body named after its first link with mass. A link on a moving joint must
+//    have mass, or a link with mass fixed to it.
 //  - the root link is fixed to the world by the joint "<root>_to_world" (identity placement), or
-//    on a free joint of that name with `floating_base`.
+//    on a free joint of that name with `floating_base`. A root fixed to the world never moves: its
+//    inertia is not validated (an unusable one counts as zero).
 //  - visuals: box, cylinder (axis z, as rbs), sphere, mesh (package://, file:// or a path relative
 //    to the URDF, resolved as ROS tools do: core/io/resource_path.h; scale); colour from the
 //    visual's material or the robot's named material (a mesh's own materials take precedence).
@@ -40,6 +49,9 @@ namespace rbs {
 struct UrdfOptions {
   bool floating_base = false;  ///< root link on a free joint instead of fixed to the world
   ResourceSearch resources;    ///< where package:// and relative mesh paths are looked up
+  /// Inertias violating the triangle inequality are made isotropic with the mean principal moment
+  /// (MuJoCo's balanceinertia), with a warning saying so; otherwise they are kept, with a warning.
+  bool balance_inertia = false;
 };
 
 struct UrdfSummary {
@@ -56,6 +68,8 @@ struct UrdfSummary {
     int line = 0, column = 0;
   };
   std::map<std::string, Position> link_positions, joint_positions;
+  /// Links on fixed joints merged into the body they are fixed to: link name → body name.
+  std::map<std::string, std::string> merged_links;
   /// What the file says that rbsim does not simulate as written: joint friction (one warning for
   /// the file, naming the joints), mimic joints, damping on floating and planar joints.
   std::vector<SceneWarning> warnings;

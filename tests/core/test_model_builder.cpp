@@ -77,14 +77,29 @@ TEST(ModelBuilder, RejectsIndefiniteInertia) {
   ModelBuilder b = pendulumBuilder();
   b.addBody({"bad", 1.0, Vec3::Zero(), Vec3(1.0, 1.0, -0.1).asDiagonal()});
   b.addJoint({.name = "j", .type = JointType::Fixed, .parent = "link", .child = "bad"});
-  expectError(b, {"body 'bad'", "positive definite"});
+  expectError(b, {"body 'bad'", "positive semidefinite"});
 }
 
-TEST(ModelBuilder, RejectsInertiaViolatingTheTriangleInequality) {
+TEST(ModelBuilder, AcceptsPointMassesAndRodsAndLeavesTheTriangleInequalityToTheLoaders) {
+  // Semidefinite inertias are bodies (whether the joints carry inertia is the mass-matrix check's
+  // question); a triangle-inequality violation builds, and is measured for the loaders' warning.
   ModelBuilder b = pendulumBuilder();
-  b.addBody({"bad", 1.0, Vec3::Zero(), Vec3(0.1, 0.1, 0.5).asDiagonal()});
-  b.addJoint({.name = "j", .type = JointType::Fixed, .parent = "link", .child = "bad"});
-  expectError(b, {"body 'bad'", "triangle inequality"});
+  b.addBody({"point", 1.0, Vec3::Zero(), Mat3::Zero()});
+  b.addJoint({.name = "j1", .type = JointType::Fixed, .parent = "link", .child = "point"});
+  b.addBody({"rod", 1.0, Vec3::Zero(), Vec3(0.0, 0.1, 0.1).asDiagonal()});
+  b.addJoint({.name = "j2", .type = JointType::Fixed, .parent = "link", .child = "rod"});
+  b.addBody({"cad", 1.0, Vec3::Zero(), Vec3(0.1, 0.1, 0.5).asDiagonal()});
+  b.addJoint({.name = "j3", .type = JointType::Fixed, .parent = "link", .child = "cad"});
+  EXPECT_NO_THROW(b.build());
+  EXPECT_NEAR(triangleInequalityExcess(Vec3(0.1, 0.1, 0.5).asDiagonal()), 0.3, 1e-15);
+  EXPECT_EQ(triangleInequalityExcess(Vec3(0.0, 0.1, 0.1).asDiagonal()), 0.0);  // a rod: equality
+  EXPECT_EQ(triangleInequalityExcess(Vec3(0.1, 0.2, 0.3).asDiagonal()), 0.0);  // a flat plate
+  // balanced: isotropic with the mean moment, which satisfies it; valid tensors are untouched
+  const Mat3 R = axisAngleRotation(Vec3(1, 2, 3).normalized(), 0.7);
+  const Mat3 rotated = R * Vec3(0.1, 0.1, 0.5).asDiagonal() * R.transpose();
+  EXPECT_MATRIX_NEAR(balanceInertia(rotated), (0.7 / 3) * Mat3::Identity(), 1e-15);
+  const Mat3 plate = Vec3(0.1, 0.2, 0.3).asDiagonal();
+  EXPECT_EQ(balanceInertia(plate), plate);
 }
 
 TEST(ModelBuilder, RejectsAsymmetricAndNonFiniteInertia) {

@@ -56,7 +56,7 @@ std::vector<Case> cases() {
       {"body name", scene("  - name: world  #<\n    mass: 1\n    inertia: [1, 1, 1, 0, 0, 0]\n", ""), "reserved"},
       {"mass", scene("  - name: c\n    mass: -1  #<\n    inertia: [1, 1, 1, 0, 0, 0]\n", jointC("fixed", "")), "> 0"},
       {"inertia", scene("  - name: c\n    mass: 1\n    inertia: [1, 1, -0.1, 0, 0, 0]  #<\n", jointC("fixed", "")),
-       "positive definite"},
+       "positive semidefinite"},
       {"body without joint", scene("  - name: c  #<\n    mass: 1\n    inertia: [1, 1, 1, 0, 0, 0]\n", ""),
        "no parent joint"},
       {"parent", scene(kBodyC, "  - name: jc\n    type: fixed\n    parent: nope  #<\n    child: c\n"), "'nope' does not exist"},

@@ -1,0 +1,295 @@
+// What rbsim validates on an imported robot, and how (docs/SCENE_FORMAT.md, "What is validated"):
+// links on fixed joints merged into one body, checked against the unmerged model's M, c and f_G;
+// point masses and rods accepted per body, the assembled mass matrix checked instead (naming the
+// joint whose direction has no inertia, compared with Eigen's eigenvalues); a massless root that
+// floats; inertias violating the triangle inequality warned about or balanced.
+#include <gtest/gtest.h>
+
+#include <Eigen/Eigenvalues>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "core/dynamics/dynamics.h"
+#include "core/dynamics/kinematics.h"
+#include "core/dynamics/mass_matrix_check.h"
+#include "core/scene/scene.h"
+#include "core/urdf/urdf_import.h"
+#include "tests/scene/scene_test_util.h"
+#include "tests/support/matrix_compare.h"
+#include "tests/support/test_models.h"
+
+namespace rbs {
+namespace {
+
+bool contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
+Mat3 rpy(double roll, double pitch, double yaw) {
+  return (Eigen::AngleAxisd(yaw, Vec3::UnitZ()) * Eigen::AngleAxisd(pitch, Vec3::UnitY()) *
+          Eigen::AngleAxisd(roll, Vec3::UnitX()))
+      .toRotationMatrix();
+}
+
+// An arm with what published robots have on fixed joints: a point-mass flange (inertia 0), a
+// sensor with a rotated inertial frame fixed to the flange, a moving link hanging from the flange
+// (a rod: no moment about its own axis), and a point-mass tip on it.
+constexpr const char* kArm = R"(<robot name="arm">
+  <link name="base"><inertial><mass value="3"/><inertia ixx="0.05" iyy="0.05" izz="0.05" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="link1"><inertial><origin xyz="0 0 0.1"/><mass value="2"/><inertia ixx="0.02" iyy="0.02" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="flange"><inertial><origin xyz="0.01 0 0.02"/><mass value="0.5"/><inertia ixx="0" iyy="0" izz="0" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="sensor"><inertial><origin xyz="0 0.01 0" rpy="0.1 0.2 0.3"/><mass value="0.2"/><inertia ixx="1e-4" iyy="2e-4" izz="2.5e-4" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="link2"><inertial><origin xyz="0.2 0 0"/><mass value="1"/><inertia ixx="0" iyy="0.013" izz="0.013" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="tip"><inertial><mass value="0.3"/><inertia ixx="0" iyy="0" izz="0" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="joint1" type="revolute"><parent link="base"/><child link="link1"/><origin xyz="0 0 0.3"/><axis xyz="0 0 1"/>
+    <limit lower="-3" upper="3" effort="50" velocity="3"/></joint>
+  <joint name="flange_joint" type="fixed"><parent link="link1"/><child link="flange"/><origin xyz="0 0 0.25" rpy="0.3 0 0"/></joint>
+  <joint name="sensor_joint" type="fixed"><parent link="flange"/><child link="sensor"/><origin xyz="0.05 0 0" rpy="0 0.5 0.2"/></joint>
+  <joint name="joint2" type="revolute"><parent link="flange"/><child link="link2"/><origin xyz="0 0 0.1"/><axis xyz="0 1 0"/>
+    <limit lower="-3" upper="3" effort="20" velocity="3"/></joint>
+  <joint name="tip_joint" type="fixed"><parent link="link2"/><child link="tip"/><origin xyz="0.4 0 0"/></joint>
+</robot>
+)";
+
+/// The same arm built by hand without merging: every link a body, fixed joints as joints.
+Model unmergedArm() {
+  ModelBuilder b;
+  auto body = [&](const std::string& name, double m, const Vec3& com, const Mat3& I) { b.addBody({name, m, com, I}); };
+  body("base", 3, Vec3::Zero(), 0.05 * Mat3::Identity());
+  body("link1", 2, Vec3(0, 0, 0.1), Vec3(0.02, 0.02, 0.01).asDiagonal());
+  body("flange", 0.5, Vec3(0.01, 0, 0.02), Mat3::Zero());
+  const Mat3 Ri = rpy(0.1, 0.2, 0.3);
+  body("sensor", 0.2, Vec3(0, 0.01, 0), Ri * Vec3(1e-4, 2e-4, 2.5e-4).asDiagonal() * Ri.transpose());
+  body("link2", 1, Vec3(0.2, 0, 0), Vec3(0, 0.013, 0.013).asDiagonal());
+  body("tip", 0.3, Vec3::Zero(), Mat3::Zero());
+  auto joint = [&](const std::string& name, JointType type, const std::string& parent, const std::string& child,
+                   const Pose& placement, const Vec3& axis) {
+    JointSpec j;
+    j.name = name;
+    j.type = type;
+    j.parent = parent;
+    j.child = child;
+    j.parent_placement = placement;
+    j.axis = axis;
+    b.addJoint(j);
+  };
+  joint("base_to_world", JointType::Fixed, kWorld, "base", Pose::identity(), Vec3::UnitZ());
+  joint("joint1", JointType::Revolute, "base", "link1", Pose::translation(Vec3(0, 0, 0.3)), Vec3::UnitZ());
+  joint("flange_joint", JointType::Fixed, "link1", "flange", Pose(rpy(0.3, 0, 0), Vec3(0, 0, 0.25)), Vec3::UnitZ());
+  joint("sensor_joint", JointType::Fixed, "flange", "sensor", Pose(rpy(0, 0.5, 0.2), Vec3(0.05, 0, 0)), Vec3::UnitZ());
+  joint("joint2", JointType::Revolute, "flange", "link2", Pose::translation(Vec3(0, 0, 0.1)), Vec3::UnitY());
+  joint("tip_joint", JointType::Fixed, "link2", "tip", Pose::translation(Vec3(0.4, 0, 0)), Vec3::UnitZ());
+  b.setGravity(Vec3(0, 0, -9.81));
+  return b.build();
+}
+
+class UrdfValidation : public test::SceneDir {};
+
+TEST_F(UrdfValidation, LinksOnFixedJointsAreMergedWithTheUnmergedModelsDynamics) {
+  const Scene scene = loadScene(write("arm.urdf", kArm));
+  const Model& merged = scene.model;
+  EXPECT_TRUE(scene.warnings.empty()) << scene.warnings.front().text();
+  // base, link1 (+ flange, sensor), link2 (+ tip)
+  ASSERT_EQ(merged.numBodies(), 3);
+  EXPECT_EQ(merged.bodyIndex("flange"), -1);
+  EXPECT_EQ(merged.bodyIndex("tip"), -1);
+  const Model unmerged = unmergedArm();
+  ASSERT_EQ(merged.nxi, 2);
+  ASSERT_EQ(unmerged.nxi, 2);
+  ASSERT_EQ(merged.nx, unmerged.nx);
+  Workspace wm(merged), wu(unmerged);
+  test::Rng rng(18);
+  for (int trial = 0; trial < 20; ++trial) {
+    const State s = test::randomState(merged, rng, 3.0);
+    for (auto [model, ws] : {std::pair{&merged, &wm}, std::pair{&unmerged, &wu}}) {
+      computeKinematics(*model, s.x, s.xi, *ws);
+      computeMassMatrix(*model, *ws);
+      computeInertialForces(*model, *ws);
+      computeGravityForces(*model, *ws);
+    }
+    // entries O(0.1–10); composing in another order rounds differently at ~1e-16
+    EXPECT_MATRIX_NEAR(wm.mass_matrix, wu.mass_matrix, 1e-12);
+    EXPECT_MATRIX_NEAR(wm.inertial_forces, wu.inertial_forces, 1e-12);
+    EXPECT_MATRIX_NEAR(wm.gravity_forces, wu.gravity_forces, 1e-12);
+    // the body frames are the links' frames
+    EXPECT_LT((wm.pose[merged.bodyIndex("link2")].matrix() - wu.pose[unmerged.bodyIndex("link2")].matrix()).norm(), 1e-12);
+  }
+}
+
+TEST_F(UrdfValidation, ARootFixedToTheWorldIsNotValidatedButAMovingLinkIs) {
+  // The root's inertia is nonsense (negative moment); it never moves, so it loads.
+  std::string arm = kArm;
+  arm.replace(arm.find(R"(ixx="0.05" iyy="0.05")"), 22, R"(ixx="-1" iyy="0.05")");
+  EXPECT_NO_THROW(loadScene(write("root.urdf", arm)));
+  // The same on link1 (moving) is an error at link1.
+  arm = kArm;
+  arm.replace(arm.find(R"(ixx="0.02" iyy="0.02")"), 22, R"(ixx="-1" iyy="0.02")");
+  expectFileError(write("link1.urdf", arm), 3, 3, {"link 'link1': inertia tensor is not positive semidefinite"});
+}
+
+TEST_F(UrdfValidation, AJointWhoseDirectionMovesNoInertiaIsNamedAtItsElement) {
+  // joint2 spins the point mass "tip" (with nothing else on link2 but a rod along the axis) about
+  // an axis through it: the mass matrix is singular in joint2's direction.
+  const std::string robot = R"(<robot name="spinner">
+  <link name="base"><inertial><mass value="3"/><inertia ixx="0.05" iyy="0.05" izz="0.05" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="link1"><inertial><mass value="2"/><inertia ixx="0.02" iyy="0.02" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="link2"><inertial><origin xyz="0 0 0.1"/><mass value="1"/><inertia ixx="0.001" iyy="0.001" izz="0" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="joint1" type="revolute"><parent link="base"/><child link="link1"/><axis xyz="1 0 0"/>
+    <limit lower="-3" upper="3" effort="50" velocity="3"/></joint>
+  <joint name="joint2" type="continuous"><parent link="link1"/><child link="link2"/><axis xyz="0 0 1"/></joint>
+</robot>
+)";
+  const std::filesystem::path file = write("spinner.urdf", robot);
+  expectFileError(file, 7, 3, {"joint 'joint2': the mass matrix is singular at the initial pose", "moves no inertia"});
+  // The same through a scene file that includes it, and in a scene file's own joint.
+  try {
+    load("name: s\ninclude: spinner.urdf\n");
+    ADD_FAILURE() << "expected a SceneError";
+  } catch (const SceneError& e) {
+    EXPECT_EQ(e.file(), file.string());  // at the joint in the included URDF
+    EXPECT_EQ(e.line(), 7);
+    EXPECT_TRUE(contains(e.message(), "joint 'joint2': the mass matrix is singular")) << e.what();
+  }
+  expectError(R"(name: s
+bodies:
+  - {name: bead, mass: 1, inertia: [0, 0, 0, 0, 0, 0]}
+joints:
+  - {name: spin, type: revolute, parent: world, child: bead, axis: [0, 0, 1]}
+)",
+              5, 5, {"joint 'spin': the mass matrix is singular"});
+}
+
+TEST(MassMatrixCheck, AgreesWithTheEigenvaluesOfTheAssembledMassMatrix) {
+  // Random trees with random bodies: M is positive definite, no deficiency. The same trees with
+  // one body's mass properties zeroed where it is a leaf on a revolute joint: a deficiency exactly
+  // when the smallest eigenvalue of M (Eigen, an independent computation) is ~0, at that joint.
+  test::Rng rng(7);
+  for (int trial = 0; trial < 10; ++trial) {
+    ModelBuilder b;
+    b.addBody(test::randomBody(rng, "root"));
+    JointSpec free_joint;
+    free_joint.name = "float";
+    free_joint.type = JointType::Free;
+    free_joint.child = "root";
+    b.addJoint(free_joint);
+    std::string parent = "root";
+    for (int k = 0; k < 4; ++k) {
+      const std::string name = "l" + std::to_string(k);
+      BodySpec body = test::randomBody(rng, name);
+      if (k == 3) {  // the leaf: a point mass on the joint axis
+        body.com = Vec3(0, 0, 0.3);
+        body.inertia.setZero();
+      }
+      b.addBody(body);
+      JointSpec j;
+      j.name = "j" + std::to_string(k);
+      j.type = JointType::Revolute;
+      j.parent = parent;
+      j.child = name;
+      j.parent_placement = test::randomPose(rng);
+      j.axis = Vec3::UnitZ();
+      b.addJoint(j);
+      parent = name;
+    }
+    const Model m = b.build();
+    const State s = test::randomState(m, rng);
+    Workspace ws(m);
+    computeKinematics(m, s.x, s.xi, ws);
+    computeMassMatrix(m, ws);
+    const VecX ev = Eigen::SelfAdjointEigenSolver<MatX>(ws.mass_matrix).eigenvalues();
+    EXPECT_LT(std::abs(ev(0)), 1e-12 * ev(ev.size() - 1));
+    const auto deficiency = findMassMatrixDeficiency(m, s.x);
+    ASSERT_TRUE(deficiency.has_value());
+    EXPECT_EQ(m.joints[deficiency->joint].name, "j3");
+    EXPECT_EQ(deficiency->coordinate, m.nxi - 1);
+  }
+  // and a model whose bodies all have inertia has none
+  const Model full = test::randomTreeWith(JointType::Spherical, false, 3);
+  EXPECT_FALSE(findMassMatrixDeficiency(full, test::randomState(full, rng).x).has_value());
+}
+
+TEST_F(UrdfValidation, AFloatingRobotWithAMasslessRootFloatsAsItsFirstLinkWithMass) {
+  // A legged-robot layout: the root "base" is a massless frame, its mass is in "base_inertia"
+  // fixed to it, the legs hang from "base".
+  const std::string robot = R"(<robot name="walker">
+  <link name="base"><visual><geometry><box size="0.4 0.2 0.1"/></geometry></visual></link>
+  <link name="base_inertia"><inertial><mass value="8"/><inertia ixx="0.1" iyy="0.2" izz="0.25" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="leg_l"><inertial><origin xyz="0 0 -0.15"/><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.001" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="leg_r"><inertial><origin xyz="0 0 -0.15"/><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.001" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="inertia_joint" type="fixed"><parent link="base"/><child link="base_inertia"/><origin xyz="0.02 0 0.01" rpy="0 0 0.1"/></joint>
+  <joint name="hip_l" type="continuous"><parent link="base"/><child link="leg_l"/><origin xyz="0 0.12 -0.05"/><axis xyz="0 1 0"/></joint>
+  <joint name="hip_r" type="continuous"><parent link="base"/><child link="leg_r"/><origin xyz="0 -0.12 -0.05"/><axis xyz="0 1 0"/></joint>
+</robot>
+)";
+  const std::filesystem::path file = write("walker.urdf", robot);
+  const Scene fixed = loadScene(file);
+  const Scene floating = loadScene(file, {}, true);
+  ASSERT_EQ(floating.model.numBodies(), 3);
+  const Joint& root = floating.model.joints[floating.model.bodyIndex("base_inertia")];
+  EXPECT_EQ(root.name, "base_inertia_to_world");
+  EXPECT_EQ(root.type, JointType::Free);
+  // the base's box is drawn with the floating body
+  ASSERT_EQ(floating.model.visuals.size(), 1u);
+  EXPECT_EQ(floating.model.visuals[0].body, floating.model.bodyIndex("base_inertia"));
+  // at the initial state every link is where the fixed-base robot has it
+  Workspace wf(fixed.model), wl(floating.model);
+  computeKinematics(fixed.model, fixed.model.initial_state.x, fixed.model.initial_state.xi, wf);
+  computeKinematics(floating.model, floating.model.initial_state.x, floating.model.initial_state.xi, wl);
+  for (const char* link : {"base_inertia", "leg_l", "leg_r"})
+    EXPECT_LT((wf.pose[fixed.model.bodyIndex(link)].matrix() - wl.pose[floating.model.bodyIndex(link)].matrix()).norm(),
+              1e-14)
+        << link;
+  // it falls freely: 6 + 2 velocity coordinates, M positive definite
+  EXPECT_EQ(floating.model.nxi, 8);
+  EXPECT_FALSE(findMassMatrixDeficiency(floating.model, floating.model.initial_state.x).has_value());
+}
+
+TEST_F(UrdfValidation, TriangleInequalityViolationsAreAWarningOrBalanced) {
+  // CAD-style moments: 0.01 + 0.01 < 0.021, violated by 0.001 kg m².
+  const std::string robot = R"(<robot name="cad">
+  <link name="base"><inertial><mass value="1"/><inertia ixx="0.05" iyy="0.05" izz="0.05" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="part"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.021" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="j" type="continuous"><parent link="base"/><child link="part"/><axis xyz="1 0 0"/></joint>
+</robot>
+)";
+  const std::filesystem::path file = write("cad.urdf", robot);
+  const Scene kept = loadScene(file);
+  ASSERT_EQ(kept.warnings.size(), 1u);
+  EXPECT_EQ(kept.warnings[0].line, 3);
+  EXPECT_TRUE(contains(kept.warnings[0].message, "link 'part': principal moments 0.01, 0.01, 0.021 kg m² violate the "
+                                                 "triangle inequality I₁ + I₂ ≥ I₃ by 0.001 kg m²"))
+      << kept.warnings[0].message;
+  EXPECT_NEAR(kept.model.bodies[kept.model.bodyIndex("part")].inertia_com(2, 2), 0.021, 1e-15);
+
+  LoadOptions balance;
+  balance.balance_inertia = true;
+  const Scene balanced = loadScene(file, balance);
+  ASSERT_EQ(balanced.warnings.size(), 1u);
+  EXPECT_TRUE(contains(balanced.warnings[0].message, "balanced to 0.0136667 kg m² about every axis")) << balanced.warnings[0].message;
+  const Body& part = balanced.model.bodies[balanced.model.bodyIndex("part")];
+  EXPECT_NEAR(part.inertia_com(0, 0), 0.041 / 3, 1e-15);
+  EXPECT_NEAR(part.inertia_com(2, 2), 0.041 / 3, 1e-15);
+  // the scene key does the same for an included URDF and the scene's own bodies
+  const Scene keyed = load("name: k\ninclude: cad.urdf\nbalance_inertia: true\n");
+  EXPECT_NEAR(keyed.model.bodies[keyed.model.bodyIndex("part")].inertia_com(0, 0), 0.041 / 3, 1e-15);
+  const Scene own = load(R"(name: own
+balance_inertia: true
+bodies:
+  - {name: b, mass: 1, inertia: [0.1, 0.1, 0.5, 0, 0, 0]}
+joints:
+  - {name: j, type: free, child: b}
+)");
+  ASSERT_EQ(own.warnings.size(), 1u);
+  EXPECT_EQ(own.warnings[0].line, 4);
+  EXPECT_NEAR(own.model.bodies[0].inertia_com(1, 1), 0.7 / 3, 1e-15);
+  // and the command line
+  const test::CliResult cli = run("check '" + file.string() + "' --balance-inertia");
+  EXPECT_EQ(cli.exit_code, 0) << cli.err;
+  EXPECT_TRUE(contains(cli.err, "cad.urdf:3:3: warning: link 'part': principal moments")) << cli.err;
+  EXPECT_TRUE(contains(cli.err, "(--balance-inertia)")) << cli.err;
+}
+
+}  // namespace
+}  // namespace rbs
