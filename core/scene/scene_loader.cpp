@@ -38,7 +38,7 @@ constexpr double kUnitTolerance = 1e-3;         // quaternions and rotation axes
 constexpr double kOrthonormalTolerance = 1e-4;  // rotation matrices, then projected onto SO(3)
 
 const std::vector<std::string> kTopKeys = {
-    "name",    "description",   "include",       "floating_base",     "balance_inertia", "gravity",
+    "name",    "description",   "include",       "floating_base",     "balance_inertia", "joint_actuators", "gravity",
     "bodies",  "joints",        "springs",       "dampers",           "joint_springs",
     "loop_closures", "external_wrenches", "actuators", "propellers", "controller",  "reference",
     "integrator", "plots",      "camera",        "perturbation"};
@@ -174,6 +174,7 @@ class Loader {
   void readLoopClosure(const YAML::Node& n, std::size_t i);
   void readExternalWrench(const YAML::Node& n, std::size_t i);
   void readActuator(const YAML::Node& n, std::size_t i);
+  void readJointActuators(const MapView& top);
   void readPropeller(const YAML::Node& n, std::size_t i);
   void readController(const YAML::Node& n, ControllerSettings& c) const;
   void readReference(const YAML::Node& n, ReferenceSettings& r) const;
@@ -203,6 +204,7 @@ class Loader {
   std::optional<YAML::Node> include_node_, gravity_node_;
   std::string urdf_robot_name_;
   std::optional<UrdfSummary> urdf_;  ///< of the included URDF
+  std::optional<YAML::Node> joint_actuators_node_;
   fs::path urdf_path_;
   /// The scene's elements by ModelError kind and index.
   std::map<std::pair<ModelElement, int>, Element> elements_;
@@ -743,6 +745,49 @@ void Loader::readActuator(const YAML::Node& n, std::size_t i) {
   builder_.addActuator(a);
 }
 
+// joint_actuators: all | [NAME, …]: a joint_effort actuator "tau_NAME" for every moving
+// one-degree-of-freedom joint of the included URDF (or the listed ones, in file order of the list),
+// limited to ±effort where the URDF's <limit effort> gives one.
+void Loader::readJointActuators(const MapView& top) {
+  const YAML::Node* n = top.find("joint_actuators");
+  if (!n) return;
+  joint_actuators_node_ = *n;
+  if (!urdf_) src_.fail(*n, "joint_actuators: applies to the joints of an included URDF ('include')");
+  const std::vector<UrdfSummary::ScalarJoint>& available = urdf_->scalar_joints;
+  std::vector<UrdfSummary::ScalarJoint> chosen;
+  if (n->IsScalar()) {
+    readChoice(src_, *n, "joint_actuators", {"all"});
+    chosen = available;
+  } else {
+    std::vector<std::string> names;
+    for (const auto& j : available) names.push_back(j.name);
+    std::size_t k = 0;
+    for (const YAML::Node& e : readList(src_, *n, "joint_actuators")) {
+      const std::string path = "joint_actuators." + std::to_string(k++);
+      const std::string name = readName(src_, e, path);
+      const auto it = std::find_if(available.begin(), available.end(), [&](const auto& j) { return j.name == name; });
+      if (it == available.end())
+        src_.fail(e, at(path, "no revolute, continuous or prismatic joint named '" + name + "' in the URDF" +
+                                  didYouMean(name, names)));
+      if (std::any_of(chosen.begin(), chosen.end(), [&](const auto& j) { return j.name == name; }))
+        src_.fail(e, at(path, "joint '" + name + "' is listed twice"));
+      chosen.push_back(*it);
+    }
+  }
+  if (chosen.empty()) src_.fail(*n, "joint_actuators: the URDF has no revolute, continuous or prismatic joint");
+  for (const UrdfSummary::ScalarJoint& j : chosen) {
+    ActuatorSpec a;
+    a.name = "tau_" + j.name;
+    a.kind = ActuatorKind::JointEffort;
+    a.joint = j.name;
+    if (j.effort > 0.0) {
+      a.lower = -j.effort;
+      a.upper = j.effort;
+    }
+    builder_.addActuator(std::move(a));
+  }
+}
+
 void Loader::readPropeller(const YAML::Node& n, std::size_t i) {
   const std::string path = elementPath(n, "propeller", "propellers", i);
   MapView m(src_, n, path, {"name", "joint", "thrust_direction", "thrust_coefficient", "drag_coefficient", "friction",
@@ -1002,6 +1047,8 @@ SceneError Loader::mapModelError(const ModelError& error) const {
       if (auto f = e.fields.find(key); f != e.fields.end()) return src_.error(f->second, msg);
     return src_.error(e.node, msg);
   }
+  // Made by joint_actuators: at that key.
+  if (error.kind() == ModelElement::Actuator && joint_actuators_node_) return src_.error(*joint_actuators_node_, msg);
   // Not written in the scene: added by the included URDF, whose links are the bodies.
   if (urdf_) {
     const auto& positions = error.kind() == ModelElement::Joint ? urdf_->joint_positions : urdf_->link_positions;
@@ -1072,6 +1119,7 @@ Scene Loader::load(const YAML::Node& root, const std::vector<DeferredJointValue>
   each("joint_springs", &Loader::readJointSpring);
   each("loop_closures", &Loader::readLoopClosure);
   each("external_wrenches", &Loader::readExternalWrench);
+  readJointActuators(top);
   each("actuators", &Loader::readActuator);
   each("propellers", &Loader::readPropeller);
   if (const YAML::Node* n = top.find("controller")) readController(*n, scene.controller);

@@ -128,6 +128,7 @@ class Importer {
     for (const auto& [name, link] : model->links_) summary.link_positions[name] = position("link", name);
     summary.joint_positions = std::move(joint_positions_);
     summary.merged_links = std::move(merged_links_);
+    summary.scalar_joints = std::move(scalar_joints_);
     if (!friction_joints_.empty()) warnAboutFriction();
     summary.warnings = std::move(warnings_);
     return summary;
@@ -573,7 +574,10 @@ class Importer {
     const bool scalar = hasScalarPosition(s.type);
     const bool moves = s.type != JointType::Fixed;
     builder_.addJoint(std::move(s));
-    if (scalar) addDamping(j);
+    if (scalar) {
+      addDamping(j);
+      scalar_joints_.push_back({j.name, j.limits && j.limits->effort > 0.0 ? j.limits->effort : 0.0});
+    }
     if (!moves) return;
     if (j.dynamics && j.dynamics->friction != 0.0) friction_joints_.push_back(j.name);
     if (!scalar && j.dynamics && j.dynamics->damping != 0.0)
@@ -620,6 +624,7 @@ class Importer {
   std::vector<std::string> world_children_;
   std::string floating_body_;                            ///< the body on the free joint (massless root)
   std::map<std::string, std::string> merged_links_;      ///< link → the body it was merged into
+  std::vector<UrdfSummary::ScalarJoint> scalar_joints_;
   std::map<std::string, UrdfSummary::Position> joint_positions_;  ///< every joint added, by its rbs name
   std::vector<SceneWarning> warnings_;
   std::vector<std::string> friction_joints_;  ///< moving joints with <dynamics friction>, in file order

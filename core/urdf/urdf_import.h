@@ -68,6 +68,13 @@ struct UrdfSummary {
     int line = 0, column = 0;
   };
   std::map<std::string, Position> link_positions, joint_positions;
+  /// The moving one-degree-of-freedom joints (revolute, continuous, prismatic) in file order, with
+  /// their <limit effort> (0: not given): what `joint_actuators` can drive.
+  struct ScalarJoint {
+    std::string name;
+    double effort = 0.0;
+  };
+  std::vector<ScalarJoint> scalar_joints;
   /// Links on fixed joints merged into the body they are fixed to: link name → body name.
   std::map<std::string, std::string> merged_links;
   /// What the file says that rbsim does not simulate as written: joint friction (one warning for
