@@ -1,5 +1,5 @@
 // The options of every command that loads a scene (rbsim-cli check, run, bench, render and the
-// rbsim window): --set, --floating, --package-path and --balance-inertia, parsed into LoadOptions
+// rbsim window): --set, --floating, --package-path, --balance-inertia and --joint-friction, parsed into LoadOptions
 // in one place.
 #pragma once
 
@@ -20,6 +20,8 @@ inline std::vector<OptionSpec> withSceneLoadOptions(std::vector<OptionSpec> own)
        "where package://PKG/… meshes are looked up first (repeatable): a package folder or a folder holding packages"},
       {"balance-inertia", false, "",
        "make inertias that violate the triangle inequality valid (isotropic, mean principal moment) instead of warning"},
+      {"joint-friction", false, "",
+       "model a URDF's <dynamics friction> as smooth Coulomb friction mu tanh(qdot / 0.01) instead of ignoring it"},
   };
   own.insert(own.empty() ? own.end() : own.end() - 1, load.begin(), load.end());
   return own;
@@ -31,6 +33,7 @@ inline LoadOptions sceneLoadOptions(const ParsedArgs& parsed) {
   options.overrides = parsed.all("set");
   options.floating_base = parsed.has("floating");
   options.balance_inertia = parsed.has("balance-inertia");
+  options.joint_friction = parsed.has("joint-friction");
   for (const std::string& dir : parsed.all("package-path")) {
     if (dir.empty()) throw UsageError("--package-path: empty folder name");
     options.package_paths.emplace_back(dir);

@@ -309,6 +309,8 @@ void computeDampingForces(const Model& model, const VecX& xi, Workspace& ws) {
   for (const JointSpringDamper& js : model.joint_spring_dampers) {
     const int c = model.joints[js.joint].xi_offset;
     ws.damping_forces(c) += js.damping * xi(c);
+    // smooth Coulomb friction μ tanh(q̇ / v_s): dissipates (q̇ μ tanh(q̇ / v_s) ≥ 0), → μ sign(q̇)
+    if (js.friction != 0.0) ws.damping_forces(c) += js.friction * std::tanh(xi(c) / js.friction_velocity);
   }
 }
 

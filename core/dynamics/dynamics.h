@@ -41,7 +41,8 @@ void computeDampingForces(const Model& model, const VecX& xi, Workspace& ws);
 /// ActuatorKind). u has size model.numInputs(). Requires computeKinematics.
 void computeInputForces(const Model& model, const VecX& x, const VecX& xi, const VecX& u, Workspace& ws);
 
-/// D(x) (n×n). Requires computeBodyJacobians.
+/// D(x) (n×n) of the viscous part f_D = D ξ (joint friction, nonlinear in ξ, is not in it).
+/// Requires computeBodyJacobians.
 void computeDampingMatrix(const Model& model, Workspace& ws);
 
 /// B(x) (n×m), so that the actuator part of f_E is B u. Requires computeBodyJacobians.

@@ -50,14 +50,18 @@ struct Damper {
   Mat6 damping = Mat6::Zero();
 };
 
-/// Spring and damper acting directly on a one-degree-of-freedom joint's coordinate:
+/// Spring, damper and friction acting directly on a one-degree-of-freedom joint's coordinate:
 /// revolute, prismatic: V = ½ k (q − q₀)²; revolute_unit_circle (no angle exists globally):
-/// V = k (1 − cos(θ − θ₀)). Damping torque d q̇ for all three.
+/// V = k (1 − cos(θ − θ₀)). Dissipative force d q̇ + μ tanh(q̇ / v_s) for all three: viscous damping
+/// and Coulomb friction μ sign(q̇), regularized below the velocity v_s (smooth, so that adaptive
+/// steppers can integrate it; a small v_s makes the equations stiff, docs/BENCHMARKS.md).
 struct JointSpringDamper {
   int joint = -1;
   double stiffness = 0.0;  ///< [N m/rad] or [N/m]
   double rest_position = 0.0;
   double damping = 0.0;    ///< [N m s/rad] or [N s/m]
+  double friction = 0.0;   ///< μ [N m] or [N]
+  double friction_velocity = 0.01;  ///< v_s [rad/s] or [m/s], > 0
 };
 
 /// A constant wrench on a body: force and torque at `point` (body frame), given in body or world

@@ -370,8 +370,10 @@ void addJointSpringDampers(const std::vector<JointSpringDamperSpec>& springs, Mo
            "between frames for '" + std::string(jointTypeName(t)) + "'");
     checkNonNegative(s.stiffness, e, ModelField::Stiffness, "stiffness");
     checkNonNegative(s.damping, e, ModelField::Damping, "damping");
+    checkNonNegative(s.friction, e, ModelField::Friction, "friction");
+    checkPositive(s.friction_velocity, e, ModelField::Friction, "friction regularization velocity must be finite and > 0");
     if (!std::isfinite(s.rest_position)) fail(e, ModelField::RestPosition, "rest position is NaN or infinite");
-    m.joint_spring_dampers.push_back({j, s.stiffness, s.rest_position, s.damping});
+    m.joint_spring_dampers.push_back({j, s.stiffness, s.rest_position, s.damping, s.friction, s.friction_velocity});
   }
 }
 

@@ -133,11 +133,14 @@ struct DamperSpec {
   Mat3 rotational_damping = Mat3::Zero(); ///< Υ_s about l [N m s/rad], symmetric PSD
 };
 
+/// See JointSpringDamper.
 struct JointSpringDamperSpec {
   std::string joint;
   double stiffness = 0.0;
   double rest_position = 0.0;
   double damping = 0.0;
+  double friction = 0.0;             ///< Coulomb friction μ, ≥ 0
+  double friction_velocity = 0.01;   ///< its regularization velocity v_s, > 0
 };
 
 struct ExternalWrenchSpec {

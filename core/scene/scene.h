@@ -74,6 +74,9 @@ struct LoadOptions {
   /// Inertias violating the triangle inequality are balanced (MuJoCo's balanceinertia) instead of
   /// kept with a warning (--balance-inertia; the scene key balance_inertia does the same).
   bool balance_inertia = false;
+  /// A URDF's <dynamics friction> becomes smooth Coulomb friction (--joint-friction; the scene key
+  /// joint_friction does the same) instead of a warning.
+  bool joint_friction = false;
 };
 
 /// Loads a scene file (.yaml/.yml) or a URDF file (.urdf). Throws SceneError for every problem

@@ -38,7 +38,7 @@ constexpr double kUnitTolerance = 1e-3;         // quaternions and rotation axes
 constexpr double kOrthonormalTolerance = 1e-4;  // rotation matrices, then projected onto SO(3)
 
 const std::vector<std::string> kTopKeys = {
-    "name",    "description",   "include",       "floating_base",     "balance_inertia", "joint_actuators", "gravity",
+    "name",    "description",   "include",       "floating_base",     "balance_inertia", "joint_friction", "joint_actuators", "gravity",
     "bodies",  "joints",        "springs",       "dampers",           "joint_springs",
     "loop_closures", "external_wrenches", "actuators", "propellers", "controller",  "reference",
     "integrator", "plots",      "camera",        "perturbation"};
@@ -139,7 +139,7 @@ class Loader {
  public:
   Loader(Source& src, fs::path file, const LoadOptions& options, bool urdf_file)
       : src_(src), file_(std::move(file)), floating_base_(options.floating_base),
-        balance_inertia_(options.balance_inertia), urdf_file_(urdf_file),
+        balance_inertia_(options.balance_inertia), joint_friction_(options.joint_friction), urdf_file_(urdf_file),
         resource_search_(resourceSearch(options)), resources_(resource_search_) {}
 
   Scene load(const YAML::Node& root, const std::vector<DeferredJointValue>& deferred);
@@ -194,6 +194,7 @@ class Loader {
   fs::path file_;
   bool floating_base_;
   bool balance_inertia_;
+  bool joint_friction_;
   bool urdf_file_;
   ResourceSearch resource_search_;
   ResourceResolver resources_;             ///< the scene file's own meshes
@@ -656,12 +657,14 @@ void Loader::readDamper(const YAML::Node& n, std::size_t i) {
 
 void Loader::readJointSpring(const YAML::Node& n, std::size_t i) {
   const std::string path = elementPath(n, "joint_spring", "joint_springs", i, "joint");
-  MapView m(src_, n, path, {"joint", "stiffness", "rest_position", "damping"});
+  MapView m(src_, n, path, {"joint", "stiffness", "rest_position", "damping", "friction", "friction_velocity"});
   JointSpringDamperSpec s;
   s.joint = m.name("joint");
   s.stiffness = nonNegative(m, "stiffness", 0.0);
   s.rest_position = m.number("rest_position", 0.0);
   s.damping = nonNegative(m, "damping", 0.0);
+  s.friction = nonNegative(m, "friction", 0.0);
+  if (m.has("friction_velocity")) s.friction_velocity = positive(m, "friction_velocity");
   remember(ModelElement::JointSpring, s.joint, m);
   builder_.addJointSpringDamper(s);
 }
@@ -1030,7 +1033,10 @@ void Loader::readInclude(const MapView& top) {
   bool floating = floating_base_;
   if (const YAML::Node* f = top.find("floating_base")) floating = floating || readBool(src_, *f, "floating_base");
   urdf_ = importUrdf(path, builder_,
-                     UrdfOptions{.floating_base = floating, .resources = resource_search_, .balance_inertia = balance_inertia_});
+                     UrdfOptions{.floating_base = floating,
+                                 .resources = resource_search_,
+                                 .balance_inertia = balance_inertia_,
+                                 .joint_friction = joint_friction_});
   urdf_path_ = path;
   urdf_robot_name_ = urdf_->robot_name;
 }
@@ -1103,6 +1109,10 @@ Scene Loader::load(const YAML::Node& root, const std::vector<DeferredJointValue>
   if (top.has("floating_base") && !top.has("include"))
     src_.fail(*top.find("floating_base"), "floating_base: applies to an included URDF ('include')");
   if (const YAML::Node* b = top.find("balance_inertia")) balance_inertia_ = balance_inertia_ || readBool(src_, *b, "balance_inertia");
+  if (const YAML::Node* f = top.find("joint_friction")) {
+    if (!top.has("include")) src_.fail(*f, "joint_friction: applies to an included URDF ('include')");
+    joint_friction_ = joint_friction_ || readBool(src_, *f, "joint_friction");
+  }
   readInclude(top);
   if (scene.name.empty()) scene.name = urdf_robot_name_.empty() ? file_.stem().string() : urdf_robot_name_;
 

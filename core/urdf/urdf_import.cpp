@@ -30,6 +30,10 @@ namespace {
 
 constexpr std::uintmax_t kMaxUrdfBytes = 16u << 20;  // as for scene files
 constexpr int kMaxXmlDepth = 256;
+/// Regularization velocity v_s of joint friction μ tanh(q̇ / v_s) [rad/s or m/s]: the force reaches
+/// 76 % of μ at v_s, 99.5 % at 3 v_s. Small against joint speeds of interest (≳ 0.1 rad/s); the
+/// stiffness it adds, μ / v_s, costs adaptive steppers steps near rest (docs/BENCHMARKS.md).
+constexpr double kFrictionVelocity = 0.01;
 
 /// Collects urdfdom's console_bridge error messages while installed (instead of printing them),
 /// so that our SceneError can quote them. console_bridge's handler is global: a mutex serializes
@@ -166,9 +170,13 @@ class Importer {
     for (std::size_t i = 0; i < std::min<std::size_t>(n, 5); ++i) names += (i ? ", '" : "'") + friction_joints_[i] + "'";
     if (n > 5) names += " and " + std::to_string(n - 5) + " more";
     const auto [line, column] = locate("joint", friction_joints_.front());
+    const std::string why = options_.joint_friction
+                                ? "is modelled on revolute, continuous and prismatic joints only; ignored on "
+                                : "is off (--joint-friction or joint_friction: true models it as smooth Coulomb "
+                                  "friction); ignored on ";
     warnings_.push_back(SceneWarning{file_, line, column,
-                                     "joint friction (<dynamics friction>) is not modelled yet; ignored on " +
-                                         std::to_string(n) + (n == 1 ? " joint: " : " joints: ") + names});
+                                     "joint friction (<dynamics friction>) " + why + std::to_string(n) +
+                                         (n == 1 ? " joint: " : " joints: ") + names});
   }
   /// Fails at the element <kind name="name">: "kind 'name': message".
   [[noreturn]] void failAt(const std::string& kind, const std::string& name,
@@ -575,11 +583,12 @@ class Importer {
     const bool moves = s.type != JointType::Fixed;
     builder_.addJoint(std::move(s));
     if (scalar) {
-      addDamping(j);
+      addJointDynamics(j);
       scalar_joints_.push_back({j.name, j.limits && j.limits->effort > 0.0 ? j.limits->effort : 0.0});
     }
     if (!moves) return;
-    if (j.dynamics && j.dynamics->friction != 0.0) friction_joints_.push_back(j.name);
+    if (j.dynamics && j.dynamics->friction != 0.0 && (!scalar || !options_.joint_friction))
+      friction_joints_.push_back(j.name);
     if (!scalar && j.dynamics && j.dynamics->damping != 0.0)
       warnAt("joint", j.name, "dynamics damping on a floating or planar joint is not modelled yet; ignored");
     if (j.mimic)
@@ -588,14 +597,20 @@ class Importer {
                  "\"> is not enforced yet; the joint moves independently of '" + j.mimic->joint_name + "'");
   }
 
-  /// <dynamics damping="d"/> of a revolute, continuous or prismatic joint: viscous joint damping,
-  /// the generalized force −d q̇ (a joint spring-damper without the spring).
-  void addDamping(const urdf::Joint& j) {
-    if (!j.dynamics || j.dynamics->damping == 0.0) return;
-    const double d = j.dynamics->damping;
+  /// <dynamics damping="d" friction="μ"/> of a revolute, continuous or prismatic joint: viscous
+  /// joint damping −d q̇ and, with UrdfOptions::joint_friction, smooth Coulomb friction
+  /// −μ tanh(q̇ / v_s) (a joint spring-damper without the spring).
+  void addJointDynamics(const urdf::Joint& j) {
+    if (!j.dynamics) return;
+    const double d = j.dynamics->damping, mu = j.dynamics->friction;
     if (!std::isfinite(d) || d < 0.0)
       failAt("joint", j.name, "dynamics damping = " + fmt(d) + "; expected a finite value ≥ 0");
-    builder_.addJointSpringDamper(JointSpringDamperSpec{.joint = j.name, .damping = d});
+    if (!std::isfinite(mu) || mu < 0.0)
+      failAt("joint", j.name, "dynamics friction = " + fmt(mu) + "; expected a finite value ≥ 0");
+    const double friction = options_.joint_friction ? mu : 0.0;
+    if (d == 0.0 && friction == 0.0) return;
+    builder_.addJointSpringDamper(JointSpringDamperSpec{
+        .joint = j.name, .damping = d, .friction = friction, .friction_velocity = kFrictionVelocity});
   }
 
   std::optional<JointLimits> limits(const urdf::Joint& j, bool position_limits) const {

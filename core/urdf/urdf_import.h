@@ -10,10 +10,11 @@
 //    joint frame's z along the URDF axis (the plane normal). Axes are normalized.
 //  - limits: revolute/prismatic lower, upper, effort, velocity; continuous: effort and velocity
 //    only. A URDF effort or velocity ≤ 0 and lower = upper = 0 mean "not given" (unlimited).
-//  - <dynamics damping="d"> of a revolute, continuous or prismatic joint: viscous joint damping
-//    −d q̇ (a joint spring-damper with zero stiffness); d < 0 is an error. `friction`, damping on
-//    floating and planar joints and <mimic> are not modelled yet: each gets a SceneWarning
-//    (friction: one for the file, naming the joints).
+//  - <dynamics damping="d" friction="μ"> of a revolute, continuous or prismatic joint: viscous
+//    joint damping −d q̇ (a joint spring-damper with zero stiffness); with `joint_friction` also
+//    smooth Coulomb friction −μ tanh(q̇ / 0.01). d or μ < 0 is an error. Friction that is off,
+//    damping on floating and planar joints and <mimic> get a SceneWarning each (friction: one for
+//    the file, naming the joints).
 //  - fixed joints: a link and every link fixed to it (recursively) are one body, named after the
 //    first (the one on a moving joint, or the root): masses added, CoM the weighted mean, inertias
 //    rotated into its frame and moved to the common CoM; visuals kept at their links' poses
@@ -52,6 +53,9 @@ struct UrdfOptions {
   /// Inertias violating the triangle inequality are made isotropic with the mean principal moment
   /// (MuJoCo's balanceinertia), with a warning saying so; otherwise they are kept, with a warning.
   bool balance_inertia = false;
+  /// <dynamics friction="μ"> becomes smooth Coulomb friction μ tanh(q̇ / 0.01) on revolute,
+  /// continuous and prismatic joints; otherwise it is reported (one warning) and ignored.
+  bool joint_friction = false;
 };
 
 struct UrdfSummary {

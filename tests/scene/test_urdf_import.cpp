@@ -14,6 +14,7 @@
 #include <string>
 
 #include "core/dynamics/dynamics.h"
+#include "core/dynamics/energy.h"
 #include "core/dynamics/kinematics.h"
 #include "core/scene/scene.h"
 #include "core/urdf/urdf_import.h"
@@ -578,6 +579,67 @@ TEST(UrdfImport, JointDampingIsViscousDampingInTheEquationsOfMotion) {
     const double expected = (-(m * l / 2 + tip * l) * kG * std::sin(q) - d * qd) / inertia;
     EXPECT_NEAR(ws.xidot(0), expected, 1e-9 * (1 + std::abs(expected))) << "q = " << q << ", q̇ = " << qd;
   }
+}
+
+TEST(UrdfImport, JointFrictionIsOptInSmoothCoulombFrictionThatDissipatesWhatTheEnergyLoses) {
+  // The rod pendulum with <dynamics damping="0.3" friction="0.05"/>, imported with joint_friction:
+  // q̈ = (−m g l/2 sin q − d q̇ − μ tanh(q̇ / 0.01)) / (m l²/3), and along a simulated swing the
+  // total energy falls by exactly the dissipated work ∫ q̇ (d q̇ + μ tanh(q̇ / v_s)) dt.
+  const double m = 2.0, l = 0.8, d = 0.3, mu = 0.05, vs = 0.01;
+  const std::string text = R"(<robot name="r">
+  <link name="world"/>
+  <link name="rod"><inertial><origin xyz="0 0 -0.4"/><mass value="2"/>
+    <inertia ixx="0.10666666666666667" iyy="0.10666666666666667" izz="1e-6" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="hinge" type="continuous"><parent link="world"/><child link="rod"/><axis xyz="0 1 0"/>
+    <dynamics damping="0.3" friction="0.05"/></joint>
+</robot>)";
+  UrdfSummary summary;
+  const Model off = importAndBuild(writeTemp(text), {}, &summary);
+  EXPECT_EQ(off.joint_spring_dampers.at(0).friction, 0.0);
+  ASSERT_EQ(summary.warnings.size(), 1u);
+  EXPECT_NE(summary.warnings[0].message.find("joint friction (<dynamics friction>) is off (--joint-friction"), std::string::npos)
+      << summary.warnings[0].message;
+  const Model model = importAndBuild(writeTemp(text), {.joint_friction = true}, &summary);
+  EXPECT_TRUE(summary.warnings.empty());
+  ASSERT_EQ(model.joint_spring_dampers.size(), 1u);
+  EXPECT_EQ(model.joint_spring_dampers[0].friction, mu);
+  EXPECT_EQ(model.joint_spring_dampers[0].friction_velocity, vs);
+  Workspace ws(model);
+  const double inertia = m * l * l / 3;
+  auto accel = [&](double q, double qd) {
+    VecX x = model.neutralState().x, xi(1);
+    x(0) = q;
+    xi << qd;
+    EXPECT_EQ(computeForwardDynamics(model, x, xi, VecX(), ws), DynamicsStatus::Ok);
+    return ws.xidot(0);
+  };
+  for (const auto& [q, qd] : {std::pair{0.4, 1.5}, std::pair{-2.0, -0.7}, std::pair{3.0, 0.0}, std::pair{1.0, 0.004}}) {
+    const double expected = (-m * l / 2 * kG * std::sin(q) - d * qd - mu * std::tanh(qd / vs)) / inertia;
+    EXPECT_NEAR(accel(q, qd), expected, 1e-9 * (1 + std::abs(expected))) << "q = " << q << ", q̇ = " << qd;
+  }
+  // energy balance over 3 s from q = 1.2 (RK4 on q, q̇ and the dissipated work)
+  auto energy = [&](double q, double qd) {
+    VecX x = model.neutralState().x, xi(1);
+    x(0) = q;
+    xi << qd;
+    computeKinematics(model, x, xi, ws);
+    return computeEnergies(model, x, xi, ws).total();
+  };
+  auto power = [&](double qd) { return qd * (d * qd + mu * std::tanh(qd / vs)); };
+  double q = 1.2, qd = 0.0, work = 0.0;
+  const double W0 = energy(q, qd), h = 1e-4;
+  for (int k = 0; k < 30000; ++k) {
+    const double a1 = accel(q, qd), p1 = power(qd);
+    const double a2 = accel(q + h / 2 * qd, qd + h / 2 * a1), p2 = power(qd + h / 2 * a1);
+    const double a3 = accel(q + h / 2 * (qd + h / 2 * a1), qd + h / 2 * a2), p3 = power(qd + h / 2 * a2);
+    const double a4 = accel(q + h * (qd + h / 2 * a2), qd + h * a3), p4 = power(qd + h * a3);
+    q += h / 6 * (qd + 2 * (qd + h / 2 * a1) + 2 * (qd + h / 2 * a2) + (qd + h * a3));
+    qd += h / 6 * (a1 + 2 * a2 + 2 * a3 + a4);
+    work += h / 6 * (p1 + 2 * p2 + 2 * p3 + p4);
+  }
+  const double lost = W0 - energy(q, qd);
+  EXPECT_GT(lost, 1.0);  // the swing decays: most of the 2·9.81·0.4·(1 − cos 1.2) = 5.0 J
+  EXPECT_NEAR(lost, work, 1e-6 * lost);
 }
 
 TEST(UrdfImport, WhatIsNotModelledIsAWarningWithItsPlaceNotASilentDrop) {
