@@ -115,7 +115,7 @@ DynamicsStatus SampleRecorder::record(double t, const State& state, bool finite,
   if (ch_closure_ >= 0) {
     if (status != DynamicsStatus::Ok) {  // the closure terms come after the factorization
       computeBodyJacobians(model_, ws_);
-      computeLoopClosures(model_, ws_);
+      computeLoopClosures(model_, state.x, state.xi, ws_);
     }
     values_[ch_closure_] = ws_.constraint_error.norm();
   }

@@ -390,9 +390,27 @@ void computeInputMatrix(const Model& model, Workspace& ws) {
   }
 }
 
-void computeLoopClosures(const Model& model, Workspace& ws) {
+void computeLoopClosures(const Model& model, const VecX& x, const VecX& xi, Workspace& ws) {
   int row = 0;
   for (const LoopClosure& lc : model.loop_closures) {
+    if (lc.kind == LoopClosure::Kind::JointCoupling) {
+      // ψ = q_f − m q_l − o on angle/displacement coordinates (q̇ = ξ, q̈ = ξ̇): Z = e_fᵀ − m e_lᵀ,
+      // no bias term.
+      const Joint& f = model.joints[lc.follower];
+      const Joint& l = model.joints[lc.leader];
+      auto Z = ws.constraint_jacobian.row(row);
+      Z.setZero();
+      Z(f.xi_offset) = 1.0;
+      Z(l.xi_offset) -= lc.multiplier;
+      const double psi = x(f.x_offset) - lc.multiplier * x(l.x_offset) - lc.offset;
+      const double psi_dot = xi(f.xi_offset) - lc.multiplier * xi(l.xi_offset);
+      const double w0 = lc.stabilization_frequency, zeta = lc.stabilization_damping;
+      ws.constraint_error(row) = psi;
+      ws.constraint_velocity(row) = psi_dot;
+      ws.constraint_rhs(row) = -2.0 * zeta * w0 * psi_dot - w0 * w0 * psi;
+      row += lc.rows();
+      continue;
+    }
     // Point of each frame in the world: p = r_body + R_body h; ṗ = R [I wed(h)ᵀ] η,
     // p̈ = R([I wed(h)ᵀ](J ξ̇ + κ) + ω × (v + ω × h)) (3.47).
     Vec3 psi = Vec3::Zero(), psi_dot = Vec3::Zero(), bias_acc = Vec3::Zero();
@@ -486,7 +504,7 @@ DynamicsStatus computeForwardDynamics(const Model& model, const VecX& x, const V
     // regularization of 1e-12 of its trace keeps the solve defined and changes consistent
     // constraints only at that relative level.
     computeBodyJacobians(model, ws);
-    computeLoopClosures(model, ws);
+    computeLoopClosures(model, x, xi, ws);
     ws.mass_inv_constraint_t = ws.constraint_jacobian.transpose();
     solveWithMassMatrix(model, ws, ws.mass_inv_constraint_t);
     ws.constraint_schur.noalias() = ws.constraint_jacobian * ws.mass_inv_constraint_t;

@@ -48,9 +48,9 @@ void computeDampingMatrix(const Model& model, Workspace& ws);
 /// B(x) (n×m), so that the actuator part of f_E is B u. Requires computeBodyJacobians.
 void computeInputMatrix(const Model& model, Workspace& ws);
 
-/// Loop-closure rows Z ξ̇ = z with Baumgarte terms (A.13b), the closure error ψ and Z ξ.
-/// Requires computeBodyJacobians.
-void computeLoopClosures(const Model& model, Workspace& ws);
+/// Loop-closure rows Z ξ̇ = z with Baumgarte terms (A.13b), the closure error ψ and Z ξ; joint
+/// couplings read their positions and velocities from x and ξ. Requires computeBodyJacobians.
+void computeLoopClosures(const Model& model, const VecX& x, const VecX& xi, Workspace& ws);
 
 enum class DynamicsStatus {
   Ok,

@@ -29,6 +29,18 @@ double Propeller::loadTorque(double rate) const {
   return drag_coefficient * rate * std::abs(rate) + friction * std::tanh(rate);
 }
 
+void satisfyJointCouplings(const Model& model, State& state) {
+  for (std::size_t pass = 0; pass < model.loop_closures.size(); ++pass) {
+    for (const LoopClosure& lc : model.loop_closures) {
+      if (lc.kind != LoopClosure::Kind::JointCoupling) continue;
+      const Joint& f = model.joints[lc.follower];
+      const Joint& l = model.joints[lc.leader];
+      state.x(f.x_offset) = lc.multiplier * state.x(l.x_offset) + lc.offset;
+      state.xi(f.xi_offset) = lc.multiplier * state.xi(l.xi_offset);
+    }
+  }
+}
+
 State Model::neutralState() const {
   State s{VecX::Zero(nx), VecX::Zero(nxi)};
   for (const Joint& j : joints) neutralJointCoordinates(j, s.x.data() + j.x_offset);

@@ -141,13 +141,18 @@ struct Propeller {
 /// (Ball, 3 rows), or the frames coincide (Weld, 6 rows). Enforced at acceleration level,
 /// Z ξ̇ = z, with Baumgarte stabilization ψ̈ + 2ζω ψ̇ + ω² ψ = 0 (A.13b).
 struct LoopClosure {
-  enum class Kind { Ball, Weld };
+  /// Ball: frame origins coincide (3 rows); Weld: the frames coincide (6 rows); JointCoupling: the
+  /// positions of two one-degree-of-freedom joints with angle or displacement coordinates obey
+  /// q_follower = multiplier q_leader + offset (1 row; a URDF <mimic>), frames unused.
+  enum class Kind { Ball, Weld, JointCoupling };
   std::string name;
   Kind kind = Kind::Ball;
   Frame a, b;
+  int follower = -1, leader = -1;  ///< JointCoupling: joint indices
+  double multiplier = 1.0, offset = 0.0;
   double stabilization_frequency = 20.0;  ///< ω [rad/s]
   double stabilization_damping = 1.0;     ///< ζ
-  int rows() const { return kind == Kind::Ball ? 3 : 6; }
+  int rows() const { return kind == Kind::Ball ? 3 : kind == Kind::Weld ? 6 : 1; }
 };
 
 /// What the 3D view draws for a body (no influence on the dynamics).
@@ -238,5 +243,10 @@ struct Model {
   /// Projects every joint's coordinates onto its constraint manifold.
   void projectCoordinates(VecX& x) const;
 };
+
+/// Sets the follower of every joint coupling (LoopClosure::Kind::JointCoupling) to
+/// multiplier · leader + offset, in position and velocity, so that a state starts on the
+/// constraint (repeated passes resolve chains declared in any order).
+void satisfyJointCouplings(const Model& model, State& state);
 
 }  // namespace rbs

@@ -501,6 +501,18 @@ void addPropellers(const std::vector<PropellerSpec>& propellers, Model& m) {
   }
 }
 
+/// A JointCoupling's joint: one degree of freedom with an angle or displacement coordinate.
+int coupledJoint(const std::string& name, const Model& m, const ElementRef& e, ModelField field, const char* role) {
+  const int j = m.jointIndex(name);
+  if (j < 0) fail(e, field, std::string(role) + " joint '" + name + "' does not exist");
+  const JointType t = m.joints[j].type;
+  if (t != JointType::Revolute && t != JointType::Prismatic)
+    fail(e, field,
+         std::string(role) + " joint '" + name + "' is " + std::string(jointTypeName(t)) +
+             "; joint couplings act on revolute (angle) and prismatic joints");
+  return j;
+}
+
 void addLoopClosures(const std::vector<LoopClosureSpec>& closures, const Tree& tree, Model& m) {
   for (size_t i = 0; i < closures.size(); ++i) {
     const LoopClosureSpec& l = closures[i];
@@ -508,9 +520,19 @@ void addLoopClosures(const std::vector<LoopClosureSpec>& closures, const Tree& t
     LoopClosure lc;
     lc.name = l.name;
     lc.kind = l.kind;
-    lc.a = resolveFrame(l.a, tree, e, ModelField::FirstFrame, "first");
-    lc.b = resolveFrame(l.b, tree, e, ModelField::SecondFrame, "second");
-    if (lc.a.body == lc.b.body) fail(e, ModelField::Frames, "connects a body to itself");
+    if (l.kind == LoopClosure::Kind::JointCoupling) {
+      lc.follower = coupledJoint(l.follower, m, e, ModelField::Joint, "follower");
+      lc.leader = coupledJoint(l.leader, m, e, ModelField::Joint, "leader");
+      if (lc.follower == lc.leader) fail(e, ModelField::Joint, "couples joint '" + l.follower + "' to itself");
+      if (!std::isfinite(l.multiplier) || !std::isfinite(l.offset))
+        fail(e, ModelField::Gain, "multiplier and offset must be finite");
+      lc.multiplier = l.multiplier;
+      lc.offset = l.offset;
+    } else {
+      lc.a = resolveFrame(l.a, tree, e, ModelField::FirstFrame, "first");
+      lc.b = resolveFrame(l.b, tree, e, ModelField::SecondFrame, "second");
+      if (lc.a.body == lc.b.body) fail(e, ModelField::Frames, "connects a body to itself");
+    }
     checkNonNegative(l.stabilization_frequency, e, ModelField::StabilizationFrequency, "stabilization frequency");
     checkNonNegative(l.stabilization_damping, e, ModelField::StabilizationDamping, "stabilization damping");
     lc.stabilization_frequency = l.stabilization_frequency;
@@ -518,6 +540,7 @@ void addLoopClosures(const std::vector<LoopClosureSpec>& closures, const Tree& t
     m.constraint_rows += lc.rows();
     m.loop_closures.push_back(lc);
   }
+  satisfyJointCouplings(m, m.initial_state);
 }
 
 void addVisuals(const std::vector<VisualSpec>& visuals, const Tree& tree, Model& m) {

@@ -183,7 +183,9 @@ struct PropellerSpec {
 struct LoopClosureSpec {
   std::string name;
   LoopClosure::Kind kind = LoopClosure::Kind::Ball;
-  FrameSpec a, b;
+  FrameSpec a, b;                ///< Ball, Weld
+  std::string follower, leader;  ///< JointCoupling: revolute (angle) or prismatic joints
+  double multiplier = 1.0, offset = 0.0;
   double stabilization_frequency = 20.0;
   double stabilization_damping = 1.0;
 };

@@ -1154,6 +1154,7 @@ Scene Loader::load(const YAML::Node& root, const std::vector<DeferredJointValue>
     for (std::size_t k = 0; k < p.x.size(); ++k) model.initial_state.x(j.x_offset + static_cast<int>(k)) = p.x[k];
   }
   for (const auto& d : deferred) applyDeferred(model, d);
+  satisfyJointCouplings(model, model.initial_state);  // mimic followers move with their (--set) leaders
   // Bodies may have semidefinite inertia; every joint direction must still move some (once, at
   // the initial state, located at the joint).
   try {

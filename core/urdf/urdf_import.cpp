@@ -129,6 +129,7 @@ class Importer {
       addWorldChildren(*root, Pose::identity());
       if (static_cast<int>(world_children_.size()) - before == 1) summary.root_body = world_children_.back();
     }
+    addMimicCouplings();
     for (const auto& [name, link] : model->links_) summary.link_positions[name] = position("link", name);
     summary.joint_positions = std::move(joint_positions_);
     summary.merged_links = std::move(merged_links_);
@@ -591,10 +592,46 @@ class Importer {
       friction_joints_.push_back(j.name);
     if (!scalar && j.dynamics && j.dynamics->damping != 0.0)
       warnAt("joint", j.name, "dynamics damping on a floating or planar joint is not modelled yet; ignored");
-    if (j.mimic)
-      warnAt("joint", j.name,
-             "<mimic joint=\"" + j.mimic->joint_name +
-                 "\"> is not enforced yet; the joint moves independently of '" + j.mimic->joint_name + "'");
+    if (j.mimic) mimics_.push_back(&j);
+  }
+
+  /// <mimic joint="L" multiplier="m" offset="o"/> on joint F: the holonomic constraint
+  /// q_F = m q_L + o, a joint coupling solved with the loop closures (named "F_mimic").
+  void addMimicCouplings() {
+    std::map<std::string, std::string> leader_of;
+    for (const urdf::Joint* j : mimics_) leader_of[j->name] = j->mimic->joint_name;
+    auto scalar = [&](const std::string& name) {
+      return std::any_of(scalar_joints_.begin(), scalar_joints_.end(), [&](const auto& s) { return s.name == name; });
+    };
+    for (const urdf::Joint* j : mimics_) {
+      const std::string& leader = j->mimic->joint_name;
+      if (!scalar(j->name))
+        failAt("joint", j->name, "has <mimic>, but only revolute, continuous and prismatic joints can mimic another");
+      if (!model_->getJoint(leader)) failAt("joint", j->name, "<mimic joint=\"" + leader + "\">: no joint of that name");
+      if (!scalar(leader))
+        failAt("joint", j->name,
+               "<mimic joint=\"" + leader + "\">: that joint is not a moving revolute, continuous or prismatic joint");
+      // a cycle (a mimics b mimics a) fixes nothing and makes the constraint rows dependent
+      std::string path = "'" + j->name + "'", at = j->name;
+      for (std::size_t step = 0; step <= mimics_.size(); ++step) {
+        const auto next = leader_of.find(at);
+        if (next == leader_of.end()) break;
+        at = next->second;
+        path += " → '" + at + "'";
+        if (at == j->name) failAt("joint", j->name, "<mimic> joints form a cycle: " + path);
+      }
+      const double multiplier = j->mimic->multiplier, offset = j->mimic->offset;
+      if (!std::isfinite(multiplier) || !std::isfinite(offset))
+        failAt("joint", j->name, "<mimic> multiplier and offset must be finite");
+      LoopClosureSpec c;
+      c.name = j->name + "_mimic";
+      c.kind = LoopClosure::Kind::JointCoupling;
+      c.follower = j->name;
+      c.leader = leader;
+      c.multiplier = multiplier;
+      c.offset = offset;
+      builder_.addLoopClosure(std::move(c));
+    }
   }
 
   /// <dynamics damping="d" friction="μ"/> of a revolute, continuous or prismatic joint: viscous
@@ -640,6 +677,7 @@ class Importer {
   std::string floating_body_;                            ///< the body on the free joint (massless root)
   std::map<std::string, std::string> merged_links_;      ///< link → the body it was merged into
   std::vector<UrdfSummary::ScalarJoint> scalar_joints_;
+  std::vector<const urdf::Joint*> mimics_;  ///< joints with <mimic>, in tree order
   std::map<std::string, UrdfSummary::Position> joint_positions_;  ///< every joint added, by its rbs name
   std::vector<SceneWarning> warnings_;
   std::vector<std::string> friction_joints_;  ///< moving joints with <dynamics friction>, in file order

@@ -12,9 +12,12 @@
 //    only. A URDF effort or velocity ≤ 0 and lower = upper = 0 mean "not given" (unlimited).
 //  - <dynamics damping="d" friction="μ"> of a revolute, continuous or prismatic joint: viscous
 //    joint damping −d q̇ (a joint spring-damper with zero stiffness); with `joint_friction` also
-//    smooth Coulomb friction −μ tanh(q̇ / 0.01). d or μ < 0 is an error. Friction that is off,
-//    damping on floating and planar joints and <mimic> get a SceneWarning each (friction: one for
-//    the file, naming the joints).
+//    smooth Coulomb friction −μ tanh(q̇ / 0.01). d or μ < 0 is an error. Friction that is off and
+//    damping on floating and planar joints get a SceneWarning each (friction: one for the file,
+//    naming the joints).
+//  - <mimic joint="L" multiplier="m" offset="o"> on joint F: the holonomic constraint
+//    q_F = m q_L + o, a loop closure of kind JointCoupling named "F_mimic" (revolute, continuous
+//    and prismatic joints; a cycle of mimics is an error at the joint).
 //  - fixed joints: a link and every link fixed to it (recursively) are one body, named after the
 //    first (the one on a moving joint, or the root): masses added, CoM the weighted mean, inertias
 //    rotated into its frame and moved to the common CoM; visuals kept at their links' poses
@@ -81,8 +84,9 @@ struct UrdfSummary {
   std::vector<ScalarJoint> scalar_joints;
   /// Links on fixed joints merged into the body they are fixed to: link name → body name.
   std::map<std::string, std::string> merged_links;
-  /// What the file says that rbsim does not simulate as written: joint friction (one warning for
-  /// the file, naming the joints), mimic joints, damping on floating and planar joints.
+  /// What the file says that rbsim does not simulate as written: joint friction that is off (one
+  /// warning for the file, naming the joints), damping on floating and planar joints, meshes that
+  /// cannot be drawn, inertias violating the triangle inequality.
   std::vector<SceneWarning> warnings;
 };
 

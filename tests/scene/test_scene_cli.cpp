@@ -44,9 +44,15 @@ TEST_F(Cli, WarningsGoToStderrWithTheirPlaceAndTheCommandGoesOn) {
   for (const auto& file : {urdf, scene}) {
     const CliResult r = run("check '" + file.string() + "'");
     EXPECT_EQ(r.exit_code, 0) << r.err;
-    EXPECT_EQ(r.err, urdf.string() + ":4:3: warning: joint friction (<dynamics friction>) is not modelled yet; "
-                                     "ignored on 1 joint: 'j1'\n");
+    EXPECT_EQ(r.err, urdf.string() + ":4:3: warning: joint friction (<dynamics friction>) is off (--joint-friction or "
+                                     "joint_friction: true models it as smooth Coulomb friction); ignored on 1 joint: 'j1'\n");
   }
+  // asked for, it is modelled and nothing is said
+  const CliResult on = run("check '" + urdf.string() + "' --joint-friction");
+  EXPECT_EQ(on.exit_code, 0) << on.err;
+  EXPECT_EQ(on.err, "");
+  const auto keyed = write("keyed.yaml", "name: arm\ninclude: arm.urdf\njoint_friction: true\n");
+  EXPECT_EQ(loadScene(keyed).model.joint_spring_dampers.at(0).friction, 0.3);
 }
 
 TEST_F(Cli, CheckAppliesSetAndFloating) {

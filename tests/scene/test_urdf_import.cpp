@@ -643,9 +643,9 @@ TEST(UrdfImport, JointFrictionIsOptInSmoothCoulombFrictionThatDissipatesWhatTheE
 }
 
 TEST(UrdfImport, WhatIsNotModelledIsAWarningWithItsPlaceNotASilentDrop) {
-  // Friction: one warning for the file, at its first joint with friction, naming them all;
-  // mimic and damping on a planar joint: one each, at the joint. Friction on a fixed joint moves
-  // nothing and is not mentioned.
+  // Friction (off): one warning for the file, at its first joint with friction, naming them all;
+  // damping on a planar joint: one, at the joint. Friction on a fixed joint moves nothing and is
+  // not mentioned. The mimic is enforced (a joint coupling), not a warning.
   const std::filesystem::path file = writeTemp(R"(<robot name="r">
   <link name="world"/>
   <link name="a"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
@@ -661,19 +661,18 @@ TEST(UrdfImport, WhatIsNotModelledIsAWarningWithItsPlaceNotASilentDrop) {
   UrdfSummary summary;
   const Model m = importAndBuild(file, {}, &summary);
   EXPECT_TRUE(m.joint_spring_dampers.empty());
-  ASSERT_EQ(summary.warnings.size(), 3u);
+  ASSERT_EQ(m.loop_closures.size(), 1u);
+  EXPECT_EQ(m.loop_closures[0].kind, LoopClosure::Kind::JointCoupling);
+  ASSERT_EQ(summary.warnings.size(), 2u);
   for (const SceneWarning& w : summary.warnings) {
     EXPECT_EQ(w.file, file.string());
     std::cout << w.text() << "\n";
   }
   auto contains = [](const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; };
-  const SceneWarning& mimic = summary.warnings[0];  // in file order; friction comes last, once
-  EXPECT_EQ(mimic.line, 8);
-  EXPECT_TRUE(contains(mimic.message, "joint 'j2': <mimic joint=\"j1\"> is not enforced")) << mimic.message;
-  const SceneWarning& damping = summary.warnings[1];
+  const SceneWarning& damping = summary.warnings[0];  // in file order; friction comes last, once
   EXPECT_EQ(damping.line, 10);
   EXPECT_TRUE(contains(damping.message, "joint 'j3': dynamics damping on a floating or planar joint")) << damping.message;
-  const SceneWarning& friction = summary.warnings[2];
+  const SceneWarning& friction = summary.warnings[1];
   EXPECT_EQ(friction.line, 7);
   EXPECT_TRUE(contains(friction.message, "ignored on 2 joints: 'j1', 'j2'")) << friction.message;
   EXPECT_EQ(friction.text().rfind(file.string() + ":7:3: warning: joint friction", 0), 0u) << friction.text();

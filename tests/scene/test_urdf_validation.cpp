@@ -16,6 +16,8 @@
 #include "core/dynamics/mass_matrix_check.h"
 #include "core/scene/scene.h"
 #include "core/urdf/urdf_import.h"
+#include "sim/settings.h"
+#include "sim/simulator.h"
 #include "tests/scene/scene_test_util.h"
 #include "tests/support/matrix_compare.h"
 #include "tests/support/test_models.h"
@@ -289,6 +291,79 @@ joints:
   EXPECT_EQ(cli.exit_code, 0) << cli.err;
   EXPECT_TRUE(contains(cli.err, "cad.urdf:3:3: warning: link 'part': principal moments")) << cli.err;
   EXPECT_TRUE(contains(cli.err, "(--balance-inertia)")) << cli.err;
+}
+
+}  // namespace
+}  // namespace rbs
+
+namespace rbs {
+namespace {
+
+// Two equal rod pendulums side by side; "twin" mimics "arm" with q_twin = −q_arm + 0.2.
+constexpr const char* kTwins = R"(<robot name="twins">
+  <link name="world"/>
+  <link name="arm"><inertial><origin xyz="0 0 -0.3"/><mass value="1"/><inertia ixx="0.03" iyy="0.03" izz="1e-4" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="twin"><inertial><origin xyz="0 0 -0.3"/><mass value="1"/><inertia ixx="0.03" iyy="0.03" izz="1e-4" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="arm_joint" type="continuous"><parent link="world"/><child link="arm"/><axis xyz="0 1 0"/></joint>
+  <joint name="twin_joint" type="continuous"><parent link="world"/><child link="twin"/><origin xyz="0 0.5 0"/><axis xyz="0 1 0"/>
+    <mimic joint="arm_joint" multiplier="-1" offset="0.2"/></joint>
+</robot>
+)";
+
+class UrdfMimic : public test::SceneDir {};
+
+TEST_F(UrdfMimic, AMimicJointFollowsItsLeaderAsTheOneDegreeOfFreedomSystemDoes) {
+  const Scene scene = loadScene(write("twins.urdf", kTwins), {"joint.arm_joint.position=0.9"});
+  EXPECT_TRUE(scene.warnings.empty()) << scene.warnings.front().text();
+  const Model& m = scene.model;
+  ASSERT_EQ(m.loop_closures.size(), 1u);
+  EXPECT_EQ(m.loop_closures[0].name, "twin_joint_mimic");
+  EXPECT_EQ(m.loop_closures[0].kind, LoopClosure::Kind::JointCoupling);
+  const Joint& arm = m.joints[m.jointIndex("arm_joint")];
+  const Joint& twin = m.joints[m.jointIndex("twin_joint")];
+  EXPECT_EQ(m.initial_state.x(twin.x_offset), -0.9 + 0.2);  // the follower starts on the constraint
+
+  // The coupled system is one degree of freedom q = q_arm with q_twin = 0.2 − q:
+  // (I + I) q̈ = −m g c (sin q − sin(0.2 − q)), I = 0.03 + m c², c = 0.3 (RK4, small step).
+  const double I = 0.03 + 0.09, mgc = 9.81 * 0.3;
+  auto acc = [&](double q) { return -mgc * (std::sin(q) - std::sin(0.2 - q)) / (2 * I); };
+  double q = 0.9, qd = 0.0;
+  const double h = 1e-4;
+  for (int k = 0; k < 10000; ++k) {  // 1 s
+    const double k1q = qd, k1v = acc(q);
+    const double k2q = qd + h / 2 * k1v, k2v = acc(q + h / 2 * k1q);
+    const double k3q = qd + h / 2 * k2v, k3v = acc(q + h / 2 * k2q);
+    const double k4q = qd + h * k3v, k4v = acc(q + h * k3q);
+    q += h / 6 * (k1q + 2 * k2q + 2 * k3q + k4q);
+    qd += h / 6 * (k1v + 2 * k2v + 2 * k3v + k4v);
+  }
+  Simulator sim(m, simulationOptions(scene.integrator));
+  sim.reset(m.initial_state);
+  ASSERT_TRUE(sim.advanceTo(1.0)) << sim.message();
+  const State& s = sim.state();
+  EXPECT_NEAR(s.x(arm.x_offset), q, 1e-5);
+  EXPECT_NEAR(s.x(twin.x_offset), 0.2 - q, 1e-5);
+  // the constraint holds and does no work
+  const Recording& rec = sim.recording();
+  const int closure = rec.channels.find("constraint.closure"), energy = rec.channels.find("energy.total");
+  ASSERT_GE(closure, 0);
+  double worst = 0.0, drift = 0.0;
+  for (const auto& row : rec.values) {
+    worst = std::max(worst, std::abs(row[closure]));
+    drift = std::max(drift, std::abs(row[energy] - rec.values.front()[energy]));
+  }
+  EXPECT_LT(worst, 1e-6);
+  EXPECT_LT(drift, 1e-4);
+}
+
+TEST_F(UrdfMimic, CyclesAndBadLeadersAreErrorsAtTheJoint) {
+  std::string cycle = kTwins;
+  cycle.replace(cycle.find(R"(<axis xyz="0 1 0"/></joint>)"), 27,
+                R"(<axis xyz="0 1 0"/><mimic joint="twin_joint"/></joint>)");
+  expectFileError(write("cycle.urdf", cycle), 5, 3, {"joint 'arm_joint': <mimic> joints form a cycle: 'arm_joint' → 'twin_joint' → 'arm_joint'"});
+  std::string ghost = kTwins;
+  ghost.replace(ghost.find(R"(joint="arm_joint")"), 17, R"(joint="arm_jiont")");
+  expectFileError(write("ghost.urdf", ghost), 6, 3, {"joint 'twin_joint': <mimic joint=\"arm_jiont\">"});
 }
 
 }  // namespace

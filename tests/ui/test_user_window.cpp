@@ -363,14 +363,16 @@ TEST(UserScenes, OpeningAUrdfShowsTheRobotAndNoLibraryEntry) {
   EXPECT_GT(UserSession::distinctColors(user.viewPicture()), 30u);
 }
 
-// A robot file with joint friction and a mimic joint loads and runs; what rbsim does not simulate
-// as written is in the warning label with the file and line, for the whole run.
-TEST(UserScenes, ARobotsUnmodelledFrictionAndMimicJointsAreShownAsWarnings) {
+// A robot file with joint friction (off), a mimic joint and a mesh that is not there loads and
+// runs; what rbsim does not simulate or show as written is in the warning label with the file and
+// line, for the whole run; the mimic is enforced.
+TEST(UserScenes, ARobotsUnmodelledFrictionAndMissingMeshAreShownAsWarnings) {
   const std::filesystem::path urdf = test::freshDir("urdf_warnings") / "gripper.urdf";
   std::ofstream(urdf) << R"(<robot name="gripper">
   <link name="world"/>
   <link name="palm"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
-  <link name="finger"><inertial><origin xyz="0 0 -0.1"/><mass value="0.1"/><inertia ixx="0.001" iyy="0.001" izz="0.001" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="finger"><inertial><origin xyz="0 0 -0.1"/><mass value="0.1"/><inertia ixx="0.001" iyy="0.001" izz="0.001" ixy="0" ixz="0" iyz="0"/></inertial>
+    <visual><geometry><mesh filename="package://gripper_description/meshes/finger.stl"/></geometry></visual></link>
   <joint name="wrist" type="continuous"><parent link="world"/><child link="palm"/><axis xyz="0 1 0"/>
     <dynamics damping="0.1" friction="0.2"/></joint>
   <joint name="finger_joint" type="continuous"><parent link="palm"/><child link="finger"/><axis xyz="0 1 0"/>
@@ -383,12 +385,17 @@ TEST(UserScenes, ARobotsUnmodelledFrictionAndMimicJointsAreShownAsWarnings) {
   ASSERT_TRUE(user.waitFor([&] { return user.window().windowTitle().contains("gripper"); }))
       << user.window().lastError().toStdString();
   const std::string warning = user.warningText().toStdString();
-  EXPECT_NE(warning.find("gripper.urdf:5:3: warning: joint friction"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("gripper.urdf:6:3: warning: joint friction"), std::string::npos) << warning;
   EXPECT_NE(warning.find("'wrist'"), std::string::npos) << warning;
-  EXPECT_NE(warning.find("gripper.urdf:7:3: warning: joint 'finger_joint': <mimic"), std::string::npos) << warning;
+  EXPECT_NE(warning.find("gripper.urdf:4:3: warning: link 'finger': mesh 'package://gripper_description/meshes/finger.stl' "
+                         "not found"),
+            std::string::npos)
+      << warning;
+  EXPECT_EQ(warning.find("mimic"), std::string::npos) << warning;
+  ASSERT_EQ(user.window().scene()->model.loop_closures.size(), 1u);  // the mimic, enforced
   user.click("run.play");
   ASSERT_TRUE(user.waitFor([&] { return user.shownTime() > 0.05; }));
-  EXPECT_NE(user.warningText().toStdString().find("mimic"), std::string::npos) << "the warning stays while it runs";
+  EXPECT_NE(user.warningText().toStdString().find("friction"), std::string::npos) << "the warning stays while it runs";
 }
 
 // ---- plots and exports -----------------------------------------------------------------------
