@@ -390,24 +390,33 @@ void computeInputMatrix(const Model& model, Workspace& ws) {
   }
 }
 
+namespace {
+
+/// ψ = q_f − m q_l − o on angle/displacement coordinates (q̇ = ξ, q̈ = ξ̇): Z = e_fᵀ − m e_lᵀ, no
+/// bias term. Out of line: the frame closures' loop stays as it was.
+[[gnu::noinline]] void addJointCouplingRow(const Model& model, const LoopClosure& lc, const VecX& x, const VecX& xi,
+                                           int row, Workspace& ws) {
+  const Joint& f = model.joints[lc.follower];
+  const Joint& l = model.joints[lc.leader];
+  auto Z = ws.constraint_jacobian.row(row);
+  Z.setZero();
+  Z(f.xi_offset) = 1.0;
+  Z(l.xi_offset) -= lc.multiplier;
+  const double psi = x(f.x_offset) - lc.multiplier * x(l.x_offset) - lc.offset;
+  const double psi_dot = xi(f.xi_offset) - lc.multiplier * xi(l.xi_offset);
+  const double w0 = lc.stabilization_frequency, zeta = lc.stabilization_damping;
+  ws.constraint_error(row) = psi;
+  ws.constraint_velocity(row) = psi_dot;
+  ws.constraint_rhs(row) = -2.0 * zeta * w0 * psi_dot - w0 * w0 * psi;
+}
+
+}  // namespace
+
 void computeLoopClosures(const Model& model, const VecX& x, const VecX& xi, Workspace& ws) {
   int row = 0;
   for (const LoopClosure& lc : model.loop_closures) {
-    if (lc.kind == LoopClosure::Kind::JointCoupling) {
-      // ψ = q_f − m q_l − o on angle/displacement coordinates (q̇ = ξ, q̈ = ξ̇): Z = e_fᵀ − m e_lᵀ,
-      // no bias term.
-      const Joint& f = model.joints[lc.follower];
-      const Joint& l = model.joints[lc.leader];
-      auto Z = ws.constraint_jacobian.row(row);
-      Z.setZero();
-      Z(f.xi_offset) = 1.0;
-      Z(l.xi_offset) -= lc.multiplier;
-      const double psi = x(f.x_offset) - lc.multiplier * x(l.x_offset) - lc.offset;
-      const double psi_dot = xi(f.xi_offset) - lc.multiplier * xi(l.xi_offset);
-      const double w0 = lc.stabilization_frequency, zeta = lc.stabilization_damping;
-      ws.constraint_error(row) = psi;
-      ws.constraint_velocity(row) = psi_dot;
-      ws.constraint_rhs(row) = -2.0 * zeta * w0 * psi_dot - w0 * w0 * psi;
+    if (lc.kind == LoopClosure::Kind::JointCoupling) [[unlikely]] {
+      addJointCouplingRow(model, lc, x, xi, row, ws);
       row += lc.rows();
       continue;
     }
