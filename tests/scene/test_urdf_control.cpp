@@ -44,6 +44,14 @@ TEST(UrdfControl, TheImportedArmTracksFromAnInitialErrorWithinTheUrdfsEffortLimi
   }
 }
 
+TEST(UrdfControl, ComputedTorqueTracksTheImportedArmToo) {
+  const test::SceneRun run = test::runLibraryScene("arm7_tracking.yaml", {"joint.joint2.position=0.5"}, "computed_torque");
+  ASSERT_TRUE(run.ok) << run.message;
+  EXPECT_NEAR(run.at(0.0, "error.joints"), 0.5, 1e-12);
+  EXPECT_LT(run.at(1.0, "error.joints"), 0.05);  // 0.020 measured
+  EXPECT_LT(run.end("error.joints"), 1e-8);      // 1.8e-10 measured
+}
+
 class JointActuatorsKey : public test::SceneDir {};
 
 TEST_F(JointActuatorsKey, ListsAndMistakesAreLocated) {
