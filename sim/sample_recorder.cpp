@@ -54,6 +54,17 @@ void SampleRecorder::layOutChannels() {
     channels.add(p + "qy", "1", "attitude quaternion y of body " + b.name + " (world)");
     channels.add(p + "qz", "1", "attitude quaternion z of body " + b.name + " (world)");
   }
+  for (const NamedFrame& f : model_.frames) {
+    const std::string p = "frame." + f.name + ".";
+    const std::string on = " of frame " + f.name + " (world; on body " + model_.bodies[f.frame.body].name + ")";
+    channels.add(p + "px", "m", "position x" + on);
+    channels.add(p + "py", "m", "position y" + on);
+    channels.add(p + "pz", "m", "position z" + on);
+    channels.add(p + "qw", "1", "attitude quaternion w" + on);
+    channels.add(p + "qx", "1", "attitude quaternion x" + on);
+    channels.add(p + "qy", "1", "attitude quaternion y" + on);
+    channels.add(p + "qz", "1", "attitude quaternion z" + on);
+  }
   ch_energy_ = channels.add("energy.kinetic", "J", "kinetic energy T");
   channels.add("energy.potential", "J", "potential energy V_G + V_K (gravity and springs)");
   channels.add("energy.total", "J", "total energy W = T + V_G + V_K");
@@ -79,7 +90,7 @@ void SampleRecorder::clear() {
   recording_.time.clear();
   recording_.values.clear();
   recording_.dropped = 0;
-  last_quaternion_.assign(model_.numBodies(), Vec4::Zero());
+  last_quaternion_.assign(model_.numBodies() + model_.frames.size(), Vec4::Zero());
 }
 
 DynamicsStatus SampleRecorder::record(double t, const State& state, bool finite, const VecX& u, double drift) {
@@ -91,18 +102,22 @@ DynamicsStatus SampleRecorder::record(double t, const State& state, bool finite,
   }
   status = computeForwardDynamics(model_, state.x, state.xi, u, ws_, 0.0);
   int c = 0;
-  for (int b = 0; b < model_.numBodies(); ++b) {
-    const Pose& G = ws_.pose[b];
+  // Position and attitude quaternion of body or frame k. The quaternion's sign is kept continuous
+  // from sample to sample (q and −q are the same attitude); the first sample has qw ≥ 0.
+  auto writePose = [&](const Pose& G, std::size_t k) {
     Vec4 q = rotationToQuaternion(G.R);
-    // Keep the sign continuous from sample to sample (q and −q are the same attitude); the first
-    // sample has qw ≥ 0.
-    const Vec4& prev = last_quaternion_[b];
+    const Vec4& prev = last_quaternion_[k];
     if (prev.isZero() ? q(0) < 0.0 : q.dot(prev) < 0.0) q = -q;
-    last_quaternion_[b] = q;
+    last_quaternion_[k] = q;
     values_[c++] = G.r.x();
     values_[c++] = G.r.y();
     values_[c++] = G.r.z();
     for (int i = 0; i < 4; ++i) values_[c++] = q(i);
+  };
+  for (int b = 0; b < model_.numBodies(); ++b) writePose(ws_.pose[b], static_cast<std::size_t>(b));
+  for (std::size_t f = 0; f < model_.frames.size(); ++f) {
+    const Frame& frame = model_.frames[f].frame;
+    writePose(ws_.pose[frame.body] * frame.offset, static_cast<std::size_t>(model_.numBodies()) + f);
   }
   const Energies e = computeEnergies(model_, state.x, state.xi, ws_);
   values_[ch_energy_ + 0] = e.kinetic;

@@ -47,7 +47,7 @@ class SampleRecorder {
   int ch_closure_ = -1;
   int ch_source_ = -1;  ///< first channel of the input source
   Workspace ws_;
-  std::vector<Vec4> last_quaternion_;  ///< per body, for a continuous quaternion sign
+  std::vector<Vec4> last_quaternion_;  ///< per body, then per named frame: for a continuous quaternion sign
   std::vector<double> values_;
   VecX u_source_;  ///< scratch for the source's evaluation at a sample under a hold
 };

@@ -31,6 +31,13 @@ struct Frame {
   Pose offset;  ///< the frame in the body frame
 };
 
+/// A named frame on a body that is not a body of its own: a URDF link merged into the body it is
+/// fixed to. Recorded as the channels frame.NAME.px … qz, like a body's.
+struct NamedFrame {
+  std::string name;
+  Frame frame;
+};
+
 /// Linear spring between two frames a and b (thesis 3.3.4/3.4.4): potential
 /// ½ ‖(G_ab − G_R)ᵀ‖²_{K'} with K' = Wed(K) and K = [k I, k wed(h)ᵀ; k wed(h), Π] (3.72), where
 /// Π = Π_s + k wed(h) wed(h)ᵀ. Forces from (3.116).
@@ -192,6 +199,7 @@ struct Model {
   std::vector<Actuator> actuators;
   std::vector<Propeller> propellers;
   std::vector<LoopClosure> loop_closures;
+  std::vector<NamedFrame> frames;  ///< named frames on bodies (merged URDF links)
   std::vector<Visual> visuals;
   std::vector<std::optional<JointLimits>> joint_limits;  ///< per joint (index = joint index)
   Vec3 gravity = Vec3(0.0, 0.0, -9.81);  ///< a_G [m/s²]

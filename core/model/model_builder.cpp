@@ -557,6 +557,19 @@ void addVisuals(const std::vector<VisualSpec>& visuals, const Tree& tree, Model&
   }
 }
 
+/// Named frames: on an existing body (not the world), with names no body or other frame has.
+void addNamedFrames(const std::vector<std::pair<std::string, FrameSpec>>& frames, const Tree& tree, Model& m) {
+  std::set<std::string, std::less<>> names;
+  for (const auto& [name, spec] : frames) {
+    const ElementRef e{ModelElement::Model, 0, name};
+    if (name.empty()) fail(e, ModelField::Name, "a named frame needs a name");
+    if (tree.hasBody(name) || !names.insert(name).second)
+      fail(e, ModelField::Name, "frame '" + name + "': the name is already used by a body or another frame");
+    if (spec.body == kWorld) fail(e, ModelField::Body, "frame '" + name + "': named frames are on bodies, not the world");
+    m.frames.push_back(NamedFrame{name, resolveFrame(spec, tree, e, ModelField::Body, "frame '" + name + "':")});
+  }
+}
+
 /// One free-floating body driven by body forces and torques only: the dynamics take the
 /// Newton–Euler shortcut (core/dynamics).
 bool isSingleRigidBody(const Model& m) {
@@ -731,6 +744,11 @@ ModelBuilder& ModelBuilder::addVisual(VisualSpec spec) {
   return *this;
 }
 
+ModelBuilder& ModelBuilder::addFrame(std::string name, FrameSpec frame) {
+  frames_.emplace_back(std::move(name), std::move(frame));
+  return *this;
+}
+
 ModelBuilder ModelBuilder::rotorsAsThrusters() const {
   ModelBuilder out = *this;
   out.propellers_.clear();
@@ -814,6 +832,7 @@ Model ModelBuilder::build() const {
   addPropellers(propellers_, m);
   addLoopClosures(loop_closures_, tree, m);
   addVisuals(visuals_, tree, m);
+  addNamedFrames(frames_, tree, m);
   m.single_rigid_body = isSingleRigidBody(m);
   return m;
 }

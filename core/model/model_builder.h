@@ -203,6 +203,8 @@ class ModelBuilder {
   ModelBuilder& addPropeller(PropellerSpec spec);
   ModelBuilder& addLoopClosure(LoopClosureSpec spec);
   ModelBuilder& addVisual(VisualSpec spec);
+  /// A named frame on a body (Model::frames); its name must differ from every body's and frame's.
+  ModelBuilder& addFrame(std::string name, FrameSpec frame);
   /// Whether a body of this name has been added (for importers that extend a builder).
   bool hasBody(const std::string& name) const;
   /// The declaration index (ModelError::index) of the joint named `name`, -1 if there is none: for
@@ -234,6 +236,7 @@ class ModelBuilder {
   std::vector<PropellerSpec> propellers_;
   std::vector<LoopClosureSpec> loop_closures_;
   std::vector<VisualSpec> visuals_;
+  std::vector<std::pair<std::string, FrameSpec>> frames_;
 };
 
 /// What is physically wrong with an inertia tensor about the centre of mass (symmetric input): not

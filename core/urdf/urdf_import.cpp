@@ -376,9 +376,13 @@ class Importer {
       failAt("link", name, "has mass, but the name 'world' is reserved for the inertial frame");
     if (builder_.hasBody(name)) failAt("link", name, "a body of this name already exists in the scene");
     BodySpec b = composeGroup(name, group, check);
-    for (const Member& m : group)
-      if (m.link->name != name) merged_links_[m.link->name] = name;
     builder_.addBody(std::move(b));
+    // the merged links keep their frames (recorded as frame.LINK.* channels)
+    for (const Member& m : group) {
+      if (m.link->name == name) continue;
+      merged_links_[m.link->name] = name;
+      builder_.addFrame(m.link->name, FrameSpec{name, m.pose});
+    }
   }
 
   /// The visuals of every member and the subtrees on the members' moving joints, in body `body`

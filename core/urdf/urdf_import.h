@@ -21,7 +21,8 @@
 //  - fixed joints: a link and every link fixed to it (recursively) are one body, named after the
 //    first (the one on a moving joint, or the root): masses added, CoM the weighted mean, inertias
 //    rotated into its frame and moved to the common CoM; visuals kept at their links' poses
-//    (UrdfSummary::merged_links lists what went where). Point masses and rods (inertia 0 or with a
+//    (UrdfSummary::merged_links lists what went where) and their frames as named frames
+//    (Model::frames, recorded as frame.LINK.* channels). Point masses and rods (inertia 0 or with a
 //    zero principal moment) are valid; whether every joint direction carries inertia is checked on
 //    the assembled mass matrix (core/dynamics/mass_matrix_check.h). A principal-moment triangle
 //    inequality violation is a warning (or balanced, UrdfOptions::balance_inertia).

@@ -83,6 +83,8 @@ std::vector<std::string> expectDocumentedColumns(const Csv& csv, const Model& mo
   std::vector<std::string> expected = {"t"};
   for (const auto& b : model.bodies)
     for (const char* c : {"px", "py", "pz", "qw", "qx", "qy", "qz"}) expected.push_back("body." + b.name + "." + c);
+  for (const auto& f : model.frames)
+    for (const char* c : {"px", "py", "pz", "qw", "qx", "qy", "qz"}) expected.push_back("frame." + f.name + "." + c);
   for (const char* e : {"energy.kinetic", "energy.potential", "energy.total"}) expected.push_back(e);
   EXPECT_GE(csv.header.size(), expected.size());
   const std::size_t n = std::min(expected.size(), csv.header.size());
@@ -90,6 +92,7 @@ std::vector<std::string> expectDocumentedColumns(const Csv& csv, const Model& mo
   std::vector<std::string> rest(csv.header.begin() + static_cast<long>(n), csv.header.end());
   for (const auto& name : rest) {
     EXPECT_NE(name.rfind("body.", 0), 0u) << name << " after the energies";
+    EXPECT_NE(name.rfind("frame.", 0), 0u) << name << " after the energies";
     EXPECT_NE(name.rfind("energy.", 0), 0u) << name << " after the energies";
   }
   // Column names are unique.

@@ -118,6 +118,28 @@ TEST_F(UrdfValidation, LinksOnFixedJointsAreMergedWithTheUnmergedModelsDynamics)
     // the body frames are the links' frames
     EXPECT_LT((wm.pose[merged.bodyIndex("link2")].matrix() - wu.pose[unmerged.bodyIndex("link2")].matrix()).norm(), 1e-12);
   }
+  // The merged links are named frames, recorded like bodies: frame.tip.* is where the unmerged
+  // model's body "tip" is.
+  ASSERT_EQ(merged.frames.size(), 3u);
+  EXPECT_EQ(merged.frames[0].name, "flange");
+  EXPECT_EQ(merged.frames[0].frame.body, merged.bodyIndex("link1"));
+  EXPECT_EQ(merged.frames[2].name, "tip");
+  Simulator sim(merged, simulationOptions(scene.integrator));
+  State start = merged.initial_state;
+  start.xi << 1.0, -2.0;
+  sim.reset(start);
+  ASSERT_TRUE(sim.advanceTo(0.5)) << sim.message();
+  computeKinematics(unmerged, sim.state().x, sim.state().xi, wu);
+  const Pose& tip = wu.pose[unmerged.bodyIndex("tip")];
+  const Recording& rec = sim.recording();
+  const int px = rec.channels.find("frame.tip.px");
+  ASSERT_GE(px, 0);
+  const std::vector<double>& last = rec.values.back();
+  EXPECT_NEAR(last[px], tip.r.x(), 1e-12);
+  EXPECT_NEAR(last[px + 1], tip.r.y(), 1e-12);
+  EXPECT_NEAR(last[px + 2], tip.r.z(), 1e-12);
+  const Vec4 q(last[px + 3], last[px + 4], last[px + 5], last[px + 6]);
+  EXPECT_LT((quaternionToRotation(q) - tip.R).norm(), 1e-12);
 }
 
 TEST_F(UrdfValidation, ARootFixedToTheWorldIsNotValidatedButAMovingLinkIs) {
