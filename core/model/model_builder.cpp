@@ -678,6 +678,23 @@ Mat3 balanceInertia(const Mat3& inertia_com) {
   return inertia_com.trace() / 3.0 * Mat3::Identity();
 }
 
+Mat3 applyTriangleInequalityPolicy(const Mat3& inertia_com, bool balance, const std::string& remedy,
+                                   std::string& warning) {
+  warning.clear();
+  const double excess = triangleInequalityExcess(inertia_com);
+  if (excess == 0.0) return inertia_com;
+  const Vec3 ev = Eigen::SelfAdjointEigenSolver<Mat3>(inertia_com).eigenvalues();
+  warning = "principal moments " + str(ev(0)) + ", " + str(ev(1)) + ", " + str(ev(2)) +
+            " kg m² violate the triangle inequality I₁ + I₂ ≥ I₃ by " + str(excess) + " kg m²";
+  if (!balance) {
+    warning += " (no real mass distribution has them); simulated as given, " + remedy + " makes them valid";
+    return inertia_com;
+  }
+  const Mat3 balanced = balanceInertia(inertia_com);
+  warning += "; balanced to " + str(balanced(0, 0)) + " kg m² about every axis (" + remedy + ")";
+  return balanced;
+}
+
 Mat6 spatialInertia(double mass, const Vec3& com, const Mat3& inertia_com) {
   const Mat3 S = wed(com);
   Mat6 M;

@@ -103,7 +103,7 @@ struct VisualSpec {
 /// What a loader draws where a mesh cannot be shown (not found, not a mesh file): a 5 cm magenta box
 /// at the visual's origin, as the renderer draws for a mesh it fails to read. The loader's warning
 /// says so.
-inline VisualSpec meshPlaceholder(VisualSpec mesh) {
+inline VisualSpec missingMeshBox(VisualSpec mesh) {
   mesh.shape = Visual::Shape::Box;
   mesh.size = Vec3::Constant(0.05);
   mesh.mesh_file.clear();
@@ -254,6 +254,13 @@ double triangleInequalityExcess(const Mat3& inertia_com);
 /// MuJoCo's `balanceinertia`: an inertia violating the triangle inequality becomes isotropic with
 /// the mean of its principal moments (trace / 3, which satisfies it); a valid one is returned as it is.
 Mat3 balanceInertia(const Mat3& inertia_com);
+
+/// What the loaders do with an inertia that violates the triangle inequality: keep it, or with
+/// `balance` replace it by balanceInertia. Returns the inertia to use and sets `warning` to what
+/// happened ("principal moments a, b, c kg m² violate … by e kg m²; …"), empty when the inertia is
+/// valid. `remedy` names the switch in the user's terms ("--balance-inertia").
+Mat3 applyTriangleInequalityPolicy(const Mat3& inertia_com, bool balance, const std::string& remedy,
+                                   std::string& warning);
 
 /// Spatial inertia (3.51) about the body-frame origin from mass, CoM and CoM inertia.
 Mat6 spatialInertia(double mass, const Vec3& com, const Mat3& inertia_com);

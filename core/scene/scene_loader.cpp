@@ -374,18 +374,10 @@ void Loader::readBody(const YAML::Node& n, std::size_t i) {
     b.mass = m.number("mass");
     b.com = m.vec3("com", Vec3::Zero());
     b.inertia = readSymmetric6(m.require("inertia"), m.at("inertia"));
-    if (const double excess = triangleInequalityExcess(b.inertia); excess > 0.0 && b.inertia.allFinite()) {
-      const YAML::Node& at_inertia = *m.find("inertia");
-      if (balance_inertia_) {
-        b.inertia = balanceInertia(b.inertia);
-        warn(at_inertia, at(m.at("inertia"), "principal moments violate the triangle inequality I₁ + I₂ ≥ I₃ by " +
-                                                 str(excess) + " kg m²; balanced to " + str(b.inertia(0, 0)) +
-                                                 " kg m² about every axis (balance_inertia)"));
-      } else {
-        warn(at_inertia, at(m.at("inertia"), "principal moments violate the triangle inequality I₁ + I₂ ≥ I₃ by " +
-                                                 str(excess) + " kg m² (no real mass distribution has them); "
-                                                 "simulated as given, balance_inertia: true makes them valid"));
-      }
+    if (b.inertia.allFinite()) {
+      std::string warning;
+      b.inertia = applyTriangleInequalityPolicy(b.inertia, balance_inertia_, "balance_inertia: true", warning);
+      if (!warning.empty()) warn(*m.find("inertia"), at(m.at("inertia"), warning));
     }
   }
   remember(ModelElement::Body, b.name, m);
@@ -441,7 +433,7 @@ void Loader::readVisual(const YAML::Node& n, const std::string& path, const std:
   const std::string shape = m.exactlyOne({"box", "cylinder", "sphere", "capsule", "mesh"}, "shape");
   VisualSpec v;
   v.body = body;
-  bool mesh_placeholder = false;
+  bool missing_mesh = false;
   const YAML::Node& sn = *m.find(shape);
   const std::string sp = m.at(shape);
   if (shape == "box") {
@@ -461,7 +453,7 @@ void Loader::readVisual(const YAML::Node& n, const std::string& path, const std:
     } else {
       if (reported_meshes_.insert(v.mesh_file).second)
         warn(*d.find("file"), at(d.at("file"), "mesh '" + v.mesh_file + "' " + mesh.problem + "; drawn as a magenta box"));
-      mesh_placeholder = true;
+      missing_mesh = true;
     }
     v.size = d.vec3("scale", Vec3::Ones());
     if (!(v.size.minCoeff() > 0.0)) src_.fail(*d.find("scale"), at(d.at("scale"), "expected three scale factors > 0"));
@@ -483,7 +475,7 @@ void Loader::readVisual(const YAML::Node& n, const std::string& path, const std:
     v.color = Vec4(rgba[0], rgba[1], rgba[2], rgba.size() == 4 ? rgba[3] : 1.0);
   }
   remember(ModelElement::Visual, body, m);
-  builder_.addVisual(mesh_placeholder ? meshPlaceholder(std::move(v)) : std::move(v));
+  builder_.addVisual(missing_mesh ? missingMeshBox(std::move(v)) : std::move(v));
 }
 
 // ---- joints -----------------------------------------------------------------------------------

@@ -8,7 +8,6 @@
 #include <tinyxml.h>
 #include <urdf_parser/urdf_parser.h>
 
-#include <Eigen/Eigenvalues>
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -269,6 +268,20 @@ class Importer {
     return m > 0.0;
   }
 
+  /// The child link of joint j (an error at the joint if the file names none that exists).
+  const urdf::Link& childLink(const urdf::Joint& j) const {
+    const urdf::LinkConstSharedPtr child = model_->getLink(j.child_link_name);
+    if (!child) failAt("joint", j.name, "child link '" + j.child_link_name + "' does not exist");
+    return *child;
+  }
+  /// The joint frame of j where its parent link is at `parent_link_pose`: parent pose · origin.
+  Pose jointPlacement(const urdf::Joint& j, const Pose& parent_link_pose) const {
+    const Pose placement = parent_link_pose * toPose(j.parent_to_joint_origin_transform);
+    if (!placement.r.allFinite() || !placement.R.allFinite())
+      failAt("joint", j.name, "origin contains NaN or infinite values");
+    return placement;
+  }
+
   /// A link and the links fixed to it, recursively (breadth first, in file order): one rigid body.
   /// `pose`: the link frame in the frame of the group's first link.
   struct Member {
@@ -280,11 +293,7 @@ class Importer {
     for (std::size_t i = 0; i < group.size(); ++i) {
       for (const urdf::JointSharedPtr& j : group[i].link->child_joints) {
         if (j->type != urdf::Joint::FIXED) continue;
-        const urdf::LinkConstSharedPtr child = model_->getLink(j->child_link_name);
-        if (!child) failAt("joint", j->name, "child link '" + j->child_link_name + "' does not exist");
-        const Pose pose = group[i].pose * toPose(j->parent_to_joint_origin_transform);
-        if (!pose.r.allFinite() || !pose.R.allFinite()) failAt("joint", j->name, "origin contains NaN or infinite values");
-        group.push_back({child.get(), pose});
+        group.push_back({&childLink(*j), jointPlacement(*j, group[i].pose)});
       }
     }
     return group;
@@ -323,21 +332,10 @@ class Importer {
   /// A warning for an inertia whose principal moments violate I₁ + I₂ ≥ I₃ (CAD exports do, by a
   /// little); with `balance_inertia` the tensor is replaced as MuJoCo's balanceinertia does.
   Mat3 checkTriangleInequality(const Mat3& I, const std::string& link) {
-    const double excess = triangleInequalityExcess(I);
-    if (excess == 0.0) return I;
-    const Vec3 ev = Eigen::SelfAdjointEigenSolver<Mat3>(I).eigenvalues();
-    const std::string moments = fmt(ev(0)) + ", " + fmt(ev(1)) + ", " + fmt(ev(2)) + " kg m²";
-    if (!options_.balance_inertia) {
-      warnAt("link", link,
-             "principal moments " + moments + " violate the triangle inequality I₁ + I₂ ≥ I₃ by " + fmt(excess) +
-                 " kg m² (no real mass distribution has them); simulated as given, --balance-inertia makes them valid");
-      return I;
-    }
-    const Mat3 balanced = balanceInertia(I);
-    warnAt("link", link,
-           "principal moments " + moments + " violate the triangle inequality by " + fmt(excess) +
-               " kg m²; balanced to " + fmt(balanced(0, 0)) + " kg m² about every axis (--balance-inertia)");
-    return balanced;
+    std::string warning;
+    const Mat3 used = applyTriangleInequalityPolicy(I, options_.balance_inertia, "--balance-inertia", warning);
+    if (!warning.empty()) warnAt("link", link, warning);
+    return used;
   }
 
   /// The group's mass properties in the frame of its first link: masses added, CoM their weighted
@@ -396,13 +394,10 @@ class Importer {
 
   /// The child of a moving joint and what is fixed to it become one body on that joint.
   void addMovingChild(const urdf::Joint& j, const std::string& parent, const Pose& parent_link_pose) {
-    const urdf::LinkConstSharedPtr child = model_->getLink(j.child_link_name);
-    if (!child) failAt("joint", j.name, "child link '" + j.child_link_name + "' does not exist");
-    const Pose placement = parent_link_pose * toPose(j.parent_to_joint_origin_transform);
-    if (!placement.r.allFinite() || !placement.R.allFinite())
-      failAt("joint", j.name, "origin contains NaN or infinite values");
+    const urdf::Link* child = &childLink(j);
+    const Pose placement = jointPlacement(j, parent_link_pose);
     const std::vector<Member> group = fixedGroup(*child);
-    if (composeGroup(child->name, group, Inertia::Ignore).mass == 0.0)
+    if (std::none_of(group.begin(), group.end(), [&](const Member& m) { return hasMass(*m.link); }))
       failAt("link", child->name,
              "has no mass (no <inertial> or mass 0), nor has any link fixed to it, but it is attached to its "
              "parent by the moving joint '" + j.name + "'; give it or a link fixed to it a mass");
@@ -422,11 +417,8 @@ class Importer {
         addMovingChild(j, kWorld, pose);
         continue;
       }
-      const urdf::LinkConstSharedPtr child = model_->getLink(j.child_link_name);
-      if (!child) failAt("joint", j.name, "child link '" + j.child_link_name + "' does not exist");
-      const Pose placement = pose * toPose(j.parent_to_joint_origin_transform);
-      if (!placement.r.allFinite() || !placement.R.allFinite())
-        failAt("joint", j.name, "origin contains NaN or infinite values");
+      const urdf::Link* child = &childLink(j);
+      const Pose placement = jointPlacement(j, pose);
       if (!hasMass(*child)) {
         addWorldChildren(*child, placement);  // its visuals go with the world: not drawn
         continue;
@@ -514,7 +506,7 @@ class Importer {
   }
 
   /// The mesh file found (package://, file:// or relative to this URDF: core/io/resource_path.h),
-  /// or a magenta placeholder with one warning per file that cannot be drawn.
+  /// or a magenta box (missingMeshBox) with one warning per file that cannot be drawn.
   VisualSpec resolveMesh(VisualSpec s, const std::string& link) {
     const std::string uri = s.mesh_file;
     ResourceResolver::Mesh mesh = resources_.resolveMesh(uri, path_);
@@ -524,7 +516,7 @@ class Importer {
     }
     if (reported_meshes_.insert(uri).second)
       warnAt("link", link, "mesh '" + uri + "' " + mesh.problem + "; drawn as a magenta box");
-    return meshPlaceholder(std::move(s));
+    return missingMeshBox(std::move(s));
   }
 
   /// The visual's material: the robot's named material, else the inline one.
