@@ -18,9 +18,11 @@
 #include <optional>
 
 #include "core/control/base_coordinates.h"
+#include "core/control/baseline_support.h"
 #include "core/control/flatness.h"
 #include "core/control/reference_settings_reader.h"
 #include "core/control/reference_steps.h"
+#include "core/control/tool_path_reference.h"
 #include "core/control/tracking.h"
 #include "core/control/trajectory.h"
 
@@ -32,7 +34,7 @@ using traj::Path;
 
 const std::vector<std::string>& generatorNames() {
   static const std::vector<std::string> names{"constant",  "polynomial",     "sinusoid",   "circle",
-                                              "waypoints", "constant_twist", "half_circle"};
+                                              "waypoints", "constant_twist", "half_circle", "tool_path"};
   return names;
 }
 
@@ -86,8 +88,20 @@ class Builder {
   void waypoints();
   void constantTwist();
   void halfCircle();
+  /// A point of a body on a path in world coordinates, by inverse kinematics
+  /// (core/control/tool_path_reference.h); complete in itself.
+  std::unique_ptr<Reference> toolPath();
 
   // Shared pieces.
+  struct Circle {
+    std::shared_ptr<const traj::CirclePath> path;
+    double start_angle = 0.0;
+    double end = 0.0;  ///< [s] end of the first loop (or of the last, with loops)
+  };
+  /// The circle parameters: centre (dimension 2 in a planar base's plane, else 3, world), radius,
+  /// period, start angle and time, ramp, loops, normal (3-D; sets follow_axis_). Without a centre
+  /// the (3-D) circle passes through `start` at its start angle, if given.
+  Circle readCircle(bool planar, const std::string& center_what, const Vec3* start = nullptr);
   void requireBase(const std::string& what);
   /// Reads `name` as a base parameter: fails without a base or (for a position) on a spherical
   /// base.
@@ -526,14 +540,9 @@ void Builder::sinusoid() {
   finishAttitude(nullptr, false);
 }
 
-void Builder::circle() {
-  requireBase("the circle");
-  if (rotation_only_)
-    in_.fail("the circle moves the base position; the base joint '" + model_.joints[base_].name +
-             "' is " + std::string(jointTypeName(model_.joints[base_].type)) + " (rotation only)");
-  std::vector<double> c = in_.requireList(
-      "center", {pos_dim_},
-      planar_ ? "centre [p_x, p_y] in the plane of the planar base [m]" : "world centre [m]");
+Builder::Circle Builder::readCircle(bool planar, const std::string& center_what, const Vec3* start) {
+  std::optional<std::vector<double>> c = in_.list("center", {planar ? 2 : 3}, center_what);
+  if (!c && !start) in_.fail("missing parameter 'center' (" + center_what + ")");
   const double radius = in_.positive("radius", std::nullopt, "radius [m]");
   const double period = in_.positive("period", std::nullopt, "time per loop at full speed [s]");
   const double start_angle = in_.scalar("start_angle", 0.0, "arc angle at the start [rad]");
@@ -547,7 +556,7 @@ void Builder::circle() {
   // Start direction a (φ = 0): "down" (the in-plane part of a_G) unless gravity is normal to the
   // plane, then the plane's x direction; b = n × a (planar: a turned by +90°).
   std::vector<double> a, b;
-  if (planar_) {
+  if (planar) {
     in_.explain("normal", "the circle of a planar base lies in the joint plane; drop 'normal'");
     const Vec2 g = plane_gravity_;
     const Vec2 a2 = g.norm() > 1e-9 ? Vec2(g.normalized()) : Vec2(1.0, 0.0);
@@ -571,14 +580,87 @@ void Builder::circle() {
     b = {b3.x(), b3.y(), b3.z()};
     follow_axis_ = n;
   }
-  auto path = std::make_shared<traj::CirclePath>(
-      c, a, b, radius, traj::ArcProfile(start_angle, period, t0, ramp, loops));
-  circle_ = path;
-  follow_phi0_ = start_angle;
-  position_ = std::move(path);
+  if (!c) {  // through the start point at the start angle
+    const Vec3 centre = *start - radius * (std::cos(start_angle) * Vec3(a[0], a[1], a[2]) +
+                                           std::sin(start_angle) * Vec3(b[0], b[1], b[2]));
+    c = std::vector<double>{centre.x(), centre.y(), centre.z()};
+  }
+  Circle circle;
+  circle.path = std::make_shared<traj::CirclePath>(*c, a, b, radius,
+                                                   traj::ArcProfile(start_angle, period, t0, ramp, loops));
+  circle.start_angle = start_angle;
+  // Beyond the first loop (or the last one) a circle repeats what it did.
+  circle.end = t0 + ramp + (loops > 0.0 ? loops * period : period);
+  return circle;
+}
+
+void Builder::circle() {
+  requireBase("the circle");
+  if (rotation_only_)
+    in_.fail("the circle moves the base position; the base joint '" + model_.joints[base_].name +
+             "' is " + std::string(jointTypeName(model_.joints[base_].type)) + " (rotation only)");
+  const Circle c = readCircle(planar_, planar_ ? "centre [p_x, p_y] in the plane of the planar base [m]"
+                                               : "world centre [m]");
+  circle_ = c.path;
+  follow_phi0_ = c.start_angle;
+  position_ = c.path;
   in_.explain("position", "the circle sets the position; use 'center'");
   readConstantJoints();
   finishAttitude(nullptr, true);
+}
+
+std::unique_ptr<Reference> Builder::toolPath() {
+  // The body (or a merged URDF link, a named frame on one) whose point follows the path.
+  ToolPathTask task;
+  const std::string name = in_.text("body");
+  if (name.empty()) in_.fail("missing option 'body' (the body or frame whose point follows the path)");
+  Pose offset;  // the named frame in its body
+  task.body = model_.bodyIndex(name);
+  if (task.body < 0) {
+    std::vector<std::string> names;
+    for (const Body& b : model_.bodies) names.push_back(b.name);
+    for (const NamedFrame& f : model_.frames) {
+      names.push_back(f.name);
+      if (f.name == name) {
+        task.body = f.frame.body;
+        offset = f.frame.offset;
+      }
+    }
+    if (task.body < 0) in_.fail("option 'body': no body or frame named '" + name + "'; known: " + joinNames(names));
+  }
+  if (auto p = in_.list("point", {3}, "the point in the frame of 'body' [m]"))
+    task.point = Vec3((*p)[0], (*p)[1], (*p)[2]);
+  task.point = offset.r + offset.R * task.point;
+  const Pose initial = initialWorldPose(task.body);
+  const Vec3 start = initial.r + initial.R * task.point;
+
+  if (in_.option("orientation", {"fixed", "free"}, "fixed") == "fixed") {
+    task.orientation = initial.R;
+    if (auto rpy = in_.list("rpy", {3}, "[roll, pitch, yaw] held by the frame of 'body', R_z R_y R_x [rad]"))
+      task.orientation = rotationZYX((*rpy)[0], (*rpy)[1], (*rpy)[2]) * offset.R.transpose();
+  } else {
+    in_.explain("rpy", "with 'orientation: free' the attitude is not prescribed");
+  }
+  for (const std::string& joint : baseline::splitList(in_.text("hold"))) {
+    const int j = model_.jointIndex(joint);
+    if (j < 0) in_.fail("option 'hold': no joint named '" + joint + "'");
+    task.held.push_back(j);
+  }
+
+  if (in_.option("path", {"polynomial", "circle"}, "polynomial") == "circle") {
+    const Circle c = readCircle(false, "world centre of the point's circle [m]; default: through the point's start", &start);
+    task.path = c.path;
+    task.check_until = c.end;
+  } else {
+    const std::vector<double> goal = in_.requireList("goal", {3}, "world position of the point at the end [m]");
+    const double t0 = in_.scalar("start_time", 0.0, "start of the motion t_0 [s]");
+    const double T = in_.positive("duration", std::nullopt, "duration t_f − t_0 [s]");
+    task.path = std::make_shared<traj::PolynomialPath>(std::vector<double>{start.x(), start.y(), start.z()}, goal,
+                                                       t0, T, degree(5));
+    task.check_until = t0 + T;
+  }
+  in_.finish();
+  return makeToolPathReference(model_, std::move(task));
 }
 
 void Builder::waypoints() {
@@ -677,6 +759,7 @@ void Builder::halfCircle() {
 std::unique_ptr<Reference> Builder::build() {
   analyzeModel();
   const std::string& g = settings_.generator;
+  if (g == "tool_path") return toolPath();
   if (!g.empty()) readSuspendedLoad();
   if (g.empty()) {
     if (!settings_.parameters.empty() || !settings_.options.empty())

@@ -104,6 +104,13 @@ class ReferenceSettingsReader {
     return it->second;
   }
 
+  /// An option whose value is a name (or a list of names) checked by the caller; "" if absent.
+  std::string text(const std::string& name) {
+    accepted_options_.insert(name);
+    const auto it = s_.options.find(name);
+    return it == s_.options.end() ? std::string() : it->second;
+  }
+
   /// Why a parameter or option that is present does not apply (used by finish()).
   void explain(const std::string& name, const std::string& reason) { reasons_[name] = reason; }
 

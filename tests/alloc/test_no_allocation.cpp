@@ -10,6 +10,7 @@
 #include <cstddef>
 
 #include "core/control/allocation.h"
+#include "core/control/reference.h"
 #include "core/dynamics/dynamics.h"
 #include "tests/support/test_models.h"
 
@@ -183,6 +184,21 @@ TEST(NoAllocation, AllocatorWithUnchangedMatricesAllocatesNothing) {
                 bbar(1) = -k;
                 allocator.solve(M, b, B, Mbar, bbar, lower, upper, AllocationMode::Constrained, out);
               }
+            }),
+            0);
+}
+
+// A task-space reference (inverse kinematics from knots 2 ms apart) samples without allocating
+// once its knots exist: a rerun of the same times, as an integrator's stages and a restarted run do.
+TEST(NoAllocation, ToolPathReferenceSamplesAllocateNothingOnceTheKnotsExist) {
+  const Model m = test::randomChain(6, 11);
+  const auto ref = makeReference(
+      m, ReferenceSettings{"tool_path", {{"point", {0.05, -0.02, 0.1}}, {"radius", {0.03}}, {"period", {1.0}}},
+                           {{"body", "link5"}, {"path", "circle"}}});
+  ReferenceSample sample;
+  for (int k = 0; k <= 100; ++k) ref->sample(0.0073 * k, sample);  // warm-up: knots to 0.73 s
+  EXPECT_EQ(allocationsDuring([&] {
+              for (int k = 0; k <= 100; ++k) ref->sample(0.0073 * k + 0.0005, sample);
             }),
             0);
 }
