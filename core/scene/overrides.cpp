@@ -62,7 +62,7 @@ bool isIndex(const std::string& s) {
 }
 
 void applyOne(Source& src, YAML::Node root, const std::string& assignment,
-              std::vector<DeferredJointValue>& deferred) {
+              std::vector<DeferredValue>& deferred) {
   auto fail = [&](const std::string& message) -> SceneError {
     return SceneError(src.file(), 0, 0, "--set " + assignment + ": " + message);
   };
@@ -106,10 +106,20 @@ void applyOne(Source& src, YAML::Node root, const std::string& assignment,
     if (joints.IsDefined() && joints.IsSequence())
       for (const auto& j : joints) listed = listed || elementName(j) == segs[1];
     if (!listed) {
-      deferred.push_back({assignment, segs[1], segs[3], value});
+      deferred.push_back({DeferredValue::Target::Joint, assignment, segs[1], segs[3], value});
       src.addOverride(assignment, {value});
       return;
     }
+  }
+  // A link of the included URDF: link.NAME.mass|com|inertia.
+  if (segs[0] == "link" || segs[0] == "links") {
+    if (!findKey(root, "include").IsDefined())
+      throw fail("'link' addresses the links of an included URDF ('include'); this scene has none");
+    if (segs.size() != 3 || (segs[2] != "mass" && segs[2] != "com" && segs[2] != "inertia"))
+      throw fail("expected link.NAME.mass, link.NAME.com or link.NAME.inertia");
+    deferred.push_back({DeferredValue::Target::Link, assignment, segs[1], segs[2], value});
+    src.addOverride(assignment, {value});
+    return;
   }
 
   std::vector<YAML::Node> introduced;
@@ -178,9 +188,9 @@ void applyOne(Source& src, YAML::Node root, const std::string& assignment,
 
 }  // namespace
 
-std::vector<DeferredJointValue> applyOverrides(Source& src, YAML::Node root,
+std::vector<DeferredValue> applyOverrides(Source& src, YAML::Node root,
                                                const std::vector<std::string>& assignments) {
-  std::vector<DeferredJointValue> deferred;
+  std::vector<DeferredValue> deferred;
   for (const auto& a : assignments) applyOne(src, root, a, deferred);
   return deferred;
 }

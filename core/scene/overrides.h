@@ -10,20 +10,25 @@
 
 namespace rbs::scene_detail {
 
-/// joint.NAME.position/velocity for a joint that is not in the file's `joints` list but may come
-/// from the included URDF: applied to the built model's initial state.
-struct DeferredJointValue {
+/// A value for what the included URDF adds rather than the file itself:
+///  - Joint: joint.NAME.position/velocity for a joint not in the file's `joints` list, applied to
+///    the built model's initial state;
+///  - Link: link.NAME.mass/com/inertia, the URDF link's <inertial> (UrdfLinkInertial), applied
+///    before the links are merged and validated.
+struct DeferredValue {
+  enum class Target { Joint, Link };
+  Target target = Target::Joint;
   std::string assignment;
-  std::string joint;
-  std::string field;  ///< "position" or "velocity"
+  std::string name;   ///< the joint or link
+  std::string field;  ///< "position", "velocity"; "mass", "com", "inertia"
   YAML::Node value;
 };
 
 /// Applies each "PATH=VALUE" to `root` (a map) and registers the nodes it introduced with `src`.
 /// Throws SceneError for a malformed assignment, an unparsable value or a path that does not
-/// exist (with a did-you-mean suggestion). Returns the initial values of joints the file does not
-/// list when it includes a URDF.
-std::vector<DeferredJointValue> applyOverrides(Source& src, YAML::Node root,
+/// exist (with a did-you-mean suggestion). Returns the values for the included URDF's joints and
+/// links (when the file includes one).
+std::vector<DeferredValue> applyOverrides(Source& src, YAML::Node root,
                                                const std::vector<std::string>& assignments);
 
 }  // namespace rbs::scene_detail

@@ -38,7 +38,7 @@ constexpr double kUnitTolerance = 1e-3;         // quaternions and rotation axes
 constexpr double kOrthonormalTolerance = 1e-4;  // rotation matrices, then projected onto SO(3)
 
 const std::vector<std::string> kTopKeys = {
-    "name",    "description",   "include",       "floating_base",     "balance_inertia", "joint_friction", "joint_actuators", "gravity",
+    "name",    "description",   "include",       "floating_base",     "balance_inertia", "joint_friction", "joint_actuators", "initial_positions", "gravity",
     "bodies",  "joints",        "springs",       "dampers",           "joint_springs",
     "loop_closures", "external_wrenches", "actuators", "propellers", "controller",  "reference",
     "integrator", "plots",      "camera",        "perturbation"};
@@ -142,7 +142,7 @@ class Loader {
         balance_inertia_(options.balance_inertia), joint_friction_(options.joint_friction), urdf_file_(urdf_file),
         resource_search_(resourceSearch(options)), resources_(resource_search_) {}
 
-  Scene load(const YAML::Node& root, const std::vector<DeferredJointValue>& deferred);
+  Scene load(const YAML::Node& root, const std::vector<DeferredValue>& deferred);
 
  private:
   // ---- value types ----
@@ -188,7 +188,9 @@ class Loader {
   /// (its index is builder_.count(kind)), and refuses a name used twice.
   Element& remember(ModelElement kind, const std::string& name, const MapView& m);
   SceneError mapModelError(const ModelError& e) const;
-  void applyDeferred(Model& model, const DeferredJointValue& d) const;
+  void applyDeferred(Model& model, const DeferredValue& d) const;
+  /// --set link.NAME.* into link_inertials_ (checked here: numbers, shapes, mass ≥ 0).
+  void readLinkInertials(const std::vector<DeferredValue>& deferred);
 
   Source& src_;
   fs::path file_;
@@ -206,6 +208,8 @@ class Loader {
   std::string urdf_robot_name_;
   std::optional<UrdfSummary> urdf_;  ///< of the included URDF
   std::optional<YAML::Node> joint_actuators_node_;
+  std::map<std::string, UrdfLinkInertial> link_inertials_;  ///< --set link.NAME.*
+  std::map<std::string, YAML::Node> link_inertial_nodes_;   ///< the first value per link, for errors
   fs::path urdf_path_;
   /// The scene's elements by ModelError kind and index.
   std::map<std::pair<ModelElement, int>, Element> elements_;
@@ -1028,7 +1032,12 @@ void Loader::readInclude(const MapView& top) {
                      UrdfOptions{.floating_base = floating,
                                  .resources = resource_search_,
                                  .balance_inertia = balance_inertia_,
-                                 .joint_friction = joint_friction_});
+                                 .joint_friction = joint_friction_,
+                                 .link_inertials = link_inertials_,
+                                 .unknown_link = [this](const std::string& link, const std::vector<std::string>& links) {
+                                   src_.fail(link_inertial_nodes_.at(link),
+                                             "no link named '" + link + "' in the URDF" + didYouMean(link, links));
+                                 }});
   urdf_path_ = path;
   urdf_robot_name_ = urdf_->robot_name;
 }
@@ -1059,32 +1068,55 @@ SceneError Loader::mapModelError(const ModelError& error) const {
 
 // ---- initial values of included joints (--set joint.NAME.position/velocity) ------------------
 
-void Loader::applyDeferred(Model& model, const DeferredJointValue& d) const {
-  const int index = model.jointIndex(d.joint);
+void Loader::applyDeferred(Model& model, const DeferredValue& d) const {
+  const int index = model.jointIndex(d.name);
   if (index < 0) {
     std::vector<std::string> names;
     for (const auto& j : model.joints) names.push_back(j.name);
-    src_.fail(d.value, "no joint named '" + d.joint + "' in the scene or its URDF" + didYouMean(d.joint, names));
+    src_.fail(d.value, "no joint named '" + d.name + "' in the scene or its URDF" + didYouMean(d.name, names));
   }
   const Joint& j = model.joints[index];
-  const std::string path = "joint." + d.joint + ".initial." + d.field;
+  const std::string path =
+      d.assignment == "initial_positions" ? "initial_positions." + d.name : "joint." + d.name + ".initial." + d.field;
   if (d.field == "velocity") {
     std::vector<double> v = d.value.IsSequence() ? readNumbers(src_, d.value, path, j.nxi)
                                                  : std::vector<double>{readNumber(src_, d.value, path)};
     if (static_cast<int>(v.size()) != j.nxi)
-      src_.fail(d.value, at(path, "expected " + std::to_string(j.nxi) + " numbers for joint '" + d.joint + "'"));
+      src_.fail(d.value, at(path, "expected " + std::to_string(j.nxi) + " numbers for joint '" + d.name + "'"));
     for (int k = 0; k < j.nxi; ++k) model.initial_state.xi(j.xi_offset + k) = v[static_cast<std::size_t>(k)];
     return;
   }
   if (!hasScalarPosition(j.type))
-    src_.fail(d.value, at(path, "a position override needs a revolute or prismatic joint; '" + d.joint + "' is " +
+    src_.fail(d.value, at(path, "a position override needs a revolute or prismatic joint; '" + d.name + "' is " +
                                     std::string(jointTypeName(j.type))));
   setJointScalarPosition(j, readNumber(src_, d.value, path), model.initial_state.x.data() + j.x_offset);
 }
 
+void Loader::readLinkInertials(const std::vector<DeferredValue>& deferred) {
+  for (const DeferredValue& d : deferred) {
+    if (d.target != DeferredValue::Target::Link) continue;
+    const std::string path = "link." + d.name + "." + d.field;
+    UrdfLinkInertial& in = link_inertials_[d.name];
+    link_inertial_nodes_.emplace(d.name, d.value);
+    if (d.field == "mass") {
+      const double m = readNumber(src_, d.value, path);
+      if (m < 0.0) src_.fail(d.value, at(path, "expected a mass ≥ 0 [kg]"));
+      in.mass = m;
+    } else if (d.field == "com") {
+      const std::vector<double> c = readNumbers(src_, d.value, path, 3);
+      in.com = Vec3(c[0], c[1], c[2]);
+    } else {
+      const std::vector<double> I = readNumbers(src_, d.value, path, 6);
+      Vec6 v;
+      for (int k = 0; k < 6; ++k) v(k) = I[static_cast<std::size_t>(k)];
+      in.inertia = v;
+    }
+  }
+}
+
 // ---- the scene --------------------------------------------------------------------------------
 
-Scene Loader::load(const YAML::Node& root, const std::vector<DeferredJointValue>& deferred) {
+Scene Loader::load(const YAML::Node& root, const std::vector<DeferredValue>& deferred) {
   root_ = root;
   Scene scene;
   scene.file = file_;
@@ -1105,7 +1137,10 @@ Scene Loader::load(const YAML::Node& root, const std::vector<DeferredJointValue>
     if (!top.has("include")) src_.fail(*f, "joint_friction: applies to an included URDF ('include')");
     joint_friction_ = joint_friction_ || readBool(src_, *f, "joint_friction");
   }
+  readLinkInertials(deferred);
   readInclude(top);
+  if (const YAML::Node* n = top.find("initial_positions"); n && !urdf_)
+    src_.fail(*n, "initial_positions: applies to the joints of an included URDF ('include')");
   if (scene.name.empty()) scene.name = urdf_robot_name_.empty() ? file_.stem().string() : urdf_robot_name_;
 
   auto each = [&](const char* key, auto&& read) {
@@ -1145,7 +1180,14 @@ Scene Loader::load(const YAML::Node& root, const std::vector<DeferredJointValue>
     const Joint& j = model.joints[model.jointIndex(p.joint)];
     for (std::size_t k = 0; k < p.x.size(); ++k) model.initial_state.x(j.x_offset + static_cast<int>(k)) = p.x[k];
   }
-  for (const auto& d : deferred) applyDeferred(model, d);
+  // initial_positions: {JOINT: q} for the included URDF's joints, then --set (which wins).
+  if (const YAML::Node* n = top.find("initial_positions")) {
+    if (!n->IsMap()) src_.fail(*n, "initial_positions: expected a map JOINT: position, e.g. {joint2: 0.5}");
+    for (const auto& kv : *n)
+      applyDeferred(model, DeferredValue{DeferredValue::Target::Joint, "initial_positions", kv.first.as<std::string>(), "position", kv.second});
+  }
+  for (const auto& d : deferred)
+    if (d.target == DeferredValue::Target::Joint) applyDeferred(model, d);
   satisfyJointCouplings(model, model.initial_state);  // mimic followers move with their (--set) leaders
   // Bodies may have semidefinite inertia; every joint direction must still move some (once, at
   // the initial state, located at the joint).

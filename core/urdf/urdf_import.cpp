@@ -97,6 +97,7 @@ class Importer {
     parseXml(text);
     const urdf::ModelInterfaceSharedPtr model = parseUrdf(text);
     model_ = model.get();
+    replaceInertials(*model);
 
     const urdf::LinkConstSharedPtr root = model->getRoot();
     if (!root) fail(0, 0, "URDF has no root link");
@@ -232,6 +233,31 @@ class Importer {
     }
     if (!xml_.FirstChildElement("robot"))
       fail(0, 0, "not a URDF file: the root element must be <robot>");
+  }
+
+  /// UrdfOptions::link_inertials, before anything reads the links.
+  void replaceInertials(urdf::ModelInterface& model) const {
+    for (const auto& [name, values] : options_.link_inertials) {
+      const auto it = model.links_.find(name);
+      if (it == model.links_.end()) {
+        std::vector<std::string> links;
+        for (const auto& l : model.links_) links.push_back(l.first);
+        if (options_.unknown_link) options_.unknown_link(name, links);
+        fail(0, 0, "no link named '" + name + "'");
+      }
+      urdf::Link& link = *it->second;
+      if (!link.inertial) {
+        link.inertial = std::make_shared<urdf::Inertial>();
+        link.inertial->clear();
+      }
+      urdf::Inertial& in = *link.inertial;
+      if (values.mass) in.mass = *values.mass;
+      if (values.com) in.origin.position = urdf::Vector3(values.com->x(), values.com->y(), values.com->z());
+      if (const auto& I = values.inertia) {
+        in.ixx = (*I)(0), in.iyy = (*I)(1), in.izz = (*I)(2);
+        in.ixy = (*I)(3), in.ixz = (*I)(4), in.iyz = (*I)(5);
+      }
+    }
   }
 
   urdf::ModelInterfaceSharedPtr parseUrdf(const std::string& text) const {
@@ -587,7 +613,8 @@ class Importer {
     if (j.dynamics && j.dynamics->friction != 0.0 && (!scalar || !options_.joint_friction))
       friction_joints_.push_back(j.name);
     if (!scalar && j.dynamics && j.dynamics->damping != 0.0)
-      warnAt("joint", j.name, "dynamics damping on a floating or planar joint is not modelled yet; ignored");
+      warnAt("joint", j.name, "<dynamics> on a floating or planar joint is ignored: the URDF specification defines damping "
+             "and friction for revolute and prismatic joints only (units N m s/rad, N s/m)");
     if (j.mimic) mimics_.push_back(&j);
   }
 

@@ -41,7 +41,9 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,6 +52,16 @@
 #include "core/model/model_builder.h"
 
 namespace rbs {
+
+/// Values replacing a link's <inertial> before the links are merged and validated (`--set
+/// link.NAME.mass|com|inertia`), in the file's own terms: the mass, the inertial origin's xyz and
+/// the <inertia> entries [ixx, iyy, izz, ixy, ixz, iyz] (in the inertial frame, rotated by the
+/// origin's rpy). A link without <inertial> gets one (origin at the link frame, inertia 0).
+struct UrdfLinkInertial {
+  std::optional<double> mass;
+  std::optional<Vec3> com;
+  std::optional<Vec6> inertia;
+};
 
 struct UrdfOptions {
   bool floating_base = false;  ///< root link on a free joint instead of fixed to the world
@@ -60,6 +72,11 @@ struct UrdfOptions {
   /// <dynamics friction="μ"> becomes smooth Coulomb friction μ tanh(q̇ / 0.01) on revolute,
   /// continuous and prismatic joints; otherwise it is reported (one warning) and ignored.
   bool joint_friction = false;
+  /// Link name → replaced <inertial> values.
+  std::map<std::string, UrdfLinkInertial> link_inertials;
+  /// Called with a link_inertials name the file has no link of, and the names it has (the caller
+  /// throws its located error); without it, a SceneError at the file.
+  std::function<void(const std::string& link, const std::vector<std::string>& links)> unknown_link;
 };
 
 struct UrdfSummary {

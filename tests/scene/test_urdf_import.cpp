@@ -671,7 +671,7 @@ TEST(UrdfImport, WhatIsNotModelledIsAWarningWithItsPlaceNotASilentDrop) {
   auto contains = [](const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; };
   const SceneWarning& damping = summary.warnings[0];  // in file order; friction comes last, once
   EXPECT_EQ(damping.line, 10);
-  EXPECT_TRUE(contains(damping.message, "joint 'j3': dynamics damping on a floating or planar joint")) << damping.message;
+  EXPECT_TRUE(contains(damping.message, "joint 'j3': <dynamics> on a floating or planar joint is ignored")) << damping.message;
   const SceneWarning& friction = summary.warnings[1];
   EXPECT_EQ(friction.line, 7);
   EXPECT_TRUE(contains(friction.message, "ignored on 2 joints: 'j1', 'j2'")) << friction.message;

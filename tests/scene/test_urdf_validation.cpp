@@ -142,6 +142,30 @@ TEST_F(UrdfValidation, LinksOnFixedJointsAreMergedWithTheUnmergedModelsDynamics)
   EXPECT_LT((quaternionToRotation(q) - tip.R).norm(), 1e-12);
 }
 
+TEST_F(UrdfValidation, SetOnALinkReplacesItsInertialBeforeTheMerge) {
+  // The tip (a point mass merged into link2) gets another mass and an inertia; link2's body is
+  // recomposed from them: m = 1 + 0.6, CoM x = (1·0.2 + 0.6·0.4) / 1.6 = 0.275, and about it
+  // I = diag(0, .013, .013) + 1e-3 I + (1·0.075² + 0.6·0.125²)(I − e_x e_xᵀ).
+  const auto urdf = write("arm.urdf", kArm);
+  const Scene scene = loadScene(urdf, {"link.tip.mass=0.6", "link.tip.inertia=[1e-3, 1e-3, 1e-3, 0, 0, 0]"});
+  const Body& link2 = scene.model.bodies[scene.model.bodyIndex("link2")];
+  EXPECT_NEAR(link2.mass, 1.6, 1e-15);
+  EXPECT_LT((link2.com - Vec3(0.275, 0, 0)).norm(), 1e-15);
+  EXPECT_LT((link2.inertia_com - Vec3(0.001, 0.029, 0.029).asDiagonal().toDenseMatrix()).norm(), 1e-15);
+  // A link of its own: the values as the file writes them (com = the inertial origin's xyz).
+  const Scene moved = loadScene(urdf, {"link.link2.com=[0.3, 0, 0]", "link.link2.mass=2", "link.tip.mass=0"});
+  const Body& b = moved.model.bodies[moved.model.bodyIndex("link2")];
+  EXPECT_EQ(b.mass, 2.0);
+  EXPECT_EQ(b.com, Vec3(0.3, 0, 0));
+  // Mistakes name the assignment.
+  expectFileError(urdf, 0, 0, {"--set link.tpi.mass=1", "no link named 'tpi'", "tip"}, {"link.tpi.mass=1"});
+  expectFileError(urdf, 0, 0, {"--set link.tip.mass=-1", "expected a mass ≥ 0"}, {"link.tip.mass=-1"});
+  expectFileError(urdf, 0, 0, {"link.tip.inertia", "6"}, {"link.tip.inertia=[1, 2, 3]"});
+  expectFileError(urdf, 0, 0, {"expected link.NAME.mass, link.NAME.com or link.NAME.inertia"}, {"link.tip.density=3"});
+  // An inertia made invalid is refused at the link.
+  expectFileError(urdf, 0, 0, {"link 'link2'"}, {"link.link2.inertia=[-1, 1, 1, 0, 0, 0]"});
+}
+
 TEST_F(UrdfValidation, ARootFixedToTheWorldIsNotValidatedButAMovingLinkIs) {
   // The root's inertia is nonsense (negative moment); it never moves, so it loads.
   std::string arm = kArm;
