@@ -123,6 +123,7 @@ constexpr Expectation kExpectations[] = {
     {"robot_arm_6r.yaml", "error.joints", false, 1e-10},             // 6.3e-13: starts on the reference
     {"scara.yaml", "error.joints", true, 1e-8},                      // 1.3e-9
     {"arm7_tracking.yaml", "error.joints", false, 1e-10},            // 1.0e-12: URDF arm, joint_actuators
+    {"arm7_tool_path.yaml", "error.joints", false, 1e-10},           // 1.5e-11: task-space circle (IK)
     {"two_masses_spring.yaml", "error.joints", true, 1e-5},          // 1.7e-6
     {"two_masses_spring.yaml", "control.matching_residual", false, 1e-20},  // 1.2e-30: matched
     {"pvtol.yaml", "error.position", false, 0.02},                   // 7.5e-3 (flat circle from rest)
