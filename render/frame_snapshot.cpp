@@ -1,5 +1,7 @@
 #include "render/frame_snapshot.h"
 
+#include <exception>
+
 namespace rbs::render {
 
 FrameSnapshot::FrameSnapshot(const Model& model, std::unique_ptr<Reference> reference)
@@ -9,8 +11,14 @@ const Snapshot& FrameSnapshot::make(double t, const State& state, const VecX& u)
   fillBodyPoses(model_, state.x, t, ws_, snapshot_);
   snapshot_.reference_poses.clear();
   if (reference_) {
-    reference_->sample(t, reference_sample_);
-    fillReferencePoses(model_, reference_sample_.x, ws_, snapshot_);
+    // The ghost is a preview: a reference that cannot be evaluated here (a task-space path that
+    // leaves the robot's reach past the checked stretch) draws none; the closed loop reports it.
+    try {
+      reference_->sample(t, reference_sample_);
+      fillReferencePoses(model_, reference_sample_.x, ws_, snapshot_);
+    } catch (const std::exception&) {
+      snapshot_.reference_poses.clear();
+    }
   }
   fillActuatorForces(model_, state.xi, u, snapshot_);
   return snapshot_;

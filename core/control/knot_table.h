@@ -176,7 +176,7 @@ class KnotTable {
   /// Knot m, a multiple of the spacing, is kept. When the set is full, the spacing doubles and the
   /// checkpoints off the new grid go: the set thins evenly and knot 0 stays.
   void addCheckpoint(Side& side, long m, const State& s) const {
-    side.checkpoints.emplace(m, s);
+    side.checkpoints.try_emplace(m, s);  // a re-walk passes existing checkpoints: no node built
     while (side.checkpoints.size() > max_checkpoints_) {
       side.spacing *= 2;
       std::erase_if(side.checkpoints,

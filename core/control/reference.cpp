@@ -96,7 +96,7 @@ class Builder {
   struct Circle {
     std::shared_ptr<const traj::CirclePath> path;
     double start_angle = 0.0;
-    double end = 0.0;  ///< [s] end of the first loop (or of the last, with loops)
+    double end = 0.0;  ///< [s] end of the start ramp and the first loop (or of fewer loops)
   };
   /// The circle parameters: centre (dimension 2 in a planar base's plane, else 3, world), radius,
   /// period, start angle and time, ramp, loops, normal (3-D; sets follow_axis_). Without a centre
@@ -589,8 +589,9 @@ Builder::Circle Builder::readCircle(bool planar, const std::string& center_what,
   circle.path = std::make_shared<traj::CirclePath>(*c, a, b, radius,
                                                    traj::ArcProfile(start_angle, period, t0, ramp, loops));
   circle.start_angle = start_angle;
-  // Beyond the first loop (or the last one) a circle repeats what it did.
-  circle.end = t0 + ramp + (loops > 0.0 ? loops * period : period);
+  // The start ramp and one loop (or fewer) pass every point of the circle; what follows repeats
+  // them (the ramp down too, only slower).
+  circle.end = t0 + ramp + (loops > 0.0 ? std::min(loops, 1.0) : 1.0) * period;
   return circle;
 }
 

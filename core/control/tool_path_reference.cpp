@@ -9,6 +9,7 @@
 
 #include "core/control/knot_table.h"
 #include "core/control/parameters.h"
+#include "core/control/reference_settings_reader.h"
 #include "core/dynamics/kinematics.h"
 
 namespace rbs {
@@ -19,18 +20,20 @@ namespace {
 }
 
 std::string names(const Model& model, const std::vector<int>& joints) {
-  std::string s;
-  for (std::size_t k = 0; k < joints.size(); ++k) s += (k ? ", " : "") + model.joints[joints[k]].name;
-  return s;
+  std::vector<std::string> list;
+  for (int j : joints) list.push_back(model.joints[j].name);
+  return joinNames(list);
 }
 
 class ToolPathReference final : public Reference {
+  // A knot is the moving joints' positions (at most 6, inline: no heap allocation per knot or
+  // sample); everything else is the initial state.
+  using Coordinates = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
+  static constexpr double kKnotStep = KnotTable<Coordinates>::kStep;
+
  public:
   ToolPathReference(const Model& model, ToolPathTask task)
       : model_(model), task_(std::move(task)), rows_(task_.orientation ? 6 : 3), ws_(model_), lu_(rows_) {
-    if (model_.nx > kMaxCoordinates)
-      fail("the model has " + std::to_string(model_.nx) + " coordinates; tool_path handles up to " +
-           std::to_string(kMaxCoordinates));
     selectJoints();
     A_.resize(rows_, rows_);
     rhs_.resize(rows_);
@@ -42,12 +45,12 @@ class ToolPathReference final : public Reference {
         [this] {
           x_ = model_.initial_state.x;
           solve(0.0);
-          return Coordinates(x_);
+          return pack();
         },
-        [this](const Coordinates& x, long, long to) {
-          x_ = x;
+        [this](const Coordinates& q, long, long to) {
+          unpack(q);
           solve(to * kKnotStep);
-          return Coordinates(x_);
+          return pack();
         });
     // Walk the path once now, so that an unreachable or singular stretch is a load-time error.
     std::lock_guard<std::mutex> lock(mutex_);
@@ -58,8 +61,8 @@ class ToolPathReference final : public Reference {
   void sample(double t, ReferenceSample& out) const override {
     std::lock_guard<std::mutex> lock(mutex_);
     long knot = 0;
-    x_ = table_.at(t, knot);
-    solve(t);
+    unpack(table_.at(t, knot));
+    solve(t);  // leaves the kinematics at x_R in ws_
     out.x = x_;
     out.xi.setZero(model_.nxi);
     out.xidot.setZero(model_.nxi);
@@ -67,10 +70,9 @@ class ToolPathReference final : public Reference {
     for (int i = 0; i < 3; ++i) r[i] = task_.path->component(t, i);
 
     // ξ_R: A ξ = [ṙ_R; 0] at x_R (the held orientation is constant).
-    computeKinematics(model_, x_, xi_, ws_);
     computeBodyJacobians(model_, ws_);
     assembleJacobian();
-    lu_.compute(A_);
+    factorize(t);
     rhs_.setZero();
     for (int i = 0; i < 3; ++i) rhs_(i) = r[i][1];
     step_ = lu_.solve(rhs_);
@@ -124,14 +126,12 @@ class ToolPathReference final : public Reference {
            task + (m == 6 ? "; use option 'orientation: free'" : "") +
            (task_.held.empty() ? "" : " or hold fewer joints"));
     for (const LoopClosure& c : model_.loop_closures) {
-      const bool coupling = c.kind == LoopClosure::Kind::JointCoupling;
-      const bool touches = coupling ? std::count(moving_.begin(), moving_.end(), c.follower) +
-                                          std::count(moving_.begin(), moving_.end(), c.leader) > 0
-                                    : true;
-      if (touches)
-        fail("the loop closure '" + c.name + "' constrains " +
-             (coupling ? "a joint the path moves" : std::string("the model")) +
-             "; tool_path solves open chains (hold both joints of a mimic pair)");
+      if (c.kind != LoopClosure::Kind::JointCoupling)
+        fail("the model has the loop closure '" + c.name + "' (a closed kinematic chain); tool_path solves open chains");
+      const auto moves = [&](int j) { return std::find(moving_.begin(), moving_.end(), j) != moving_.end(); };
+      if (moves(c.follower) || moves(c.leader))
+        fail("the mimic coupling '" + c.name + "' ties joint '" + model_.joints[c.follower].name + "' to '" +
+             model_.joints[c.leader].name + "', and the path moves one of them; hold both (option 'hold')");
     }
   }
 
@@ -162,34 +162,66 @@ class ToolPathReference final : public Reference {
     // Residuals are metres and radians; 1e-12 of the path's size (≥ 1 m) is far below what any
     // controller or plot can see, and above the rounding of the kinematics.
     const double tol = 1e-12 * std::max(1.0, r_R.norm());
-    constexpr int kMaxIterations = 50;
+    // A residual no step can lower any more is the rounding floor when it is this small.
+    const double floor = 1e-9 * std::max(1.0, r_R.norm());
+    constexpr int kMaxIterations = 50, kMaxHalvings = 20;
     double size = residual(x_, r_R);
     for (int it = 0; it < kMaxIterations && size > tol; ++it) {
       computeBodyJacobians(model_, ws_);  // ws_ holds the kinematics at x_ (residual())
       assembleJacobian();
-      lu_.compute(A_);
-      // A pivot of U at most 1e-12 of the largest: A is singular to working precision.
-      const auto u = lu_.matrixLU().diagonal().cwiseAbs();
-      if (!(u.minCoeff() > 1e-12 * u.maxCoeff())) singular(t);
+      factorize(t);
       step_ = lu_.solve(rhs_);
       double scale = 1.0;
-      for (int halving = 0;; ++halving) {
+      int halving = 0;
+      for (; halving <= kMaxHalvings; ++halving, scale *= 0.5) {
         trial_ = x_;
         move(trial_, -scale);
         const double trial_size = residual(trial_, r_R);
-        if (trial_size < size || halving == 20) {
+        if (trial_size < size) {
           size = trial_size;
           break;
         }
-        scale *= 0.5;
+      }
+      if (halving > kMaxHalvings) {  // no step along the Newton direction lowers the residual
+        residual(x_, r_R);          // ws_ back at x_
+        if (size <= floor) return;
+        stall(t, size, "Newton's steps stop lowering it");
       }
       x_.swap(trial_);
     }
-    if (size <= tol) return;
+    if (size > tol) stall(t, size, "after " + std::to_string(kMaxIterations) + " Newton steps");
+  }
+
+  /// LU of A (PartialPivLU: no allocation), refused when a pivot is at most 1e-12 of the largest:
+  /// A is then singular to working precision.
+  void factorize(double t) const {
+    lu_.compute(A_);
+    const auto u = lu_.matrixLU().diagonal().cwiseAbs();
+    if (!(u.minCoeff() > 1e-12 * u.maxCoeff())) singular(t);
+  }
+
+  [[noreturn]] void stall(double t, double size, const std::string& why) const {
     std::ostringstream msg;
-    msg << "at t = " << t << " s the path cannot be followed: " << (rows_ == 6 ? "pose" : "position")
-        << " residual " << size << " after " << kMaxIterations << " Newton steps (is the point out of reach?)";
+    msg << "at t = " << t << " s the path cannot be followed: the " << (rows_ == 6 ? "pose" : "position")
+        << " residual is " << size << " (" << why << "); is the point out of reach?";
     fail(msg.str());
+  }
+
+  /// The moving joints' positions in x_, and back (x_ = the initial state with them set).
+  Coordinates pack() const {
+    Coordinates q(moving_.size());
+    for (int c = 0; c < static_cast<int>(moving_.size()); ++c) {
+      const Joint& j = model_.joints[moving_[c]];
+      q(c) = jointScalarPosition(j, x_.data() + j.x_offset);
+    }
+    return q;
+  }
+  void unpack(const Coordinates& q) const {
+    x_ = model_.initial_state.x;
+    for (int c = 0; c < static_cast<int>(moving_.size()); ++c) {
+      const Joint& j = model_.joints[moving_[c]];
+      setJointScalarPosition(j, q(c), x_.data() + j.x_offset);
+    }
   }
 
   /// ‖F(x, t)‖ with F in rhs_ and the kinematics at x in ws_.
@@ -226,10 +258,6 @@ class ToolPathReference final : public Reference {
   ToolPathTask task_;
   int rows_;
   std::vector<int> moving_;
-  // Knots keep their coordinates inline (no heap allocation per knot or sample).
-  static constexpr int kMaxCoordinates = 64;
-  using Coordinates = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kMaxCoordinates, 1>;
-  static constexpr double kKnotStep = KnotTable<Coordinates>::kStep;
   KnotTable<Coordinates> table_;
   // Scratch for one evaluation at a time (mutex_): kinematics, A and its factors, right-hand side
   // and step, the coordinates being solved for and a trial step's, zero velocity.

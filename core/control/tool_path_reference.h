@@ -9,8 +9,9 @@
 // Joints that do not move the body are held at their initial coordinates; of the joints that do,
 // the caller names the redundant ones to hold (a 7-joint arm with a 6-coordinate task: one).
 // Then, with F(q, t) = [r_T(q) − r_R(t); log(R_Rᵀ R_b(q))] = 0 and A = ∂F/∂q regular:
-//   x_R:  Newton on F from the solution at the knot ⌊t/h⌋ (KnotTable: a chain of solutions 2 ms
-//         apart, so the value depends on t alone and the branch is the one continued from x(0));
+//   x_R:  Newton on F (steps halved until ‖F‖ decreases) from the solution at the knot ⌊t/h⌋
+//         (KnotTable: a chain of solutions 2 ms apart, so the value depends on t alone and the
+//         branch is the one continued from x(0));
 //   ξ_R:  A ξ = [ṙ_R; R_bᵀ ω_R]                       (the implicit-function derivative),
 //   ξ̇_R:  A ξ̇ = [r̈_R − β; R_bᵀ ω̇_R − κ_ω]            (its time derivative),
 // with the point's velocity R_b (v + ω × p) and bias β = R_b (ω × (v + ω × p) + κ_v + κ_ω × p)
@@ -40,8 +41,9 @@ struct ToolPathTask {
 
 /// Throws ControlError (prefixed "reference generator 'tool_path': ") when the joints that move
 /// the body do not match the task (with the joints to hold), a joint that must move is not a
-/// one-degree-of-freedom joint, a loop closure involves a moving joint, or the path cannot be
-/// followed on [0, check_until] (out of reach, singular pose: the time and the residual).
+/// one-degree-of-freedom joint, the model has a ball or weld loop closure or a mimic coupling on a
+/// moving joint, or the path cannot be followed on [0, check_until] (out of reach: the time and
+/// the residual; a singular pose: the time and the joint values).
 std::unique_ptr<Reference> makeToolPathReference(const Model& model, ToolPathTask task);
 
 }  // namespace rbs

@@ -4,7 +4,7 @@
 //  - ξ_R is the time derivative of x_R and ξ̇_R that of ξ_R (central differences);
 //  - a sample depends on t alone (any order of evaluation gives the same bits);
 //  - a redundant chain needs the joints to hold; a path out of reach is refused at load, with the
-//    time; wrong names are refused with the names there are.
+//    time; wrong names are refused with the names there are; a mimic gripper off the chain holds.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,6 +15,7 @@
 #include "core/control/parameters.h"
 #include "core/control/reference.h"
 #include "core/dynamics/kinematics.h"
+#include "core/model/model_builder.h"
 #include "tests/support/test_models.h"
 
 namespace rbs {
@@ -148,6 +149,47 @@ TEST(ToolPathReference, RedundancyUnreachablePathsAndWrongNamesAreExplained) {
                      toolPath({{"goal", {10, 0, 0}}, {"duration", {1.0}}},
                               {{"body", "link6"}, {"hold", "joint2"}}),
                      {"at t = "});
+}
+
+// A six-joint arm with a mimic gripper on its last link: fingers off the path's chain hold, a
+// coupling on a joint the path moves is refused, a closed chain is refused.
+TEST(ToolPathReference, MimicGrippersHoldAndClosedChainsAreRefused) {
+  auto arm = [](bool closed) {
+    test::Rng rng(11);
+    ModelBuilder b;
+    std::string parent = kWorld;
+    for (int i = 0; i < 6; ++i) {
+      const std::string name = "link" + std::to_string(i);
+      b.addBody(test::randomBody(rng, name));
+      JointSpec j{.name = "joint" + std::to_string(i), .type = JointType::Revolute, .parent = parent, .child = name};
+      j.parent_placement = test::randomPose(rng, 0.3);
+      j.axis = test::randomVector(rng, 1.0).normalized();
+      b.addJoint(j);
+      parent = name;
+    }
+    for (const char* finger : {"finger_a", "finger_b"}) {
+      b.addBody(test::randomBody(rng, finger));
+      b.addJoint(JointSpec{.name = std::string(finger) + "_slide", .type = JointType::Prismatic, .parent = "link5",
+                           .child = finger, .axis = Vec3::UnitY()});
+    }
+    b.addLoopClosure({.name = "gripper_mimic", .kind = LoopClosure::Kind::JointCoupling, .follower = "finger_b_slide",
+                      .leader = "finger_a_slide", .multiplier = -1.0});
+    if (closed) b.addLoopClosure({.name = "strut", .kind = LoopClosure::Kind::Ball, .a = {"link1", {}}, .b = {"link3", {}}});
+    return b.build();
+  };
+  const Model gripper = arm(false);
+  const std::map<std::string, std::vector<double>> small{{"point", {0.05, -0.02, 0.1}}, {"radius", {0.03}}, {"period", {2.0}}};
+  const auto ref = makeReference(gripper, toolPath(small, {{"body", "link5"}, {"path", "circle"}}));
+  const ReferenceSample s = at(*ref, 0.8);
+  for (const char* slide : {"finger_a_slide", "finger_b_slide"}) {
+    const Joint& j = gripper.joints[gripper.jointIndex(slide)];
+    EXPECT_EQ(s.x(j.x_offset), gripper.initial_state.x(j.x_offset)) << slide;
+    EXPECT_EQ(s.xi(j.xi_offset), 0.0) << slide;
+  }
+  expectControlError(gripper, toolPath(small, {{"body", "finger_a"}, {"path", "circle"}, {"hold", "joint2"}}),
+                     {"mimic coupling 'gripper_mimic'", "hold both"});
+  expectControlError(arm(true), toolPath(small, {{"body", "link5"}, {"path", "circle"}}),
+                     {"loop closure 'strut'", "open chains"});
 }
 
 }  // namespace
