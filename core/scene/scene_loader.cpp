@@ -188,7 +188,8 @@ class Loader {
   /// (its index is builder_.count(kind)), and refuses a name used twice.
   Element& remember(ModelElement kind, const std::string& name, const MapView& m);
   SceneError mapModelError(const ModelError& e) const;
-  void applyDeferred(Model& model, const DeferredValue& d) const;
+  /// A joint's initial position or velocity (d.field) on the built model; `path` names it in messages.
+  void applyDeferred(Model& model, const DeferredValue& d, const std::string& path) const;
   /// --set link.NAME.* into link_inertials_ (checked here: numbers, shapes, mass ≥ 0).
   void readLinkInertials(const std::vector<DeferredValue>& deferred);
 
@@ -1068,7 +1069,7 @@ SceneError Loader::mapModelError(const ModelError& error) const {
 
 // ---- initial values of included joints (--set joint.NAME.position/velocity) ------------------
 
-void Loader::applyDeferred(Model& model, const DeferredValue& d) const {
+void Loader::applyDeferred(Model& model, const DeferredValue& d, const std::string& path) const {
   const int index = model.jointIndex(d.name);
   if (index < 0) {
     std::vector<std::string> names;
@@ -1076,8 +1077,6 @@ void Loader::applyDeferred(Model& model, const DeferredValue& d) const {
     src_.fail(d.value, "no joint named '" + d.name + "' in the scene or its URDF" + didYouMean(d.name, names));
   }
   const Joint& j = model.joints[index];
-  const std::string path =
-      d.assignment == "initial_positions" ? "initial_positions." + d.name : "joint." + d.name + ".initial." + d.field;
   if (d.field == "velocity") {
     std::vector<double> v = d.value.IsSequence() ? readNumbers(src_, d.value, path, j.nxi)
                                                  : std::vector<double>{readNumber(src_, d.value, path)};
@@ -1180,14 +1179,22 @@ Scene Loader::load(const YAML::Node& root, const std::vector<DeferredValue>& def
     const Joint& j = model.joints[model.jointIndex(p.joint)];
     for (std::size_t k = 0; k < p.x.size(); ++k) model.initial_state.x(j.x_offset + static_cast<int>(k)) = p.x[k];
   }
-  // initial_positions: {JOINT: q} for the included URDF's joints, then --set (which wins).
+  // initial_positions: {JOINT: q} for the included URDF's joints (the file's own have `initial`),
+  // then --set (which wins).
   if (const YAML::Node* n = top.find("initial_positions")) {
     if (!n->IsMap()) src_.fail(*n, "initial_positions: expected a map JOINT: position, e.g. {joint2: 0.5}");
-    for (const auto& kv : *n)
-      applyDeferred(model, DeferredValue{DeferredValue::Target::Joint, "initial_positions", kv.first.as<std::string>(), "position", kv.second});
+    for (const auto& kv : *n) {
+      if (!kv.first.IsScalar()) src_.fail(kv.first, "initial_positions: expected a joint name as the key");
+      const std::string joint = kv.first.Scalar();
+      if (named_.count({ModelElement::Joint, joint}))
+        src_.fail(kv.first, "initial_positions." + joint + ": '" + joint +
+                                "' is a joint of this file; give its position in its own 'initial'");
+      applyDeferred(model, DeferredValue{DeferredValue::Target::Joint, "", joint, "position", kv.second},
+                    "initial_positions." + joint);
+    }
   }
   for (const auto& d : deferred)
-    if (d.target == DeferredValue::Target::Joint) applyDeferred(model, d);
+    if (d.target == DeferredValue::Target::Joint) applyDeferred(model, d, "joint." + d.name + ".initial." + d.field);
   satisfyJointCouplings(model, model.initial_state);  // mimic followers move with their (--set) leaders
   // Bodies may have semidefinite inertia; every joint direction must still move some (once, at
   // the initial state, located at the joint).

@@ -183,7 +183,10 @@ class Importer {
   [[noreturn]] void failAt(const std::string& kind, const std::string& name,
                            const std::string& message) const {
     const auto [line, column] = locate(kind, name);
-    fail(line, column, kind + " '" + name + "': " + message);
+    // A link whose <inertial> was replaced: the values at fault are the caller's, not the file's.
+    const bool replaced = kind == "link" && options_.link_inertials.count(name);
+    fail(line, column, kind + " '" + name + "': " + message +
+                           (replaced ? " (its <inertial> as set by --set link." + name + ".*)" : ""));
   }
 
   std::string readFile() const {

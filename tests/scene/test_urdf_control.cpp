@@ -137,6 +137,13 @@ TEST_F(InitialPositionsKey, SetsTheIncludedJointsAndSetWins) {
               {"no joint named 'jiont4'", "joint4"});
   expectError("name: a\ninclude: " + arm + "\ninitial_positions: [0.5]\n", 3, 20, {"expected a map JOINT: position"});
   expectError("name: a\ninitial_positions: {j: 1}\nbodies: []\n", 2, 20, {"applies to the joints of an included URDF"});
+  // The file's own joints have `initial`.
+  expectError("name: a\ninclude: " + arm + "\nbodies: [{name: tool, mass: 0.2, inertia: [1e-4, 1e-4, 1e-4, 0, 0, 0]}]\n"
+              "joints: [{name: mount, type: revolute, parent: link7, child: tool, axis: [0, 0, 1]}]\n"
+              "initial_positions: {mount: 0.1}\n",
+              5, 21, {"'mount' is a joint of this file", "initial"});
+  // --set link.* needs a URDF.
+  expectError("name: a\nbodies: []\n", 0, 0, {"--set link.x.mass=1", "links of an included URDF"}, {"link.x.mass=1"});
 }
 
 class JointActuatorsKey : public test::SceneDir {};

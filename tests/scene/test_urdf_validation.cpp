@@ -163,7 +163,7 @@ TEST_F(UrdfValidation, SetOnALinkReplacesItsInertialBeforeTheMerge) {
   expectFileError(urdf, 0, 0, {"link.tip.inertia", "6"}, {"link.tip.inertia=[1, 2, 3]"});
   expectFileError(urdf, 0, 0, {"expected link.NAME.mass, link.NAME.com or link.NAME.inertia"}, {"link.tip.density=3"});
   // An inertia made invalid is refused at the link.
-  expectFileError(urdf, 0, 0, {"link 'link2'"}, {"link.link2.inertia=[-1, 1, 1, 0, 0, 0]"});
+  expectFileError(urdf, 0, 0, {"link 'link2'", "as set by --set link.link2.*"}, {"link.link2.inertia=[-1, 1, 1, 0, 0, 0]"});
 }
 
 TEST_F(UrdfValidation, ARootFixedToTheWorldIsNotValidatedButAMovingLinkIs) {
