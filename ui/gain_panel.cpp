@@ -69,6 +69,7 @@ GainPanel::GainPanel(QWidget* parent) : QWidget(parent) {
   outer->addWidget(scroll);
   auto* reset = new QPushButton(tr("Reset all to the scene's values"), this);
   reset->setObjectName("gains.reset_all");
+  reset->setToolTip(tr("every gain back to the value the scene file gives it"));
   reset->setFocusPolicy(Qt::TabFocus);
   connect(reset, &QPushButton::clicked, this, [this] {
     for (int i = 0; i < rows(); ++i) {

@@ -29,6 +29,7 @@
 #include "sim/integrator.h"
 #include "ui/elided_label.h"
 #include "ui/gain_panel.h"
+#include "ui/help_dialogs.h"
 #include "ui/scene_browser.h"
 #include "ui/video_export.h"
 #include "ui/view3d.h"
@@ -154,6 +155,9 @@ void MainWindow::buildDocks() {
   controller_box_->setObjectName("run.controller");
   stepper_box_ = new QComboBox(run);
   stepper_box_->setObjectName("run.integrator");
+  speed_box_->setToolTip(tr("how fast simulated time runs against the clock; the simulation itself is the same"));
+  controller_box_->setToolTip(tr("the controller computing the inputs; choosing one restarts at t = 0 (the scene's is marked)"));
+  stepper_box_->setToolTip(tr("the numerical integrator; choosing one restarts at t = 0"));
   for (QComboBox* box : {speed_box_, controller_box_, stepper_box_}) {
     box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     box->setMinimumContentsLength(10);
@@ -200,27 +204,73 @@ void MainWindow::buildDocks() {
 }
 
 void MainWindow::buildMenus() {
+  // Every entry says what it does in a tooltip (shown in the menus) and the status bar.
+  auto add = [this](QMenu* menu, const QString& text, const QKeySequence& key, const QString& tip, auto&& slot) {
+    QAction* a = menu->addAction(text, key, this, std::forward<decltype(slot)>(slot));
+    a->setToolTip(tip);
+    a->setStatusTip(tip);
+    return a;
+  };
   QMenu* file = menuBar()->addMenu(tr("&File"));
   file->setObjectName("menu.file");
-  file->addAction(tr("&Open…"), QKeySequence::Open, this, [this] { openDialog(); });
-  file->addAction(tr("&Reload from disk"), QKeySequence(Qt::Key_F5), this, [this] { reloadScene(); });
-  file->addAction(tr("&Package folders…"), this, [this] { packagePathsDialog(); })
-      ->setToolTip(tr("Where package://… meshes of robot (URDF) files are looked up"));
+  add(file, tr("&Open…"), QKeySequence::Open, tr("open a scene (YAML) or robot (URDF) file"), [this] { openDialog(); });
+  add(file, tr("&Reload from disk"), QKeySequence(Qt::Key_F5), tr("read the current scene file again and start over"),
+      [this] { reloadScene(); });
+  add(file, tr("&Package folders…"), {}, tr("where package://… meshes of robot (URDF) files are looked up"),
+      [this] { packagePathsDialog(); });
   file->addSeparator();
-  file->addAction(tr("Export run as &CSV…"), this, [this] { exportRunCsvDialog(); });
-  file->addAction(tr("&Screenshot…"), this, [this] { screenshotDialog(); });
-  file->addAction(tr("Record &video…"), this, [this] { videoDialog(); });
+  add(file, tr("Export run as &CSV…"), {}, tr("write every channel of the run so far to a CSV file"),
+      [this] { exportRunCsvDialog(); });
+  add(file, tr("&Screenshot…"), {}, tr("save the 3D view as a PNG picture"), [this] { screenshotDialog(); });
+  add(file, tr("Record &video…"), {}, tr("simulate from t = 0 and write an MP4 video of the 3D view"),
+      [this] { videoDialog(); });
   file->addSeparator();
-  file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+  add(file, tr("&Quit"), QKeySequence::Quit, tr("close rbsim"), [this] { close(); });
   QMenu* sim = menuBar()->addMenu(tr("&Simulation"));
   sim->setObjectName("menu.simulation");
-  sim->addAction(tr("Play / pause"), QKeySequence(Qt::Key_Space), this, [this] { togglePlay(); });
-  sim->addAction(tr("Pause"), QKeySequence(Qt::Key_P), this, [this] { if (worker_) worker_->pause(); });
-  sim->addAction(tr("Step"), QKeySequence(Qt::Key_S), this, [this] { if (worker_) worker_->stepOnce(); });
-  sim->addAction(tr("Reset"), QKeySequence(Qt::Key_R), this, [this] { if (worker_) worker_->reset(); });
+  add(sim, tr("Play / pause"), QKeySequence(Qt::Key_Space), tr("run the simulation, or pause it when it runs"),
+      [this] { togglePlay(); });
+  add(sim, tr("Pause"), QKeySequence(Qt::Key_P), tr("stop at the current time"), [this] { if (worker_) worker_->pause(); });
+  add(sim, tr("Step"), QKeySequence(Qt::Key_S), tr("advance by one output sample"), [this] { if (worker_) worker_->stepOnce(); });
+  add(sim, tr("Reset"), QKeySequence(Qt::Key_R), tr("back to t = 0 with the scene's initial state"),
+      [this] { if (worker_) worker_->reset(); });
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->setObjectName("menu.view");
-  for (QDockWidget* d : findChildren<QDockWidget*>()) view->addAction(d->toggleViewAction());
+  for (QDockWidget* d : findChildren<QDockWidget*>()) {
+    QAction* a = d->toggleViewAction();
+    a->setToolTip(tr("show or hide the %1 panel").arg(d->windowTitle()));
+    view->addAction(a);
+  }
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->setObjectName("menu.help");
+  add(help, tr("&Keyboard shortcuts and mouse"), QKeySequence(Qt::Key_F1),
+      tr("list every shortcut and mouse gesture"), [this] { showShortcuts(); });
+  add(help, tr("&About rbsim"), {}, tr("version, and the libraries rbsim is built on with their licenses"),
+      [this] { showAbout(); });
+  for (QMenu* m : {file, sim, view, help}) m->setToolTipsVisible(true);
+}
+
+void MainWindow::showShortcuts() {
+  if (shortcuts_dialog_) {
+    shortcuts_dialog_->raise();
+    shortcuts_dialog_->activateWindow();
+    return;
+  }
+  QList<QMenu*> menus;
+  for (QAction* a : menuBar()->actions())
+    if (a->menu()) menus.push_back(a->menu());
+  shortcuts_dialog_ = makeShortcutsDialog(this, menus);
+  shortcuts_dialog_->show();
+}
+
+void MainWindow::showAbout() {
+  // not modal, like the error messages: scripted use and tests must not block on it
+  auto* box = new QMessageBox(QMessageBox::NoIcon, tr("About rbsim"), aboutText(), QMessageBox::Close, this);
+  box->setObjectName("help.about");
+  box->setTextFormat(Qt::RichText);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->setModal(false);
+  box->show();
 }
 
 void MainWindow::showError(const QString& title, const QString& message) {

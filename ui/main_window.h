@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include <QDialog>
 #include <QMainWindow>
+#include <QPointer>
 #include <QTimer>
 
 #include "core/scene/scene.h"
@@ -142,6 +144,11 @@ class MainWindow : public QMainWindow {
   void exportRunCsvDialog();
   void screenshotDialog();
   void videoDialog();
+  /// Help → Keyboard shortcuts and mouse (F1): one dialog, raised if it is open already.
+  void showShortcuts();
+  /// Help → About rbsim: version and libraries with their licenses (non-modal).
+  void showAbout();
+  QPointer<QDialog> shortcuts_dialog_;
 };
 
 }  // namespace rbs::ui

@@ -56,6 +56,7 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
   bar->addWidget(pause_box_);
   auto* export_button = new QPushButton(tr("Export…"), this);
   export_button->setObjectName("plots.export");
+  export_button->setToolTip(tr("save the plots as PNG or PDF pictures, or their data as CSV"));
   export_button->setFocusPolicy(Qt::TabFocus);
   bar->addStretch();
   bar->addWidget(export_button);
@@ -71,6 +72,7 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
   channels->addWidget(channel_box_, 1);
   auto* add = new QPushButton(tr("Add to plot"), this);
   add->setObjectName("plots.add");
+  add->setToolTip(tr("add the channel chosen on the left to the Custom plot"));
   add->setFocusPolicy(Qt::TabFocus);
   channels->addWidget(add);
   outer->addLayout(channels);

@@ -59,6 +59,7 @@ SceneBrowser::SceneBrowser(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   list_ = new QListWidget(this);
   list_->setObjectName("scenes.list");
+  list_->setToolTip(tr("the scenes shipped with rbsim: double click one to open it"));
   for (const auto& file : libraryScenes()) {
     auto* item = new QListWidgetItem(QString::fromStdString(file.stem().string()), list_);
     item->setData(Qt::UserRole, QString::fromStdString(file.string()));
@@ -89,6 +90,7 @@ SceneBrowser::SceneBrowser(QWidget* parent) : QWidget(parent) {
   layout->addWidget(new QLabel(tr("Recent"), this));
   recent_box_ = new QComboBox(this);
   recent_box_->setObjectName("scenes.recent");
+  recent_box_->setToolTip(tr("scene and robot files opened before: choose one to open it again"));
   layout->addWidget(recent_box_);
 
   connect(list_, &QListWidget::currentItemChanged, this, [this](QListWidgetItem* item) {
