@@ -8,6 +8,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QFileDialog>
@@ -15,12 +16,14 @@
 #include <QHBoxLayout>
 #include <QInputDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QProgressDialog>
 #include <QPushButton>
 #include <QSettings>
 #include <QShowEvent>
+#include <QSpinBox>
 #include <QStatusBar>
 #include <QVBoxLayout>
 
@@ -136,7 +139,7 @@ void MainWindow::buildDocks() {
   reset->setObjectName("run.reset");
   play_button_->setToolTip(tr("play (Space toggles play and pause); at the scene's end, Play continues past it"));
   pause->setToolTip(tr("pause (P)"));
-  step->setToolTip(tr("one output step (S)"));
+  step->setToolTip(tr("advance by the output samples set in Step by (S)"));
   reset->setToolTip(tr("back to t = 0 (R)"));
   for (QPushButton* b : {play_button_, pause, step, reset}) {
     // a click does not take the keyboard focus: Space stays Play/Pause rather than "press the
@@ -162,6 +165,21 @@ void MainWindow::buildDocks() {
     box->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     box->setMinimumContentsLength(10);
   }
+  // time control: steps of several samples, a run to a typed time, looping at the scene's end
+  step_box_ = new QSpinBox(run);
+  step_box_->setObjectName("run.step_samples");
+  step_box_->setRange(1, 1000000);
+  step_box_->setToolTip(tr("how many output samples Step (S) advances"));
+  until_field_ = new QLineEdit(run);
+  until_field_->setObjectName("run.until");
+  until_field_->setPlaceholderText(tr("t [s], Return"));
+  until_field_->setToolTip(tr("type a time and press Return: runs as fast as possible to it, then pauses"));
+  loop_box_ = new QCheckBox(tr("restart at the end"), run);
+  loop_box_->setObjectName("run.loop");
+  loop_box_->setToolTip(tr("at the scene's end time, start over at t = 0 and play on instead of pausing"));
+  form->addRow(tr("Step (samples)"), step_box_);
+  form->addRow(tr("Run to"), until_field_);
+  form->addRow(tr("Loop"), loop_box_);
   form->addRow(tr("Speed"), speed_box_);
   form->addRow(tr("Controller"), controller_box_);
   form->addRow(tr("Integrator"), stepper_box_);
@@ -170,7 +188,9 @@ void MainWindow::buildDocks() {
   dock(tr("Run"), "dock.run", run, Qt::LeftDockWidgetArea)->setMaximumWidth(480);
   connect(play_button_, &QPushButton::clicked, this, [this] { if (worker_) worker_->play(); });
   connect(pause, &QPushButton::clicked, this, [this] { if (worker_) worker_->pause(); });
-  connect(step, &QPushButton::clicked, this, [this] { if (worker_) worker_->stepOnce(); });
+  connect(step, &QPushButton::clicked, this, [this] { stepSamples(); });
+  connect(until_field_, &QLineEdit::returnPressed, this, [this] { runToTypedTime(); });
+  connect(loop_box_, &QCheckBox::toggled, this, [this](bool on) { if (worker_) worker_->setLoop(on); });
   connect(reset, &QPushButton::clicked, this, [this] { if (worker_) worker_->reset(); });
   connect(speed_box_, &QComboBox::currentIndexChanged, this, [this] {
     if (worker_) worker_->setSpeed(speed_box_->currentData().toDouble());
@@ -231,7 +251,8 @@ void MainWindow::buildMenus() {
   add(sim, tr("Play / pause"), QKeySequence(Qt::Key_Space), tr("run the simulation, or pause it when it runs"),
       [this] { togglePlay(); });
   add(sim, tr("Pause"), QKeySequence(Qt::Key_P), tr("stop at the current time"), [this] { if (worker_) worker_->pause(); });
-  add(sim, tr("Step"), QKeySequence(Qt::Key_S), tr("advance by one output sample"), [this] { if (worker_) worker_->stepOnce(); });
+  add(sim, tr("Step"), QKeySequence(Qt::Key_S), tr("advance by the output samples set in Step by (one by default)"),
+      [this] { stepSamples(); });
   add(sim, tr("Reset"), QKeySequence(Qt::Key_R), tr("back to t = 0 with the scene's initial state"),
       [this] { if (worker_) worker_->reset(); });
   QMenu* view = menuBar()->addMenu(tr("&View"));
@@ -248,6 +269,34 @@ void MainWindow::buildMenus() {
   add(help, tr("&About rbsim"), {}, tr("version, and the libraries rbsim is built on with their licenses"),
       [this] { showAbout(); });
   for (QMenu* m : {file, sim, view, help}) m->setToolTipsVisible(true);
+}
+
+void MainWindow::stepSamples() {
+  if (worker_) worker_->step(step_box_->value());
+}
+
+void MainWindow::runToTypedTime() {
+  if (!worker_) return;
+  ParameterSpec spec;
+  spec.name = "run to";
+  spec.unit = "s";
+  spec.min = 0.0;
+  spec.max = 1e9;
+  const double now = worker_->snapshot().time;
+  const ParsedInput in = parseParameterInput(spec, until_field_->text(), now);
+  if (in.status == ParsedInput::Status::Refused) {
+    statusBar()->showMessage(tr("run to: '%1' is not a number; type a time in seconds, e.g. 2.5").arg(until_field_->text()),
+                             8000);
+    return;
+  }
+  if (in.value <= now) {
+    statusBar()->showMessage(tr("run to: t = %1 s is not after the current time %2 s")
+                                 .arg(formatParameterValue(in.value), formatParameterValue(now)),
+                             8000);
+    return;
+  }
+  worker_->runUntil(in.value);
+  statusBar()->showMessage(tr("running to t = %1 s").arg(formatParameterValue(in.value)), 4000);
 }
 
 void MainWindow::showShortcuts() {
@@ -374,6 +423,7 @@ bool MainWindow::start(std::shared_ptr<const Scene> scene, const std::string& co
     return false;
   }
   worker_ = std::move(worker);  // the old worker's thread stops here
+  worker_->setLoop(loop_box_->isChecked());
   scene_ = std::move(scene);
   last_error_.clear();
   warning_.clear();

@@ -10,7 +10,10 @@
 #include <string>
 #include <vector>
 
+#include <QCheckBox>
 #include <QDialog>
+#include <QLineEdit>
+#include <QSpinBox>
 #include <QMainWindow>
 #include <QPointer>
 #include <QTimer>
@@ -144,11 +147,19 @@ class MainWindow : public QMainWindow {
   void exportRunCsvDialog();
   void screenshotDialog();
   void videoDialog();
+  /// Step button, S: the samples of the Step by box.
+  void stepSamples();
+  /// Run to: the typed time (any notation), as fast as possible; refused text or a time not after
+  /// the current one is said in the status bar.
+  void runToTypedTime();
   /// Help → Keyboard shortcuts and mouse (F1): one dialog, raised if it is open already.
   void showShortcuts();
   /// Help → About rbsim: version and libraries with their licenses (non-modal).
   void showAbout();
   QPointer<QDialog> shortcuts_dialog_;
+  QSpinBox* step_box_ = nullptr;
+  QLineEdit* until_field_ = nullptr;
+  QCheckBox* loop_box_ = nullptr;
 };
 
 }  // namespace rbs::ui

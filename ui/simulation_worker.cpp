@@ -47,6 +47,7 @@ struct SimulationWorker::Engine {
   long end_k = -1;               ///< the sample at the scene's t_end (< 0: none)
   bool stop_at_end = true;       ///< pause at end_k once; Play, runUntil past it and Step disarm it
   bool at_end = false;
+  bool loop_scene = false;       ///< at end_k: start over at t = 0 and play on
   Clock::time_point anchor_wall;
   double anchor_time = 0.0;
   std::deque<std::pair<Clock::time_point, double>> rate_history;
@@ -108,7 +109,8 @@ void SimulationWorker::send(Command command) {
 
 void SimulationWorker::play() { send(Play{}); }
 void SimulationWorker::pause() { send(Pause{}); }
-void SimulationWorker::stepOnce() { send(Step{}); }
+void SimulationWorker::step(int samples) { send(Step{std::max(samples, 1)}); }
+void SimulationWorker::setLoop(bool on) { send(Loop{on}); }
 void SimulationWorker::reset() { send(Reset{}); }
 void SimulationWorker::setSpeed(double speed) { send(Speed{speed}); }
 void SimulationWorker::runUntil(double t) { send(RunUntil{t}); }
@@ -221,6 +223,21 @@ void SimulationWorker::loop() {
     publishSamples();
   };
 
+  // Back to t = 0 with the initial state: a new run (the plots start over), stopping at the end
+  // again.
+  const auto restart = [&] {
+    e.until_k = -1;
+    e.stop_at_end = true;
+    e.at_end = false;
+    e.pending_time.clear();
+    e.pending_values.clear();
+    ++e.run;
+    e.k = 0;
+    sim.reset(s.model.initial_state, 0.0);  // records the sample at t = 0
+    e.rate_history.clear();
+    publishSamples();
+  };
+
   const auto apply = [&](const Command& command) {
     if (std::holds_alternative<Play>(command)) {
       e.running = !sim.failed();
@@ -231,23 +248,14 @@ void SimulationWorker::loop() {
     } else if (std::holds_alternative<Pause>(command)) {
       e.running = false;
       e.until_k = -1;
-    } else if (std::holds_alternative<Step>(command)) {
+    } else if (const auto* step = std::get_if<Step>(&command)) {
       e.running = false;
       e.until_k = -1;
       e.at_end = false;
-      advance(e.k + 1);
+      advance(e.k + step->samples);
     } else if (std::holds_alternative<Reset>(command)) {
       e.running = false;
-      e.until_k = -1;
-      e.stop_at_end = true;
-      e.at_end = false;
-      e.pending_time.clear();
-      e.pending_values.clear();
-      ++e.run;
-      e.k = 0;
-      sim.reset(s.model.initial_state, 0.0);  // records the sample at t = 0
-      e.rate_history.clear();
-      publishSamples();
+      restart();
     } else if (const auto* speed = std::get_if<Speed>(&command)) {
       e.speed = speed->value;
       anchor();
@@ -266,6 +274,8 @@ void SimulationWorker::loop() {
           e.parameter_error = ex.what();
         }
       }
+    } else if (const auto* loop = std::get_if<Loop>(&command)) {
+      e.loop_scene = loop->on;
     } else if (std::holds_alternative<ResetParameters>(command)) {
       if (ParameterSet* parameters = e.loop.parameters())
         for (int i = 0; i < parameters->size(); ++i) parameters->set(i, parameter_specs_.value(i));
@@ -321,7 +331,10 @@ void SimulationWorker::loop() {
         e.running = false;
         e.until_k = -1;
       }
-      if (stops_at_end && e.k >= e.end_k) {  // the scene's end: pause once and say so
+      if (stops_at_end && e.k >= e.end_k && e.loop_scene && !sim.failed()) {  // loop: start over
+        restart();
+        anchor();
+      } else if (stops_at_end && e.k >= e.end_k) {  // the scene's end: pause once and say so
         e.running = false;
         e.until_k = -1;
         e.stop_at_end = false;

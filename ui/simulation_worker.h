@@ -80,11 +80,16 @@ class SimulationWorker {
 
   void play();
   void pause();
-  void stepOnce();  ///< one output step, then paused
+  void stepOnce() { step(1); }  ///< one output step, then paused
+  /// `samples` (≥ 1) output steps as fast as possible, then paused.
+  void step(int samples);
   void reset();     ///< back to t = 0, paused, stopping at endTime() again; parameters keep their values
   void setSpeed(double speed);  ///< sim seconds per wall second; kMaxSpeed: as fast as possible
   /// As fast as possible up to t [s], then paused (past endTime() if t is beyond it).
   void runUntil(double t);
+  /// On: a run that reaches endTime() starts over at t = 0 (a new run, parameters kept) and
+  /// plays on, instead of pausing there.
+  void setLoop(bool on);
   void setParameter(int index, double value);
   /// Every parameter back to the scene's value (parameterSpecs().value(i)).
   void resetParameters();
@@ -98,13 +103,14 @@ class SimulationWorker {
  private:
   struct Play {};
   struct Pause {};
-  struct Step {};
+  struct Step { int samples; };
   struct Reset {};
   struct Speed { double value; };
   struct RunUntil { double t; };
   struct SetParameter { int index; double value; };
   struct ResetParameters {};
-  using Command = std::variant<Play, Pause, Step, Reset, Speed, RunUntil, SetParameter, ResetParameters>;
+  struct Loop { bool on; };
+  using Command = std::variant<Play, Pause, Step, Reset, Speed, RunUntil, SetParameter, ResetParameters, Loop>;
 
   struct Engine;  // the simulator and the closed loop: touched by the worker thread only
 
