@@ -24,6 +24,7 @@
 #include <QSettings>
 #include <QShowEvent>
 #include <QSpinBox>
+#include <QToolBar>
 #include <QStatusBar>
 #include <QVBoxLayout>
 
@@ -174,13 +175,19 @@ void MainWindow::buildDocks() {
   until_field_->setObjectName("run.until");
   until_field_->setPlaceholderText(tr("t [s], Return"));
   until_field_->setToolTip(tr("type a time and press Return: runs as fast as possible to it, then pauses"));
-  loop_box_ = new QCheckBox(tr("restart at the end"), run);
+  loop_box_ = new QCheckBox(tr("loop"), run);
   loop_box_->setObjectName("run.loop");
   loop_box_->setToolTip(tr("at the scene's end time, start over at t = 0 and play on instead of pausing"));
-  form->addRow(tr("Step (samples)"), step_box_);
-  form->addRow(tr("Run to"), until_field_);
-  form->addRow(tr("Loop"), loop_box_);
-  form->addRow(tr("Speed"), speed_box_);
+  // two rows, so that the gains below keep their room: "Step [n] Run to [t]", "Speed [..] [x] loop"
+  auto* time_row = new QHBoxLayout;
+  time_row->addWidget(step_box_);
+  time_row->addWidget(new QLabel(tr("Run to"), run));
+  time_row->addWidget(until_field_, 1);
+  form->addRow(tr("Step by"), time_row);
+  auto* speed_row = new QHBoxLayout;
+  speed_row->addWidget(speed_box_, 1);
+  speed_row->addWidget(loop_box_);
+  form->addRow(tr("Speed"), speed_row);
   form->addRow(tr("Controller"), controller_box_);
   form->addRow(tr("Integrator"), stepper_box_);
   run_layout->addLayout(form);
@@ -262,6 +269,7 @@ void MainWindow::buildMenus() {
     a->setToolTip(tr("show or hide the %1 panel").arg(d->windowTitle()));
     view->addAction(a);
   }
+  buildViewControls(view);
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   help->setObjectName("menu.help");
   add(help, tr("&Keyboard shortcuts and mouse"), QKeySequence(Qt::Key_F1),
@@ -269,6 +277,111 @@ void MainWindow::buildMenus() {
   add(help, tr("&About rbsim"), {}, tr("version, and the libraries rbsim is built on with their licenses"),
       [this] { showAbout(); });
   for (QMenu* m : {file, sim, view, help}) m->setToolTipsVisible(true);
+}
+
+void MainWindow::buildViewControls(QMenu* view) {
+  // The overlays of render/ and the camera presets, in the View menu and on a toolbar; the
+  // choices are kept per scene file (restoreViewChoices).
+  auto* toolbar = addToolBar(tr("View"));
+  toolbar->setObjectName("view.toolbar");
+  toolbar->setToolTip(tr("what the 3D view shows and from where"));
+  view->addSeparator();
+  struct OverlayText {
+    render::Overlay overlay;
+    QString label, tip;
+  };
+  const OverlayText overlays[] = {
+      {render::Overlay::Ground, tr("Ground"), tr("the ground grid")},
+      {render::Overlay::BodyFrames, tr("Body frames"), tr("each body's frame as red, green, blue axes")},
+      {render::Overlay::ReferenceGhost, tr("Reference ghost"), tr("the bodies at the reference pose, translucent")},
+      {render::Overlay::Trails, tr("Trails"), tr("the recent path of the free bodies' centres of mass")},
+      {render::Overlay::ForceArrows, tr("Force arrows"), tr("thrusts and body forces of the actuators as arrows")},
+      {render::Overlay::Hud, tr("HUD"), tr("scene name, time and state written over the view")},
+  };
+  for (const OverlayText& o : overlays) {
+    QAction* a = view->addAction(o.label);
+    a->setObjectName(QString::fromStdString("view.overlay." + render::overlayName(o.overlay)));
+    a->setCheckable(true);
+    a->setChecked(view_->overlay(o.overlay));
+    a->setToolTip(tr("show or hide %1").arg(o.tip));
+    a->setStatusTip(a->toolTip());
+    connect(a, &QAction::toggled, this, [this, overlay = o.overlay](bool on) {
+      view_->setOverlay(overlay, on);
+      saveViewChoices();
+    });
+    toolbar->addAction(a);
+    overlay_actions_.push_back({o.overlay, a});
+  }
+  view->addSeparator();
+  toolbar->addSeparator();
+  struct CameraText {
+    const char* name;
+    QString label, tip;
+  };
+  const CameraText cameras[] = {
+      {"scene", tr("Scene camera"), tr("the camera the scene file sets")},
+      {"fit", tr("Fit all"), tr("frame every body, seen from the scene camera's direction")},
+      {"follow", tr("Follow"), tr("orbit about the scene camera's body, or the first free body, as it moves")},
+      {"front", tr("Front"), tr("look along −x at the scene camera's target")},
+      {"side", tr("Side"), tr("look along +y at the scene camera's target")},
+      {"top", tr("Top"), tr("look down at the scene camera's target")},
+      {"iso", tr("Iso"), tr("look from +x, −y and above at the scene camera's target")},
+  };
+  for (const CameraText& c : cameras) {
+    QAction* a = view->addAction(c.label);
+    a->setObjectName(QString("view.camera.") + c.name);
+    a->setToolTip(tr("camera: %1").arg(c.tip));
+    a->setStatusTip(a->toolTip());
+    connect(a, &QAction::triggered, this, [this, name = std::string(c.name)] { applyCameraPreset(name, true); });
+    toolbar->addAction(a);
+  }
+}
+
+void MainWindow::applyCameraPreset(const std::string& name, bool remember) {
+  try {
+    view_->setCameraPreset(name);
+  } catch (const std::invalid_argument& e) {  // follow without a body to follow
+    statusBar()->showMessage(tr("camera %1: %2").arg(QString::fromStdString(name), QString::fromStdString(e.what())), 8000);
+    return;
+  }
+  if (remember) {
+    camera_preset_ = name;
+    saveViewChoices();
+  }
+}
+
+/// QSettings key of the view choices for the current scene file.
+static QString viewKey(const std::filesystem::path& file) {
+  QString path = QString::fromStdString(std::filesystem::absolute(file).lexically_normal().string());
+  return "view_per_scene/" + path.replace('/', '|');
+}
+
+void MainWindow::saveViewChoices() {
+  if (restoring_view_ || !persistent_ || !scene_) return;
+  QSettings settings;
+  settings.beginGroup(viewKey(scene_->file));
+  for (const auto& [overlay, action] : overlay_actions_)
+    settings.setValue(QString::fromStdString(render::overlayName(overlay)), action->isChecked());
+  settings.setValue("camera", QString::fromStdString(camera_preset_));
+  settings.endGroup();
+}
+
+void MainWindow::restoreViewChoices() {
+  restoring_view_ = true;
+  camera_preset_ = "scene";
+  if (persistent_) {
+    QSettings settings;
+    settings.beginGroup(viewKey(scene_->file));
+    for (const auto& [overlay, action] : overlay_actions_) {
+      const QString key = QString::fromStdString(render::overlayName(overlay));
+      if (settings.contains(key)) view_->setOverlay(overlay, settings.value(key).toBool());
+    }
+    camera_preset_ = settings.value("camera", "scene").toString().toStdString();
+    settings.endGroup();
+    if (camera_preset_ != "scene") applyCameraPreset(camera_preset_, false);
+  }
+  for (const auto& [overlay, action] : overlay_actions_) action->setChecked(view_->overlay(overlay));
+  restoring_view_ = false;
 }
 
 void MainWindow::stepSamples() {
@@ -445,6 +558,7 @@ bool MainWindow::start(std::shared_ptr<const Scene> scene, const std::string& co
   for (const SceneWarning& w : scene_->warnings) add(w.text());
   try {
     for (const std::string& w : view_->setScene(*scene_)) add(w);
+    restoreViewChoices();
   } catch (const std::exception& e) {
     add(e.what());
   }

@@ -19,6 +19,12 @@
 #include <QTimer>
 
 #include "core/scene/scene.h"
+
+class QAction;
+class QMenu;
+namespace rbs::render {
+enum class Overlay;  // render/scene_graph.h
+}
 #include "ui/plot_panel.h"
 #include "ui/simulation_worker.h"
 
@@ -147,6 +153,18 @@ class MainWindow : public QMainWindow {
   void exportRunCsvDialog();
   void screenshotDialog();
   void videoDialog();
+  /// View menu and toolbar: overlay toggles and camera presets.
+  void buildViewControls(QMenu* view);
+  /// A camera preset of the 3D view; `remember`: kept for this scene file. An unusable one (follow
+  /// without a body) is said in the status bar.
+  void applyCameraPreset(const std::string& name, bool remember);
+  /// The overlays and the camera preset chosen for the current scene file (QSettings, when
+  /// persistent), written on every change and applied when the scene starts.
+  void saveViewChoices();
+  void restoreViewChoices();
+  std::vector<std::pair<render::Overlay, QAction*>> overlay_actions_;
+  std::string camera_preset_ = "scene";
+  bool restoring_view_ = false;
   /// Step button, S: the samples of the Step by box.
   void stepSamples();
   /// Run to: the typed time (any notation), as fast as possible; refused text or a time not after

@@ -34,6 +34,7 @@ std::vector<std::string> View3D::setScene(const Scene& scene) {
   render::SceneOptions options;
   options.scene_name = scene.name.empty() ? scene.file.stem().string() : scene.name;
   graph_ = std::make_unique<render::SceneGraph>(*model_, options);
+  for (const auto& [overlay, visible] : overlays_) graph_->setOverlay(overlay, visible);
   if (renderer_) renderer_->setScene(graph_->root());
   Workspace ws(*model_);
   last_ = Snapshot{};
@@ -129,15 +130,57 @@ void View3D::paintEvent(QPaintEvent*) {
 
 void View3D::mousePressEvent(QMouseEvent* event) {
   drag_start_ = event->position().toPoint();
+  drag_button_ = event->button();
   drag_azimuth_ = camera_.azimuth;
   drag_elevation_ = camera_.elevation;
+  drag_target_ = camera_.target;
+  // middle drag or Shift + left drag pans; a following camera keeps its body centred
+  drag_pans_ = camera_.follow_body < 0 &&
+               (drag_button_ == Qt::MiddleButton ||
+                (drag_button_ == Qt::LeftButton && (event->modifiers() & Qt::ShiftModifier)));
 }
 
 void View3D::mouseMoveEvent(QMouseEvent* event) {
-  if (!(event->buttons() & Qt::LeftButton)) return;
+  if (!(event->buttons() & drag_button_) || (drag_button_ != Qt::LeftButton && !drag_pans_)) return;
   const QPoint d = event->position().toPoint() - drag_start_;
+  if (drag_pans_) {
+    // The target moves in the screen plane by as much as the picture under the cursor does at
+    // the target's distance: right = forward × z, up = right × forward.
+    const double a = camera_.azimuth, e = camera_.elevation;
+    const Vec3 forward = -Vec3(std::cos(e) * std::cos(a), std::cos(e) * std::sin(a), std::sin(e));
+    Vec3 right = forward.cross(Vec3::UnitZ());
+    if (right.norm() < 1e-9) right = Vec3(-std::sin(a), std::cos(a), 0.0);  // looking straight down or up
+    right.normalize();
+    const Vec3 up = right.cross(forward);
+    // the camera as drawn (fitToAspect moves a 16:9 camera back in a narrower view)
+    const render::CameraSpec drawn =
+        render::fitToAspect(camera_, static_cast<double>(std::max(1, width())) / std::max(1, height()));
+    const double metres_per_pixel = 2.0 * drawn.distance * std::tan(drawn.fov_y / 2) / std::max(1, height());
+    camera_.target = drag_target_ - metres_per_pixel * (d.x() * right - d.y() * up);
+    return;
+  }
   camera_.azimuth = drag_azimuth_ - kOrbitPerPixel * d.x();
   camera_.elevation = std::clamp(drag_elevation_ + kOrbitPerPixel * d.y(), -1.5, 1.5);
+}
+
+void View3D::setCameraPreset(const std::string& name) {
+  if (!model_) return;
+  camera_ = render::makeCamera(name, *model_, scene_camera_, render::kSceneCameraAspect);
+  if (graph_ && !suspended_) redraw();
+}
+
+void View3D::setOverlay(render::Overlay overlay, bool visible) {
+  overlays_[overlay] = visible;
+  if (graph_) {
+    graph_->setOverlay(overlay, visible);
+    if (!suspended_) redraw();
+  }
+}
+
+bool View3D::overlay(render::Overlay overlay) const {
+  if (graph_) return graph_->overlay(overlay);
+  const auto it = overlays_.find(overlay);
+  return it == overlays_.end() || it->second;
 }
 
 void View3D::mouseDoubleClickEvent(QMouseEvent*) {

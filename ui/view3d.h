@@ -6,6 +6,7 @@
 #pragma once
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -42,6 +43,13 @@ class View3D : public QWidget {
   /// The camera as the user has set it, for a 16:9 image (render::kSceneCameraAspect); the view
   /// draws it through render::fitToAspect for its own width and height.
   const render::CameraSpec& camera() const { return camera_; }
+  /// A camera preset of render::makeCamera (scene, fit, follow, front, side, top, iso); throws
+  /// std::invalid_argument for other names. Without a scene it is remembered for the next one.
+  void setCameraPreset(const std::string& name);
+  /// Shows or hides an overlay of render/ (ground, frames, ghost, trails, forces, HUD); the choice
+  /// is kept for the scenes set later.
+  void setOverlay(render::Overlay overlay, bool visible);
+  bool overlay(render::Overlay overlay) const;
   render::SceneGraph* sceneGraph() const { return graph_.get(); }
   /// Frames drawn per second of wall time (over the last second).
   double framesPerSecond() const { return fps_; }
@@ -67,7 +75,11 @@ class View3D : public QWidget {
   render::HudInfo hud_;
   QImage image_;
   std::string error_;
+  std::map<render::Overlay, bool> overlays_;  ///< the user's choices (others: the scene graph's default)
   QPoint drag_start_;
+  Qt::MouseButton drag_button_ = Qt::NoButton;
+  bool drag_pans_ = false;
+  Vec3 drag_target_ = Vec3::Zero();
   double drag_azimuth_ = 0.0, drag_elevation_ = 0.0;
   bool suspended_ = false;
   int frames_ = 0;
