@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <osgDB/ReadFile>
 
@@ -259,6 +260,39 @@ TEST_F(RenderCli, ScreenshotAndFrames) {
     EXPECT_TRUE(std::filesystem::exists(frames / name)) << name;
   }
   EXPECT_FALSE(std::filesystem::exists(frames / "frame_000005.png"));
+}
+
+// Each overlay and each fixed camera preset changes the picture (the pictures of docs/GUI.md):
+// the quadcopter from 0.5 m and 90° off at 1.5 s has a ghost apart from it, a trail, thrust
+// arrows and a HUD.
+TEST_F(RenderCli, EveryOverlayAndCameraPresetChangesThePicture) {
+  const auto shot = [&](const std::string& name, const std::string& options) {
+    const auto png = dir_ / (name + ".png");
+    const test::CliResult r = run("render " + scene("quadcopter.yaml") + " --screenshot '" + png.string() +
+                                  "' --at 1.5 --size 320x180 " + options);
+    EXPECT_EQ(r.exit_code, 0) << name << ": " << r.err;
+    osg::ref_ptr<osg::Image> img = osgDB::readRefImageFile(png.string());
+    EXPECT_TRUE(img.valid()) << name;
+    return img;
+  };
+  const auto differing = [](const osg::Image* a, const osg::Image* b) {
+    if (!a || !b || a->s() != b->s() || a->t() != b->t()) return -1;
+    int n = 0;
+    for (int r = 0; r < a->t(); ++r)
+      for (int c = 0; c < a->s(); ++c)
+        n += std::memcmp(a->data(c, r), b->data(c, r), 3) != 0;
+    return n;
+  };
+  const auto all = shot("all", "--show frames");
+  for (const char* overlay : {"ground", "frames", "ghost", "trails", "forces", "hud"}) {
+    const auto without = shot(std::string("no_") + overlay, std::string("--show frames --hide ") + overlay);
+    EXPECT_GT(differing(all.get(), without.get()), 30) << "hiding " << overlay << " changes nothing";
+  }
+  const auto scene_camera = shot("scene", "");
+  for (const char* camera : {"fit", "front", "side", "top", "iso"}) {
+    const auto preset = shot(camera, std::string("--camera ") + camera);
+    EXPECT_GT(differing(scene_camera.get(), preset.get()), 320 * 180 / 20) << "camera " << camera;
+  }
 }
 
 TEST_F(RenderCli, BadInputIsAClearMessageWithExitTwo) {
