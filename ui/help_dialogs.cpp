@@ -65,6 +65,8 @@ QDialog* makeShortcutsDialog(QWidget* parent, const QList<QMenu*>& menus) {
   }
   const QString view = QObject::tr("3D view");
   addRow(table, QObject::tr("left drag"), QObject::tr("orbit the camera about its target"), view);
+  addRow(table, QObject::tr("Shift + left drag"), QObject::tr("pan (move the camera's target with the picture)"), view);
+  addRow(table, QObject::tr("middle drag"), QObject::tr("pan (move the camera's target with the picture)"), view);
   addRow(table, QObject::tr("wheel"), QObject::tr("zoom (move the camera closer or farther)"), view);
   addRow(table, QObject::tr("double click"), QObject::tr("back to the scene's camera"), view);
   table->resizeColumnsToContents();

@@ -24,7 +24,9 @@
 #include <QSettings>
 #include <QShowEvent>
 #include <QSpinBox>
+#include <QScopedValueRollback>
 #include <QToolBar>
+#include <QUrl>
 #include <QStatusBar>
 #include <QVBoxLayout>
 
@@ -177,6 +179,7 @@ void MainWindow::buildDocks() {
   until_field_->setToolTip(tr("type a time and press Return: runs as fast as possible to it, then pauses"));
   loop_box_ = new QCheckBox(tr("loop"), run);
   loop_box_->setObjectName("run.loop");
+  loop_box_->setFocusPolicy(Qt::TabFocus);  // a click leaves Space to Play/Pause
   loop_box_->setToolTip(tr("at the scene's end time, start over at t = 0 and play on instead of pausing"));
   // two rows, so that the gains below keep their room: "Step [n] Run to [t]", "Speed [..] [x] loop"
   auto* time_row = new QHBoxLayout;
@@ -350,14 +353,15 @@ void MainWindow::applyCameraPreset(const std::string& name, bool remember) {
   }
 }
 
-/// QSettings key of the view choices for the current scene file.
+/// QSettings group of the view choices for a scene file: its absolute path, percent-encoded (no
+/// '/' or '\\', which QSettings reads as group separators, and no two paths alike).
 static QString viewKey(const std::filesystem::path& file) {
-  QString path = QString::fromStdString(std::filesystem::absolute(file).lexically_normal().string());
-  return "view_per_scene/" + path.replace('/', '|');
+  const QString path = QString::fromStdString(std::filesystem::absolute(file).lexically_normal().string());
+  return "view_per_scene/" + QString::fromLatin1(QUrl::toPercentEncoding(path));
 }
 
 void MainWindow::saveViewChoices() {
-  if (restoring_view_ || !persistent_ || !scene_) return;
+  if (restoring_view_ || !persistent_ || !scene_ || scene_->file.empty()) return;
   QSettings settings;
   settings.beginGroup(viewKey(scene_->file));
   for (const auto& [overlay, action] : overlay_actions_)
@@ -367,9 +371,15 @@ void MainWindow::saveViewChoices() {
 }
 
 void MainWindow::restoreViewChoices() {
-  restoring_view_ = true;
+  const QScopedValueRollback<bool> restoring(restoring_view_, true);
+  if (scene_->file == view_file_) {  // the same file again (a new run): the choices of this session
+    if (camera_preset_ != "scene") applyCameraPreset(camera_preset_, false);
+    for (const auto& [overlay, action] : overlay_actions_) action->setChecked(view_->overlay(overlay));
+    return;
+  }
+  view_file_ = scene_->file;
   camera_preset_ = "scene";
-  if (persistent_) {
+  if (persistent_ && !scene_->file.empty()) {
     QSettings settings;
     settings.beginGroup(viewKey(scene_->file));
     for (const auto& [overlay, action] : overlay_actions_) {
@@ -381,7 +391,6 @@ void MainWindow::restoreViewChoices() {
     if (camera_preset_ != "scene") applyCameraPreset(camera_preset_, false);
   }
   for (const auto& [overlay, action] : overlay_actions_) action->setChecked(view_->overlay(overlay));
-  restoring_view_ = false;
 }
 
 void MainWindow::stepSamples() {

@@ -164,6 +164,7 @@ class MainWindow : public QMainWindow {
   void restoreViewChoices();
   std::vector<std::pair<render::Overlay, QAction*>> overlay_actions_;
   std::string camera_preset_ = "scene";
+  std::filesystem::path view_file_;  ///< the scene file the view choices were restored for
   bool restoring_view_ = false;
   /// Step button, S: the samples of the Step by box.
   void stepSamples();

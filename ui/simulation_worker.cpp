@@ -240,6 +240,7 @@ void SimulationWorker::loop() {
 
   const auto apply = [&](const Command& command) {
     if (std::holds_alternative<Play>(command)) {
+      if (e.at_end && e.loop_scene) restart();  // looping: Play at the end starts over
       e.running = !sim.failed();
       e.until_k = -1;
       if (e.at_end) e.stop_at_end = false;  // Play at the end continues past it, on purpose
@@ -249,10 +250,12 @@ void SimulationWorker::loop() {
       e.running = false;
       e.until_k = -1;
     } else if (const auto* step = std::get_if<Step>(&command)) {
-      e.running = false;
-      e.until_k = -1;
+      // through the run loop below (in slices, as fast as possible), so that Pause, Reset and a
+      // closing window are heard during a long step, and the scene's end stops it as it stops a run
+      if (e.at_end) e.stop_at_end = false;  // a step at the end goes on past it, as Play does
       e.at_end = false;
-      advance(e.k + step->samples);
+      e.until_k = e.k + step->samples;
+      e.running = !sim.failed();
     } else if (std::holds_alternative<Reset>(command)) {
       e.running = false;
       restart();
@@ -331,7 +334,8 @@ void SimulationWorker::loop() {
         e.running = false;
         e.until_k = -1;
       }
-      if (stops_at_end && e.k >= e.end_k && e.loop_scene && !sim.failed()) {  // loop: start over
+      // loop: a playing run (not a step or a run to a time) starts over
+      if (e.running && e.until_k < 0 && stops_at_end && e.k >= e.end_k && e.loop_scene && !sim.failed()) {
         restart();
         anchor();
       } else if (stops_at_end && e.k >= e.end_k) {  // the scene's end: pause once and say so

@@ -81,14 +81,16 @@ class SimulationWorker {
   void play();
   void pause();
   void stepOnce() { step(1); }  ///< one output step, then paused
-  /// `samples` (≥ 1) output steps as fast as possible, then paused.
+  /// `samples` (≥ 1) output steps as fast as possible, then paused (at the scene's end if it comes
+  /// first, unless paused there already).
   void step(int samples);
   void reset();     ///< back to t = 0, paused, stopping at endTime() again; parameters keep their values
   void setSpeed(double speed);  ///< sim seconds per wall second; kMaxSpeed: as fast as possible
   /// As fast as possible up to t [s], then paused (past endTime() if t is beyond it).
   void runUntil(double t);
   /// On: a run that reaches endTime() starts over at t = 0 (a new run, parameters kept) and
-  /// plays on, instead of pausing there.
+  /// plays on, instead of pausing there; Play while paused at the end starts over too. A run
+  /// continued past the end (Run to, Step) loops again after the next Reset.
   void setLoop(bool on);
   void setParameter(int index, double value);
   /// Every parameter back to the scene's value (parameterSpecs().value(i)).

@@ -34,6 +34,10 @@ std::vector<std::string> View3D::setScene(const Scene& scene) {
   render::SceneOptions options;
   options.scene_name = scene.name.empty() ? scene.file.stem().string() : scene.name;
   graph_ = std::make_unique<render::SceneGraph>(*model_, options);
+  if (scene.file != overlays_file_) {  // another scene: its own choices (MainWindow restores them)
+    overlays_.clear();
+    overlays_file_ = scene.file;
+  }
   for (const auto& [overlay, visible] : overlays_) graph_->setOverlay(overlay, visible);
   if (renderer_) renderer_->setScene(graph_->root());
   Workspace ws(*model_);
@@ -180,7 +184,8 @@ void View3D::setOverlay(render::Overlay overlay, bool visible) {
 bool View3D::overlay(render::Overlay overlay) const {
   if (graph_) return graph_->overlay(overlay);
   const auto it = overlays_.find(overlay);
-  return it == overlays_.end() || it->second;
+  if (it != overlays_.end()) return it->second;
+  return overlay != render::Overlay::BodyFrames;  // the scene graph's defaults: all but frames
 }
 
 void View3D::mouseDoubleClickEvent(QMouseEvent*) {

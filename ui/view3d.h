@@ -6,6 +6,7 @@
 #pragma once
 
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <string>
@@ -44,10 +45,10 @@ class View3D : public QWidget {
   /// draws it through render::fitToAspect for its own width and height.
   const render::CameraSpec& camera() const { return camera_; }
   /// A camera preset of render::makeCamera (scene, fit, follow, front, side, top, iso); throws
-  /// std::invalid_argument for other names. Without a scene it is remembered for the next one.
+  /// std::invalid_argument for other names. Without a scene it does nothing.
   void setCameraPreset(const std::string& name);
   /// Shows or hides an overlay of render/ (ground, frames, ghost, trails, forces, HUD); the choice
-  /// is kept for the scenes set later.
+  /// is kept while the same scene file is set again (a new run), not for another file.
   void setOverlay(render::Overlay overlay, bool visible);
   bool overlay(render::Overlay overlay) const;
   render::SceneGraph* sceneGraph() const { return graph_.get(); }
@@ -76,6 +77,7 @@ class View3D : public QWidget {
   QImage image_;
   std::string error_;
   std::map<render::Overlay, bool> overlays_;  ///< the user's choices (others: the scene graph's default)
+  std::filesystem::path overlays_file_;       ///< the scene file they were made for
   QPoint drag_start_;
   Qt::MouseButton drag_button_ = Qt::NoButton;
   bool drag_pans_ = false;

@@ -62,6 +62,19 @@ TEST(UserTimeControl, LoopStartsOverAtTheEndAndPlaysOn) {
   user.click(user.find<QCheckBox>("run.loop"));
   ASSERT_TRUE(user.waitFor([&] { return user.rateText() == "paused at the end"; })) << user.rateText().toStdString();
   EXPECT_DOUBLE_EQ(user.shownTime(), 3.0);
+  // loop on while paused at the end: Play starts over
+  user.click(user.find<QCheckBox>("run.loop"));
+  user.click("run.play");
+  ASSERT_TRUE(user.waitFor([&] { return user.shownTime() < 1.0 && user.rateText() != "paused"; }))
+      << user.shownTime() << " " << user.rateText().toStdString();
+  // a step across the end stops there, even looping
+  user.click("run.pause");
+  user.click("run.reset");
+  ASSERT_TRUE(user.waitFor([&] { return user.shownTime() == 0.0; }));
+  user.typeInto(user.find<QSpinBox>("run.step_samples")->findChild<QLineEdit*>(), "1000");  // 5 s in 5 ms samples
+  user.click("run.step");
+  ASSERT_TRUE(user.waitFor([&] { return user.rateText() == "paused at the end"; })) << user.rateText().toStdString();
+  EXPECT_DOUBLE_EQ(user.shownTime(), 3.0);
 }
 
 }  // namespace
