@@ -139,7 +139,7 @@ void View3D::mousePressEvent(QMouseEvent* event) {
   drag_elevation_ = camera_.elevation;
   drag_target_ = camera_.target;
   // middle drag or Shift + left drag pans; a following camera keeps its body centred
-  drag_pans_ = camera_.follow_body < 0 &&
+  drag_pans_ = model_ && camera_.follow_body < 0 &&
                (drag_button_ == Qt::MiddleButton ||
                 (drag_button_ == Qt::LeftButton && (event->modifiers() & Qt::ShiftModifier)));
 }
@@ -149,12 +149,11 @@ void View3D::mouseMoveEvent(QMouseEvent* event) {
   const QPoint d = event->position().toPoint() - drag_start_;
   if (drag_pans_) {
     // The target moves in the screen plane by as much as the picture under the cursor does at
-    // the target's distance: right = forward × z, up = right × forward.
-    const double a = camera_.azimuth, e = camera_.elevation;
-    const Vec3 forward = -Vec3(std::cos(e) * std::cos(a), std::cos(e) * std::sin(a), std::sin(e));
-    Vec3 right = forward.cross(Vec3::UnitZ());
-    if (right.norm() < 1e-9) right = Vec3(-std::sin(a), std::cos(a), 0.0);  // looking straight down or up
-    right.normalize();
+    // the target's distance. The screen's axes from the camera's own look-at pose (render/camera.h):
+    // right = forward × up, screen up = right × forward.
+    const render::CameraPose pose = render::cameraPose(*model_, camera_, last_.body_poses);
+    const Vec3 forward = (pose.center - pose.eye).normalized();
+    const Vec3 right = forward.cross(pose.up).normalized();
     const Vec3 up = right.cross(forward);
     // the camera as drawn (fitToAspect moves a 16:9 camera back in a narrower view)
     const render::CameraSpec drawn =
