@@ -92,7 +92,7 @@ void DynamicsRhs::operator()(const VecX& z, VecX& dzdt, double t) {
   ++evaluations_;
   splitState(model_, z, state_);
   if (input_) input_(t, state_, u_);
-  const DynamicsStatus s = computeForwardDynamics(model_, state_.x, state_.xi, u_, ws_, gain_);
+  const DynamicsStatus s = computeForwardDynamicsWithPushes(model_, state_, u_, ws_, gain_, pushes_);
   dzdt.resize(z.size());
   if (s != DynamicsStatus::Ok) {
     // Keep the stepper going with NaNs; the driver checks status() after the step and stops.

@@ -20,6 +20,7 @@
 #include <string_view>
 
 #include "core/dynamics/dynamics.h"
+#include "sim/push_forces.h"
 
 namespace rbs {
 
@@ -74,6 +75,8 @@ class DynamicsRhs {
   void clearStatus() { status_ = DynamicsStatus::Ok; }
   long evaluations() const { return evaluations_; }
   Workspace& workspace() { return ws_; }
+  /// Pushes to add to f_E (sim/push_forces.h); null: none. Must outlive the right-hand side.
+  void setPushes(PushForces* pushes) { pushes_ = pushes; }
 
  private:
   const Model& model_;
@@ -82,6 +85,7 @@ class DynamicsRhs {
   Workspace ws_;
   State state_;
   VecX u_;
+  PushForces* pushes_ = nullptr;
   DynamicsStatus status_ = DynamicsStatus::Ok;
   long evaluations_ = 0;
 };

@@ -34,8 +34,9 @@ std::string inputUnit(const Actuator& a, const Model& model) {
 
 }  // namespace
 
-SampleRecorder::SampleRecorder(const Model& model, InputSource* source, bool source_held, std::size_t max_samples)
-    : model_(model), source_(source), source_held_(source_held), max_samples_(max_samples), ws_(model),
+SampleRecorder::SampleRecorder(const Model& model, InputSource* source, bool source_held, std::size_t max_samples,
+                               PushForces* pushes)
+    : model_(model), source_(source), source_held_(source_held), pushes_(pushes), max_samples_(max_samples), ws_(model),
       u_source_(VecX::Zero(model.numInputs())) {
   layOutChannels();
   values_.resize(static_cast<std::size_t>(recording_.channels.size()));
@@ -78,6 +79,14 @@ void SampleRecorder::layOutChannels() {
   }
   if (!model_.loop_closures.empty())
     ch_closure_ = channels.add("constraint.closure", "m", "norm of the loop-closure error psi");
+  // Pushes (scripted, or the mouse's spring): included in f_E and so in power.input.
+  ch_push_ = channels.add("power.perturbation", "W", "power of the pushes on the bodies (part of power.input)");
+  for (const char* axis : {"x", "y", "z"})
+    channels.add(std::string("perturbation.force.") + axis, "N",
+                 std::string("total push force, world ") + axis + " (scripted pushes and the mouse)");
+  for (const char* axis : {"x", "y", "z"})
+    channels.add(std::string("perturbation.torque.") + axis, "N m",
+                 std::string("total pure push torque, world ") + axis + " (without the moment of the push forces)");
   if (source_) {
     for (const ChannelInfo& c : source_->channels()) {
       const int i = channels.add(c.name, c.unit, c.description);
@@ -100,7 +109,7 @@ DynamicsStatus SampleRecorder::record(double t, const State& state, bool finite,
     append(t);
     return status;
   }
-  status = computeForwardDynamics(model_, state.x, state.xi, u, ws_, 0.0);
+  status = computeForwardDynamicsWithPushes(model_, state, u, ws_, 0.0, pushes_);
   int c = 0;
   // Position and attitude quaternion of body or frame k. The quaternion's sign is kept continuous
   // from sample to sample (q and −q are the same attitude); the first sample has qw ≥ 0.
@@ -133,6 +142,12 @@ DynamicsStatus SampleRecorder::record(double t, const State& state, bool finite,
       computeLoopClosures(model_, state.x, state.xi, ws_);
     }
     values_[ch_closure_] = ws_.constraint_error.norm();
+  }
+  const bool pushed = pushes_ && pushes_->active() && status == DynamicsStatus::Ok;
+  values_[ch_push_] = pushed ? pushes_->power() : 0.0;
+  for (int i = 0; i < 3; ++i) {
+    values_[ch_push_ + 1 + i] = pushed ? pushes_->force()(i) : 0.0;
+    values_[ch_push_ + 4 + i] = pushed ? pushes_->torque()(i) : 0.0;
   }
   if (ch_source_ >= 0) {
     // Under a hold the source last ran at the hold instant: evaluate it at this sample.

@@ -8,6 +8,7 @@
 #include "core/dynamics/dynamics.h"
 #include "sim/channels.h"
 #include "sim/input_source.h"
+#include "sim/push_forces.h"
 
 namespace rbs {
 
@@ -17,7 +18,10 @@ class SampleRecorder {
   /// (`source_held`) the source last ran at the hold instant; it is evaluated again at every sample
   /// (InputSource::evaluateForSample) so that its channels describe the sample's state.
   /// `max_samples` > 0 bounds the recording (SimulationOptions::max_recorded_samples).
-  SampleRecorder(const Model& model, InputSource* source, bool source_held, std::size_t max_samples);
+  /// `pushes` (may be null) are applied at every sample as in the right-hand side and reported as
+  /// power.perturbation and perturbation.force.* / perturbation.torque.*.
+  SampleRecorder(const Model& model, InputSource* source, bool source_held, std::size_t max_samples,
+                 PushForces* pushes = nullptr);
 
   const ChannelSet& channels() const { return recording_.channels; }
   const Recording& recording() const { return recording_; }
@@ -39,12 +43,14 @@ class SampleRecorder {
   const Model& model_;
   InputSource* source_;
   bool source_held_;
+  PushForces* pushes_;
   std::size_t max_samples_;
   Recording recording_;
   // Channel indices.
   int ch_energy_ = 0;   ///< first of kinetic, potential, total, power.input, power.dissipation, drift
   int ch_inputs_ = -1;  ///< first u.*
   int ch_closure_ = -1;
+  int ch_push_ = 0;     ///< power.perturbation, then perturbation.force.x/y/z, perturbation.torque.x/y/z
   int ch_source_ = -1;  ///< first channel of the input source
   Workspace ws_;
   std::vector<Vec4> last_quaternion_;  ///< per body, then per named frame: for a continuous quaternion sign

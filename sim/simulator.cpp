@@ -10,6 +10,7 @@
 // slicing.
 #include "sim/simulator.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -37,6 +38,7 @@ struct Simulator::Impl {
   SimulationOptions options;
   SimulationStats stats;
   InputHold input;
+  PushForces pushes;
   SampleRecorder recorder;
   DynamicsRhs rhs;
   DriftControl drift;
@@ -57,12 +59,15 @@ struct Simulator::Impl {
       : model(m),
         options(validated(o)),
         input(m, std::move(source), o.control_rate),
-        recorder(m, input.source(), input.holds(), o.max_recorded_samples),
+        pushes(m),
+        recorder(m, input.source(), input.holds(), o.max_recorded_samples, &pushes),
         rhs(m, [this](double t, const State& s, VecX& u) { input.rhsInput(t, s, u); },
             o.integration.drift == DriftPolicy::Stabilize ? o.integration.stabilization_gain : 0.0),
         drift(m, options.integration),
         stepping(makeStepping(m, options.integration, rhs)),
-        u_sample(VecX::Zero(m.numInputs())) {}
+        u_sample(VecX::Zero(m.numInputs())) {
+    rhs.setPushes(&pushes);
+  }
 
   static const SimulationOptions& validated(const SimulationOptions& o) {
     const IntegrationOptions& io = o.integration;
@@ -84,6 +89,8 @@ struct Simulator::Impl {
     t0 = t_start;
     t_now = t_start;
     if (input.source()) input.source()->reset(t_start);
+    pushes.clear();
+    pushes.latch(t0, eventMerge(t0));
     state_now = s;
     next_sample = 1;
     next_hold = 1;
@@ -105,6 +112,22 @@ struct Simulator::Impl {
     } else if (const double d = drift.measure(z); !drift.withinBound(d)) {
       fail(atTime(t0, drift.boundMessage(d)));
     }
+  }
+
+  /// Events closer than this are one event: k·dt_out and j/rate may differ by an ulp, and an ulp
+  /// grows with t (beyond t ≈ 9 h it exceeds 1e-9 of a 5 ms period). Split, a sample an ulp before
+  /// its hold instant recorded the previous held input, one an ulp after it ran the controller
+  /// a second time.
+  double eventMerge(double t) const {
+    const double dt_out = options.dt_out;
+    const double base = 1e-9 * (input.holds() ? std::min(dt_out, input.period()) : dt_out);
+    return std::max(base, gridRounding(std::abs(t) + dt_out));
+  }
+
+  /// The mouse's spring (or none) from now on: the right-hand side jumps at t_now.
+  void setSpring(const std::optional<SpringPush>& spring) {
+    pushes.setSpring(spring);
+    if (started && !failed) stepping->discontinuity(t_now, joinState(state_now));
   }
 
   void fail(std::string m) {
@@ -137,25 +160,22 @@ struct Simulator::Impl {
     if (std::isnan(t_end)) throw std::invalid_argument("Simulator::advanceTo: t_end is NaN");
     const auto wall_start = std::chrono::steady_clock::now();
     const double dt_out = options.dt_out;
-    // Events closer than this are one event: k·dt_out and j/rate may differ by an ulp, and an ulp
-    // grows with t (beyond t ≈ 9 h it exceeds 1e-9 of a 5 ms period). Split, a sample an ulp before
-    // its hold instant recorded the previous held input, one an ulp after it ran the controller
-    // a second time.
-    const double merge_base = 1e-9 * (input.holds() ? std::min(dt_out, input.period()) : dt_out);
     VecX z_event;
     for (;;) {
       // The next events lie within dt_out of t_now.
-      const double merge = std::max(merge_base, gridRounding(std::abs(t_now) + dt_out));
+      const double merge = eventMerge(t_now);
       if (failed || !(t_end > t_now + merge)) break;
       const double ts = t0 + static_cast<double>(next_sample) * dt_out;
       const double th = input.holds() ? input.instant(t0, next_hold) : std::numeric_limits<double>::infinity();
-      double te = std::min(ts, th);
-      bool is_sample = false, is_hold = false;
+      const double tp = pushes.nextBoundary(t_now, merge);
+      double te = std::min({ts, th, tp});
+      bool is_sample = false, is_hold = false, is_push = false;
       if (t_end < te - merge) {
         te = t_end;
       } else {
         is_sample = ts <= te + merge;
         is_hold = th <= te + merge;
+        is_push = tp <= te + merge;
       }
       if (!stepping->advance(te, z_event)) {
         fail(withSourceFailure(stepping->message()));
@@ -168,12 +188,13 @@ struct Simulator::Impl {
       // uses the state the integration continues from.
       const double d = drift.measure(z_event);
       drift.apply(d, z_event);
+      if (is_push) pushes.latch(te, merge);
       if (is_hold) {
         splitState(model, z_event, state_now);
         input.hold(te, state_now);
-        stepping->discontinuity(te, z_event);
         ++next_hold;
       }
+      if (is_hold || is_push) stepping->discontinuity(te, z_event);
       if (is_sample) {
         record(ts, z_event, z_event.allFinite(), d);
         ++next_sample;
@@ -214,6 +235,9 @@ bool Simulator::advanceTo(double t_end) {
   }
   return impl_->advanceTo(t_end, on_sample);
 }
+
+void Simulator::setSpringPush(const std::optional<SpringPush>& spring) { impl_->setSpring(spring); }
+const PushForces& Simulator::pushes() const { return impl_->pushes; }
 
 double Simulator::time() const { return impl_->t_now; }
 const State& Simulator::state() const { return impl_->state_now; }

@@ -5,12 +5,14 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "sim/channels.h"
 #include "sim/input_source.h"
 #include "sim/integrator.h"
+#include "sim/push_forces.h"
 
 namespace rbs {
 
@@ -54,6 +56,13 @@ class Simulator {
   /// A t_end at or before time() does nothing.
   bool advanceTo(double t_end);
 
+  /// Attaches the mouse's spring to a body (or detaches it: nullopt) from time() on; kept until
+  /// changed or reset(). The scripted pushes of model.pushes act in their windows by themselves.
+  /// Call between advanceTo calls.
+  void setSpringPush(const std::optional<SpringPush>& spring);
+  /// The pushes: the spring and the composite masses and inertias that scale it.
+  const PushForces& pushes() const;
+
   double time() const;
   /// The state at time() (projected when the drift policy is Project; at a failure, the state
   /// where the run stopped).
@@ -64,8 +73,9 @@ class Simulator {
 
   /// The channels: body poses (body.NAME.px/py/pz/qw/qx/qy/qz), energy.kinetic,
   /// energy.potential, energy.total, power.input, power.dissipation, constraint.drift, then
-  /// u.NAME per actuator, constraint.closure when the model has loop closures, then the input
-  /// source's channels (error.*, control.*, saturation.* of a controller).
+  /// u.NAME per actuator, constraint.closure when the model has loop closures, power.perturbation,
+  /// perturbation.force.x/y/z and perturbation.torque.x/y/z (the pushes, sim/push_forces.h), then
+  /// the input source's channels (error.*, control.*, saturation.* of a controller).
   /// Units: m, 1 (quaternion), J, W, 1 (drift), N or N m (inputs), m (closure). The quaternion is
   /// (w, x, y, z) of the body frame's world attitude, sign kept continuous between samples (the
   /// first has w ≥ 0). constraint.drift is model.coordinateDrift before projection; u.NAME is the

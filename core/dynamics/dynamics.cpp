@@ -480,8 +480,8 @@ std::string_view toString(DynamicsStatus status) {
   return "unknown";
 }
 
-DynamicsStatus computeForwardDynamics(const Model& model, const VecX& x, const VecX& xi,
-                                      const VecX& u, Workspace& ws, double stabilization_gain) {
+DynamicsStatus computeDynamicsTerms(const Model& model, const VecX& x, const VecX& xi, const VecX& u,
+                                    Workspace& ws, double stabilization_gain) {
   RBS_ASSERT_SIZE(x, model.nx);
   RBS_ASSERT_SIZE(xi, model.nxi);
   RBS_ASSERT_SIZE(u, model.numInputs());
@@ -500,7 +500,10 @@ DynamicsStatus computeForwardDynamics(const Model& model, const VecX& x, const V
     computeInputForces(model, x, xi, u, ws);
   }
   computeConfigurationRate(model, x, xi, ws, stabilization_gain);
+  return DynamicsStatus::Ok;
+}
 
+DynamicsStatus solveAccelerations(const Model& model, const VecX& x, const VecX& xi, Workspace& ws) {
   // (3.124): M ξ̇ = f_E − c − f_D − f_K − f_G
   ws.rhs = ws.input_forces - ws.inertial_forces - ws.damping_forces - ws.elastic_forces - ws.gravity_forces;
   if (!factorizeMassMatrix(model, ws)) return DynamicsStatus::SingularMassMatrix;
@@ -527,6 +530,30 @@ DynamicsStatus computeForwardDynamics(const Model& model, const VecX& x, const V
   }
   if (!allFinite(ws.xidot) || !allFinite(ws.xdot)) return DynamicsStatus::NonFinite;
   return DynamicsStatus::Ok;
+}
+
+DynamicsStatus computeForwardDynamics(const Model& model, const VecX& x, const VecX& xi,
+                                      const VecX& u, Workspace& ws, double stabilization_gain) {
+  RBS_ASSERT_SIZE(x, model.nx);  // here too: a violation names the function the caller called
+  RBS_ASSERT_SIZE(xi, model.nxi);
+  RBS_ASSERT_SIZE(u, model.numInputs());
+  const DynamicsStatus s = computeDynamicsTerms(model, x, xi, u, ws, stabilization_gain);
+  return s == DynamicsStatus::Ok ? solveAccelerations(model, x, xi, ws) : s;
+}
+
+void computeAppliedForces(const Model& model, const AppliedWrench* wrenches, int count, Workspace& ws, VecX& out) {
+  RBS_ASSERT_SIZE(out, model.nxi);
+  clearWrenches(ws);
+  for (int k = 0; k < count; ++k) {
+    const AppliedWrench& w = wrenches[k];
+    RBS_ASSERT(w.body >= 0 && w.body < model.numBodies(), "applied wrench on a body the model does not have");
+    // Body coordinates: f_b = Rᵀ f, τ_b = p × f_b + Rᵀ τ (the torque of f about the body origin).
+    const Mat3& R = ws.pose[w.body].R;
+    const Vec3 f = R.transpose() * w.force;
+    ws.wrench[w.body].head<3>() += f;
+    ws.wrench[w.body].tail<3>() += w.point.cross(f) + R.transpose() * w.torque;
+  }
+  mapBodyWrenches(model, ws.wrench, ws, out);
 }
 
 }  // namespace rbs

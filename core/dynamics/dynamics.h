@@ -52,6 +52,20 @@ void computeInputMatrix(const Model& model, Workspace& ws);
 /// couplings read their positions and velocities from x and ξ. Requires computeBodyJacobians.
 void computeLoopClosures(const Model& model, const VecX& x, const VecX& xi, Workspace& ws);
 
+/// A wrench applied from outside the model (a push by the user or a script): a force through a
+/// body-fixed point and a torque, both in world axes.
+struct AppliedWrench {
+  int body = -1;
+  Vec3 point = Vec3::Zero();   ///< body frame [m]
+  Vec3 force = Vec3::Zero();   ///< world axes [N]
+  Vec3 torque = Vec3::Zero();  ///< world axes [N m]
+};
+
+/// out = Σ_k J_{b_k}ᵀ W_k, the generalized force of applied wrenches (out has size n; ws.wrench is
+/// used as scratch). Its power is ξᵀ out = Σ_k f_k · v(point_k) + τ_k · ω_k. Requires
+/// computeKinematics.
+void computeAppliedForces(const Model& model, const AppliedWrench* wrenches, int count, Workspace& ws, VecX& out);
+
 enum class DynamicsStatus {
   Ok,
   SingularMassMatrix,   ///< M not positive definite (e.g. Euler angles at gimbal lock)
@@ -64,5 +78,13 @@ std::string_view toString(DynamicsStatus status);
 /// are not needed by the integration): computeEnergies afterwards gives them for this state.
 DynamicsStatus computeForwardDynamics(const Model& model, const VecX& x, const VecX& xi,
                                       const VecX& u, Workspace& ws, double stabilization_gain = 0.0);
+
+/// computeForwardDynamics in two halves, for a caller that adds generalized forces of its own to
+/// ws.input_forces in between (pushes, sim/push_forces.h): first kinematics, M, every force term
+/// and ẋ (NonFinite for a non-finite x, ξ or u)...
+DynamicsStatus computeDynamicsTerms(const Model& model, const VecX& x, const VecX& xi, const VecX& u,
+                                    Workspace& ws, double stabilization_gain = 0.0);
+/// ... then ξ̇ from M ξ̇ = f_E − c − f_D − f_K − f_G and the loop closures.
+DynamicsStatus solveAccelerations(const Model& model, const VecX& x, const VecX& xi, Workspace& ws);
 
 }  // namespace rbs

@@ -81,6 +81,19 @@ struct ExternalWrench {
   bool world_axes = false;
 };
 
+/// A scripted push (scene section `pushes`): a force through a body-fixed point and a torque, both
+/// in world axes, for t in [t_start, t_start + duration). A disturbance, not part of the system the
+/// controllers are designed on: the simulator applies it in its window (sim/push_forces.h).
+struct Push {
+  int body = -1;
+  Vec3 point = Vec3::Zero();   ///< body frame [m]
+  Vec3 force = Vec3::Zero();   ///< world axes [N]
+  Vec3 torque = Vec3::Zero();  ///< world axes [N m]
+  double t_start = 0.0;        ///< [s]
+  double duration = 0.0;       ///< [s], > 0
+  double t_end() const { return t_start + duration; }
+};
+
 enum class ActuatorKind {
   JointEffort,  ///< force/torque gain · u on one velocity coordinate of a joint (motor: k_M i)
   BodyForce,    ///< force along a body-fixed direction at a body-fixed point
@@ -196,6 +209,7 @@ struct Model {
   std::vector<Damper> dampers;
   std::vector<JointSpringDamper> joint_spring_dampers;
   std::vector<ExternalWrench> external_wrenches;
+  std::vector<Push> pushes;  ///< applied by the simulator, not by computeForwardDynamics
   std::vector<Actuator> actuators;
   std::vector<Propeller> propellers;
   std::vector<LoopClosure> loop_closures;

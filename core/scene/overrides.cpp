@@ -13,7 +13,7 @@ const std::map<std::string, std::string>& listAliases() {
       {"spring", "springs"},        {"damper", "dampers"},
       {"joint_spring", "joint_springs"}, {"loop_closure", "loop_closures"},
       {"external_wrench", "external_wrenches"}, {"actuator", "actuators"}, {"propeller", "propellers"},
-      {"plot", "plots"}};
+      {"plot", "plots"},            {"push", "pushes"}};
   return aliases;
 }
 

@@ -41,7 +41,7 @@ const std::vector<std::string> kTopKeys = {
     "name",    "description",   "include",       "floating_base",     "balance_inertia", "joint_friction", "joint_actuators", "initial_positions", "gravity",
     "bodies",  "joints",        "springs",       "dampers",           "joint_springs",
     "loop_closures", "external_wrenches", "actuators", "propellers", "controller",  "reference",
-    "integrator", "plots",      "camera",        "perturbation"};
+    "integrator", "plots",      "camera",        "perturbation", "pushes"};
 
 const std::vector<std::string> kJointTypes = {"fixed",  "revolute", "prismatic", "spherical",
                                               "free",   "planar",   "universal"};
@@ -183,6 +183,7 @@ class Loader {
   void readPerturbation(const YAML::Node& n, PerturbationSettings& p) const;
   void readPlots(const YAML::Node& n, std::vector<PlotGroup>& plots) const;
   void readCamera(const YAML::Node& n, CameraSettings& c);
+  void readPushes(const YAML::Node& n, Model& model);
 
   /// Records where the element the next ModelBuilder::add… call of this kind adds is written
   /// (its index is builder_.count(kind)), and refuses a name used twice.
@@ -1203,6 +1204,7 @@ Scene Loader::load(const YAML::Node& root, const std::vector<DeferredValue>& def
   } catch (const ModelError& e) {
     throw mapModelError(ModelError(e.kind(), builder_.jointDeclarationIndex(e.name()), e.name(), e.field(), e.what()));
   }
+  if (const YAML::Node* n = top.find("pushes")) readPushes(*n, model);
   if (camera_target_node_ && model.bodyIndex(scene.camera.target_body) < 0) {
     std::vector<std::string> names;
     for (const auto& b : model.bodies) names.push_back(b.name);
@@ -1212,6 +1214,41 @@ Scene Loader::load(const YAML::Node& root, const std::vector<DeferredValue>& def
   scene.warnings = warnings_;
   if (urdf_) scene.warnings.insert(scene.warnings.end(), urdf_->warnings.begin(), urdf_->warnings.end());
   return scene;
+}
+
+// pushes: [{body, point, force, torque, t_start, duration}], on the built model: `body` may also
+// be a named frame (a merged URDF link), whose pose then places `point`.
+void Loader::readPushes(const YAML::Node& n, Model& model) {
+  std::size_t i = 0;
+  for (const auto& e : readList(src_, n, "pushes")) {
+    const std::string path = indexPath("pushes", i++);
+    MapView m(src_, e, path, {"body", "point", "force", "torque", "t_start", "duration"});
+    Push push;
+    const std::string name = m.name("body");
+    const Vec3 point = m.vec3("point", Vec3::Zero());
+    push.body = model.bodyIndex(name);
+    push.point = point;
+    if (push.body < 0) {
+      const auto frame = std::find_if(model.frames.begin(), model.frames.end(), [&](const NamedFrame& f) { return f.name == name; });
+      if (frame == model.frames.end()) {
+        std::vector<std::string> names;
+        for (const Body& b : model.bodies) names.push_back(b.name);
+        for (const NamedFrame& f : model.frames) names.push_back(f.name);
+        src_.fail(m.require("body"), at(m.at("body"), "no body or link named '" + name + "'" + didYouMean(name, names)));
+      }
+      push.body = frame->frame.body;
+      push.point = frame->frame.offset.R * point + frame->frame.offset.r;
+    }
+    push.force = m.vec3("force", Vec3::Zero());
+    push.torque = m.vec3("torque", Vec3::Zero());
+    push.t_start = m.number("t_start");
+    if (push.t_start < 0.0)
+      src_.fail(m.require("t_start"), at(m.at("t_start"), "expected a time ≥ 0 [s], got " + str(push.t_start)));
+    push.duration = positive(m, "duration");
+    if (push.force.isZero() && push.torque.isZero())
+      warn(e, path + ": neither a force nor a torque is given; the push does nothing");
+    model.pushes.push_back(push);
+  }
 }
 
 std::string readFile(const fs::path& file) {

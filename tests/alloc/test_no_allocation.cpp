@@ -12,6 +12,7 @@
 #include "core/control/allocation.h"
 #include "core/control/reference.h"
 #include "core/dynamics/dynamics.h"
+#include "sim/push_forces.h"
 #include "tests/support/test_models.h"
 
 extern "C" {
@@ -120,6 +121,32 @@ TEST(NoAllocation, ForwardDynamicsAllocatesNothingAfterTheWorkspaceIsBuilt) {
     for (int k = 0; k < 10; ++k) computeForwardDynamics(m, s.x, s.xi, u, ws, 1.0);
   });
   EXPECT_EQ(n, 0);
+}
+
+TEST(NoAllocation, PushesAllocateNothing) {
+  // scripted pushes latched at their windows' boundaries and the mouse's spring, on a tree
+  Model m = everythingModel();
+  m.pushes.push_back({1, Vec3(0.1, 0.0, 0.0), Vec3(1.0, 2.0, 3.0), Vec3(0.0, 0.1, 0.0), 0.0, 1.0});
+  m.pushes.push_back({m.numBodies() - 1, Vec3::Zero(), Vec3(0.0, 0.0, 1.0), Vec3::Zero(), 0.5, 1.0});
+  test::Rng rng(7);
+  const State s = test::randomState(m, rng);
+  const VecX u = VecX::Ones(m.numInputs());
+  Workspace ws(m);
+  PushForces pushes(m);
+  SpringPush spring;
+  spring.body = 0;
+  spring.target = Vec3(1.0, 0.0, 0.0);
+  pushes.setSpring(spring);
+  pushes.latch(0.7, 1e-12);
+  ASSERT_EQ(computeForwardDynamicsWithPushes(m, s, u, ws, 0.0, &pushes), DynamicsStatus::Ok);  // warm-up
+  const long n = allocationsDuring([&] {
+    for (int k = 0; k < 10; ++k) {
+      pushes.latch(0.3 * k, 1e-12);
+      computeForwardDynamicsWithPushes(m, s, u, ws, 0.0, &pushes);
+    }
+  });
+  EXPECT_EQ(n, 0);
+  EXPECT_NE(pushes.power(), 0.0);
 }
 
 TEST(NoAllocation, JacobiansAndInputMatrixAllocateNothing) {

@@ -563,3 +563,58 @@ TEST_F(SceneUnitVectors, AxesWithinTheDocumentedToleranceAreNormalizedBeyondItRe
 
 }  // namespace
 }  // namespace rbs
+
+// ---- pushes ---------------------------------------------------------------------------------
+
+namespace rbs {
+namespace {
+
+const char* const kPushScene =
+    "name: t\n"
+    "bodies:\n"
+    "  - {name: b, mass: 2.0, inertia: [0.1, 0.2, 0.25, 0, 0, 0]}\n"
+    "joints: [{name: j, type: free, child: b}]\n";
+
+TEST_F(SceneLoader, PushesAreReadWithDefaultsAndSetOverrides) {
+  const Scene s = load(std::string(kPushScene) +
+                       "pushes:\n"
+                       "  - {body: b, point: [0.1, 0, 0], force: [0, 4, 0], t_start: 1.5, duration: 0.3}\n"
+                       "  - {body: b, torque: [0, 0, 2], t_start: 0, duration: 1}\n",
+                       {"push.1.torque=[1, 0, 0]"});
+  ASSERT_EQ(s.model.pushes.size(), 2u);
+  const Push& p = s.model.pushes[0];
+  EXPECT_EQ(p.body, 0);
+  EXPECT_EQ(p.point, Vec3(0.1, 0, 0));
+  EXPECT_EQ(p.force, Vec3(0, 4, 0));
+  EXPECT_EQ(p.torque, Vec3::Zero());
+  EXPECT_EQ(p.t_start, 1.5);
+  EXPECT_EQ(p.duration, 0.3);
+  EXPECT_EQ(s.model.pushes[1].torque, Vec3(1, 0, 0));  // --set wins
+  EXPECT_TRUE(s.warnings.empty());
+  // --set adds a pushes list to a scene without one
+  const Scene added = load(kPushScene, {"pushes=[{body: b, force: [0, 6, 0], t_start: 4, duration: 0.3}]"});
+  ASSERT_EQ(added.model.pushes.size(), 1u);
+  EXPECT_EQ(added.model.pushes[0].force, Vec3(0, 6, 0));
+}
+
+TEST_F(SceneLoader, PushMistakesAreLocated) {
+  const std::string s = kPushScene;
+  expectError(s + "pushes:\n  - {body: bb, force: [1, 0, 0], t_start: 0, duration: 1}\n", 6, 12,
+              {"pushes[0].body", "no body or link named 'bb'", "did you mean 'b'"});
+  expectError(s + "pushes:\n  - {body: b, force: [1, 0, 0], t_start: -1, duration: 1}\n", 6, 42,
+              {"pushes[0].t_start", "≥ 0"});
+  expectError(s + "pushes:\n  - {body: b, force: [1, 0, 0], t_start: 0, duration: 0}\n", 6, 0,
+              {"pushes[0].duration", "> 0"});
+  expectError(s + "pushes:\n  - {body: b, force: [1, 0, 0], duration: 1}\n", 6, 0, {"pushes[0]", "t_start"});
+  expectError(s + "pushes:\n  - {body: b, force: [1, 0], t_start: 0, duration: 1}\n", 6, 0, {"pushes[0].force"});
+  expectError(s + "pushes:\n  - {body: b, forse: [1, 0, 0], t_start: 0, duration: 1}\n", 6, 0,
+              {"forse", "did you mean 'force'"});
+  // nothing to push with: accepted, with a warning at the element
+  const Scene empty = load(s + "pushes:\n  - {body: b, t_start: 0, duration: 1}\n");
+  ASSERT_EQ(empty.warnings.size(), 1u);
+  EXPECT_NE(empty.warnings[0].message.find("neither a force nor a torque"), std::string::npos);
+  EXPECT_EQ(empty.warnings[0].line, 6);
+}
+
+}  // namespace
+}  // namespace rbs

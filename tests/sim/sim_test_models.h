@@ -4,9 +4,21 @@
 #include <cmath>
 
 #include "core/model/model_builder.h"
+#include "sim/simulator.h"
 #include "tests/support/example_models.h"
 
 namespace rbs::simtest {
+
+/// Simulation options with `kind`, step dt, output step dt_out and (adaptive steppers) rtol = atol
+/// = tol.
+inline SimulationOptions options(StepperKind kind, double dt = 1e-3, double dt_out = 0.01, double tol = 1e-8) {
+  SimulationOptions o;
+  o.integration.stepper = kind;
+  o.integration.dt = dt;
+  o.integration.rtol = o.integration.atol = tol;
+  o.dt_out = dt_out;
+  return o;
+}
 
 /// A free body tumbling without gravity (CoM off the frame origin, no symmetry), with r, R
 /// coordinates (Free) or r, q (FreeQuaternion).

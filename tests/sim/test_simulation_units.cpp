@@ -155,13 +155,15 @@ TEST(SampleRecorder, LaysOutTheModelsChannelsThenTheSources) {
   CountingSource source(0.0);
   SampleRecorder recorder(m, &source, false, 0);
   const ChannelSet& c = recorder.channels();
-  ASSERT_EQ(c.size(), 15);
+  ASSERT_EQ(c.size(), 22);
   EXPECT_EQ(c[0].name, "body.link.px");
   EXPECT_EQ(c[7].name, "energy.kinetic");
   EXPECT_EQ(c[12].name, "constraint.drift");
   EXPECT_EQ(c[13].name, "u.torque");
   EXPECT_EQ(c[13].unit, "N m");
-  EXPECT_EQ(c[14].name, "test.calls");
+  EXPECT_EQ(c[14].name, "power.perturbation");  // the pushes' channels: present without pushes
+  EXPECT_EQ(c[20].name, "perturbation.torque.z");
+  EXPECT_EQ(c[21].name, "test.calls");
 }
 
 TEST(SampleRecorder, ABoundedRecordingKeepsTheNewestAndCountsTheDropped) {

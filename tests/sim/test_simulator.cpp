@@ -20,13 +20,7 @@ using simtest::movingTricopter;
 using simtest::tumblingBody;
 using test::recordError;
 
-SimulationOptions options(StepperKind kind, double dt = 1e-3, double dt_out = 0.01) {
-  SimulationOptions o;
-  o.integration.stepper = kind;
-  o.integration.dt = dt;
-  o.dt_out = dt_out;
-  return o;
-}
+using simtest::options;
 
 TEST(Simulator, ChannelsAreOrderedWithUnits) {
   const Model m = actuatedPendulum();
@@ -34,8 +28,11 @@ TEST(Simulator, ChannelsAreOrderedWithUnits) {
   const ChannelSet& c = sim.channels();
   const char* expected[] = {"body.link.px", "body.link.py", "body.link.pz", "body.link.qw", "body.link.qx",
                             "body.link.qy", "body.link.qz", "energy.kinetic", "energy.potential", "energy.total",
-                            "power.input", "power.dissipation", "constraint.drift", "u.torque"};
-  ASSERT_EQ(c.size(), 14);
+                            "power.input", "power.dissipation", "constraint.drift", "u.torque",
+                            "power.perturbation", "perturbation.force.x", "perturbation.force.y",
+                            "perturbation.force.z", "perturbation.torque.x", "perturbation.torque.y",
+                            "perturbation.torque.z"};
+  ASSERT_EQ(c.size(), 21);
   for (int i = 0; i < c.size(); ++i) EXPECT_EQ(c[i].name, expected[i]);
   EXPECT_EQ(c[c.find("body.link.px")].unit, "m");
   EXPECT_EQ(c[c.find("energy.total")].unit, "J");

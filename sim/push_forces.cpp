@@ -1,0 +1,152 @@
+#include "sim/push_forces.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+#include <Eigen/Eigenvalues>
+
+#include "core/math/assert.h"
+
+namespace rbs {
+namespace {
+
+/// v scaled down to length at most `limit`.
+Vec3 capped(const Vec3& v, double limit) {
+  const double n = v.norm();
+  return n > limit ? Vec3(v * (limit / n)) : v;
+}
+
+}  // namespace
+
+PushForces::PushForces(const Model& model)
+    : pushes_(model.pushes),
+      composite_mass_(model.bodies.size(), 0.0),
+      composite_inertia_(model.bodies.size(), 0.0),
+      generalized_(VecX::Zero(model.nxi)) {
+  latched_.reserve(pushes_.size());
+  wrenches_.reserve(pushes_.size() + 1);
+  // Composite mass and inertia of every body's subtree at the initial state: first the centre of
+  // mass, then Σ R I_c Rᵀ + m (|d|² 1 − d dᵀ) about it (parallel axes).
+  Workspace ws(model);
+  computeKinematics(model, model.initial_state.x, VecX::Zero(model.nxi), ws);
+  const int n = model.numBodies();
+  auto carries = [&](int b, int d) {  // d is b or a descendant of b
+    for (int k = d; k >= 0; k = model.joints[k].parent)
+      if (k == b) return true;
+    return false;
+  };
+  for (int b = 0; b < n; ++b) {
+    double m = 0.0;
+    Vec3 mc = Vec3::Zero();
+    for (int d = b; d < n; ++d) {  // topological order: descendants come after b
+      if (!carries(b, d)) continue;
+      const Body& body = model.bodies[d];
+      m += body.mass;
+      mc += body.mass * (ws.pose[d].R * body.com + ws.pose[d].r);
+    }
+    const Vec3 c = m > 0.0 ? Vec3(mc / m) : Vec3(ws.pose[b].r);
+    Mat3 I = Mat3::Zero();
+    for (int d = b; d < n; ++d) {
+      if (!carries(b, d)) continue;
+      const Body& body = model.bodies[d];
+      const Mat3& R = ws.pose[d].R;
+      const Vec3 r = R * body.com + ws.pose[d].r - c;
+      I += R * body.inertia_com * R.transpose() + body.mass * (r.squaredNorm() * Mat3::Identity() - r * r.transpose());
+    }
+    composite_mass_[b] = m;
+    composite_inertia_[b] = Eigen::SelfAdjointEigenSolver<Mat3>(I, Eigen::EigenvaluesOnly).eigenvalues()(2);
+  }
+}
+
+void PushForces::latch(double t, double tolerance) {
+  latched_.clear();
+  for (std::size_t k = 0; k < pushes_.size(); ++k)
+    if (pushes_[k].t_start <= t + tolerance && t + tolerance < pushes_[k].t_end()) latched_.push_back(static_cast<int>(k));
+}
+
+double PushForces::nextBoundary(double t, double tolerance) const {
+  double next = std::numeric_limits<double>::infinity();
+  for (const Push& p : pushes_) {
+    if (p.t_start > t + tolerance) next = std::min(next, p.t_start);
+    if (p.t_end() > t + tolerance) next = std::min(next, p.t_end());
+  }
+  return next;
+}
+
+void PushForces::setSpring(const std::optional<SpringPush>& spring) {
+  RBS_ASSERT(!spring || (spring->body >= 0 && spring->body < static_cast<int>(composite_mass_.size())),
+             "spring on a body the model does not have");
+  spring_ = spring;
+}
+
+void PushForces::clearTotals() {
+  force_.setZero();
+  torque_.setZero();
+  spring_force_.setZero();
+  spring_torque_.setZero();
+  power_ = 0.0;
+}
+
+void PushForces::clear() {
+  spring_.reset();
+  latched_.clear();
+  clearTotals();
+}
+
+AppliedWrench PushForces::springWrench(const Workspace& ws) const {
+  const SpringPush& s = *spring_;
+  AppliedWrench w{s.body, s.point, Vec3::Zero(), Vec3::Zero()};
+  const double omega = 2.0 * std::numbers::pi * kSpringFrequency;  // critically damped: 2ζω = 2ω
+  const Pose& G = ws.pose[s.body];
+  const Vec6& eta = ws.twist[s.body];  // [v; ω] in body coordinates
+  if (s.mode == SpringPush::Mode::Force) {
+    const double m = composite_mass_[s.body];
+    const Vec3 p = G.R * s.point + G.r;
+    const Vec3 v = G.R * (eta.head<3>() + eta.tail<3>().cross(s.point));
+    w.force = capped(m * (omega * omega * (s.target - p) - 2.0 * omega * v), kMaxAcceleration * m);
+  } else {
+    const double J = composite_inertia_[s.body];
+    // The attitude error as a world rotation vector: R_target Rᵀ = exp(wed(e)).
+    const Vec3 e = logSO3(expSO3(s.rotation) * s.grab_attitude * G.R.transpose());
+    const Vec3 w_world = G.R * eta.tail<3>();
+    w.torque = capped(J * (omega * omega * e - 2.0 * omega * w_world), kMaxAngularAcceleration * J);
+  }
+  return w;
+}
+
+void PushForces::apply(const Model& model, const VecX& xi, Workspace& ws) {
+  wrenches_.clear();
+  for (int k : latched_) {
+    const Push& p = pushes_[k];
+    wrenches_.push_back({p.body, p.point, p.force, p.torque});
+  }
+  spring_force_.setZero();
+  spring_torque_.setZero();
+  if (spring_) {
+    wrenches_.push_back(springWrench(ws));
+    spring_force_ = wrenches_.back().force;
+    spring_torque_ = wrenches_.back().torque;
+  }
+  force_.setZero();
+  torque_.setZero();
+  for (const AppliedWrench& w : wrenches_) {
+    force_ += w.force;
+    torque_ += w.torque;
+  }
+  computeAppliedForces(model, wrenches_.data(), static_cast<int>(wrenches_.size()), ws, generalized_);
+  ws.input_forces += generalized_;
+  power_ = xi.dot(generalized_);
+}
+
+DynamicsStatus computeForwardDynamicsWithPushes(const Model& model, const State& state, const VecX& u,
+                                                Workspace& ws, double stabilization_gain, PushForces* pushes) {
+  if (!pushes || !pushes->active()) return computeForwardDynamics(model, state.x, state.xi, u, ws, stabilization_gain);
+  const DynamicsStatus s = computeDynamicsTerms(model, state.x, state.xi, u, ws, stabilization_gain);
+  if (s != DynamicsStatus::Ok) return s;
+  pushes->apply(model, state.xi, ws);
+  return solveAccelerations(model, state.x, state.xi, ws);
+}
+
+}  // namespace rbs

@@ -1,0 +1,107 @@
+// Pushes from outside the model: the scripted pushes of Model::pushes, each in its time window, and
+// one spring the GUI attaches to a body while the user drags it with the mouse. They enter the
+// equations of motion as applied wrenches (computeAppliedForces) added to f_E, so the input power
+// ξᵀ f_E, and with it the energy balance W(t) − W(0) = ∫ ξᵀ f_E − ξᵀ f_D dt, includes their work.
+//
+// Which scripted pushes act is latched at the window boundaries, which the simulator makes events
+// (like a zero-order hold's instants): the right-hand side never sees a push switch inside a step,
+// and rk_dopri5's dense output is restarted there.
+//
+// The spring feels the same on a 10 g load and a 20 kg arm: its stiffness and damping are those of
+// a critically damped oscillator of frequency kSpringFrequency for the composite mass (the body and
+// everything it carries) and, for the torque, its largest composite principal moment of inertia,
+// both taken at the model's initial state.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "core/dynamics/dynamics.h"
+
+namespace rbs {
+
+/// The mouse's spring on a body.
+struct SpringPush {
+  enum class Mode {
+    Force,   ///< pulls the grabbed point towards `target`
+    Torque,  ///< turns the body towards the attitude exp(wed(rotation)) · grab_attitude
+  };
+  Mode mode = Mode::Force;
+  int body = -1;
+  Vec3 point = Vec3::Zero();               ///< the grabbed point, body frame [m]
+  Vec3 target = Vec3::Zero();              ///< Force: where the point is pulled to, world [m]
+  Mat3 grab_attitude = Mat3::Identity();   ///< Torque: the body's world attitude when grabbed
+  Vec3 rotation = Vec3::Zero();            ///< Torque: the turn asked for, world rotation vector [rad]
+};
+
+class PushForces {
+ public:
+  /// Natural frequency of the spring [Hz] (critically damped).
+  static constexpr double kSpringFrequency = 1.0;
+  /// The spring's force is at most the composite mass times this acceleration [m/s²] (1 g: a
+  /// grab cannot throw a vehicle further than its own weight would), its torque the rotational
+  /// inertia times this angular acceleration [rad/s²]. A grabbed vehicle in fast flight is held
+  /// back by the damping at this bound.
+  static constexpr double kMaxAcceleration = 9.81;
+  static constexpr double kMaxAngularAcceleration = 50.0;
+
+  explicit PushForces(const Model& model);
+
+  /// Decides which scripted pushes act from t on: those with t_start ≤ t < t_end, where times
+  /// within `tolerance` count as equal. Called by the simulator at the start and at every boundary.
+  void latch(double t, double tolerance);
+  /// The first window boundary (a t_start or t_end) later than t + tolerance; +∞ if none.
+  double nextBoundary(double t, double tolerance) const;
+
+  void setSpring(const std::optional<SpringPush>& spring);
+  const std::optional<SpringPush>& spring() const { return spring_; }
+
+  /// Whether anything pushes now (a latched scripted push or the spring).
+  bool active() const { return !latched_.empty() || spring_.has_value(); }
+
+  /// Adds the generalized forces of what pushes now to ws.input_forces and remembers the total
+  /// force and torque (world) and their power ξᵀ f. Requires computeDynamicsTerms on (x, ξ).
+  void apply(const Model& model, const VecX& xi, Workspace& ws);
+
+  /// Of the last apply(); stale when active() is false (read them only while it is true).
+  const Vec3& force() const { return force_; }
+  const Vec3& torque() const { return torque_; }
+  double power() const { return power_; }
+  /// The wrenches of the last apply() (scripted pushes, then the spring), null when nothing
+  /// pushes: for drawing them (render::FrameSnapshot).
+  const std::vector<AppliedWrench>* acting() const { return active() ? &wrenches_ : nullptr; }
+  /// The spring's force or torque at the last apply() (zero without a spring), world axes.
+  const Vec3& springForce() const { return spring_force_; }
+  const Vec3& springTorque() const { return spring_torque_; }
+
+  /// The composite mass [kg] and rotational inertia (the largest principal moment about the
+  /// composite centre of mass) [kg m²] of body b and what it carries, at the initial state: the
+  /// spring's scale.
+  double compositeMass(int b) const { return composite_mass_[b]; }
+  double compositeInertia(int b) const { return composite_inertia_[b]; }
+
+  /// Forgets the spring and the totals; latches nothing.
+  void clear();
+
+ private:
+  void clearTotals();
+  /// The spring's wrench on its body at the state in ws.
+  AppliedWrench springWrench(const Workspace& ws) const;
+
+  std::vector<Push> pushes_;
+  std::vector<int> latched_;                 ///< indices into pushes_
+  std::vector<AppliedWrench> wrenches_;      ///< scratch: capacity pushes_.size() + 1
+  std::vector<double> composite_mass_, composite_inertia_;
+  std::optional<SpringPush> spring_;
+  VecX generalized_;                         ///< scratch: J_bᵀ W summed
+  Vec3 force_ = Vec3::Zero(), torque_ = Vec3::Zero();
+  Vec3 spring_force_ = Vec3::Zero(), spring_torque_ = Vec3::Zero();
+  double power_ = 0.0;
+};
+
+/// computeForwardDynamics with the pushes added to f_E (pushes may be null or inactive: then the
+/// plain forward dynamics, bit for bit).
+DynamicsStatus computeForwardDynamicsWithPushes(const Model& model, const State& state, const VecX& u,
+                                                Workspace& ws, double stabilization_gain, PushForces* pushes);
+
+}  // namespace rbs

@@ -1,0 +1,256 @@
+// Pushes from outside the model (sim/push_forces.h): the generalized force of an applied wrench
+// against the work rate of its force and torque by finite differences, the energy balance with
+// scripted pushes, their windows as exact events for every stepper (momentum changes by F·d and
+// angular momentum by τ·d), the channels, and the mouse's spring against the closed form of a
+// critically damped oscillator.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <numbers>
+
+#include "core/dynamics/energy.h"
+#include "sim/simulator.h"
+#include "tests/sim/sim_test_models.h"
+#include "tests/support/flow.h"
+#include "tests/support/report.h"
+#include "tests/support/test_models.h"
+
+namespace rbs {
+namespace {
+
+using simtest::movingTricopter;
+using simtest::tumblingBody;
+
+/// Tight tolerances: the window tests compare adaptive steppers with exact momentum changes.
+SimulationOptions options(StepperKind kind, double dt = 1e-3, double dt_out = 0.01) {
+  return simtest::options(kind, dt, dt_out, 1e-11);
+}
+
+/// World pose of body b at configuration x.
+Pose bodyPose(const Model& m, const VecX& x, int b) {
+  Workspace w(m);
+  computeKinematics(m, x, VecX::Zero(m.nxi), w);
+  return w.pose[b];
+}
+
+TEST(Pushes, AppliedWrenchPowerIsTheWorkRateOfItsForceAndTorque) {
+  // ξᵀ Σ J_bᵀ W = F · ṗ + τ · ω, with the point velocity ṗ and the angular velocity ω (world) by
+  // differences of world poses along the flow: the mapping through the tree is independent of it.
+  const Model m = movingTricopter();
+  Workspace ws(m);
+  test::Rng rng(811);
+  VecX out(m.nxi);
+  for (int trial = 0; trial < 4; ++trial) {
+    const State s = test::randomState(m, rng, 1.5);
+    computeKinematics(m, s.x, s.xi, ws);
+    AppliedWrench w[2];
+    w[0] = {m.bodyIndex("load"), test::randomVector(rng, 0.3), test::randomVector(rng, 5.0), test::randomVector(rng, 1.0)};
+    w[1] = {m.bodyIndex("arm2"), test::randomVector(rng, 0.3), test::randomVector(rng, 5.0), test::randomVector(rng, 1.0)};
+    computeAppliedForces(m, w, 2, ws, out);
+    double power = 0.0;
+    for (const AppliedWrench& a : w) {
+      auto point = [&](double t) { return Vec3(bodyPose(m, test::flowConfiguration(m, s.x, s.xi, t), a.body) * a.point); };
+      auto attitude = [&](double t) { return Mat3(bodyPose(m, test::flowConfiguration(m, s.x, s.xi, t), a.body).R); };
+      const Vec3 p_dot = test::centralDifference(point, 1e-4);
+      const Mat3 R_dot = test::centralDifference(attitude, 1e-4);
+      const Mat3 W = R_dot * attitude(0.0).transpose();  // wed(ω), world
+      const Vec3 omega(W(2, 1), W(0, 2), W(1, 0));
+      power += a.force.dot(p_dot) + a.torque.dot(omega);
+    }
+    EXPECT_NEAR(s.xi.dot(out), power, 1e-8 * (1.0 + std::abs(power))) << "trial " << trial;
+    EXPECT_GT(std::abs(power), 0.1);
+  }
+}
+
+/// The work rate of `push` at a state (world force through the point, world torque), from the
+/// body's pose and twist.
+double pushPower(const Model& m, const State& s, const Push& push) {
+  Workspace w(m);
+  computeKinematics(m, s.x, s.xi, w);
+  const Pose& G = w.pose[push.body];
+  const Vec6& eta = w.twist[push.body];
+  const Vec3 v = G.R * (eta.head<3>() + eta.tail<3>().cross(push.point));
+  return push.force.dot(v) + push.torque.dot(G.R * eta.tail<3>());
+}
+
+TEST(Pushes, EnergyChangeEqualsTheWorkOfTheScriptedPushes) {
+  // The passive tricopter (gravity, spinning rotors, swinging load) conserves W; two overlapping
+  // pushes on the base and on the load change it by their work. ∫ ξᵀ f_E dt by Simpson's rule on
+  // the 1 ms samples, piecewise between the window boundaries (even milliseconds): at a boundary
+  // the integrand's left limit has the pushes of the interval before it.
+  Model m = movingTricopter();
+  const int base = m.bodyIndex("central"), load = m.bodyIndex("load");
+  ASSERT_GE(base, 0);
+  ASSERT_GE(load, 0);
+  m.pushes.push_back({base, Vec3(0.1, 0.05, 0.0), Vec3(3.0, -2.0, 6.0), Vec3(0.1, 0.0, 0.2), 0.2, 0.3});
+  m.pushes.push_back({load, Vec3(0.0, 0.02, 0.0), Vec3(-1.0, 0.5, 0.0), Vec3(0.0, 0.05, 0.0), 0.4, 0.2});
+  // RK4 at 0.5 ms: the pushes shake the light load hard, and at 1 ms RK4's own error in W is 1e-7
+  // J (3e-8 of the work; measured 1.1e-7, 6.9e-9, 3.7e-10 J at 1, 0.5, 0.25 ms: the dt⁴ of RK4).
+  Simulator sim(m, options(StepperKind::Rk4, 5e-4, 1e-3));
+  std::vector<double> t, W, P_right, P_left, P_diss;
+  sim.on_sample = [&](double ts, const std::vector<double>& v) {
+    const ChannelSet& c = sim.channels();
+    t.push_back(ts);
+    W.push_back(v[c.find("energy.total")]);
+    P_right.push_back(v[c.find("power.input")]);
+    P_diss.push_back(v[c.find("power.dissipation")]);
+    // The left limit: the passive part plus the pushes acting just before ts.
+    double left = v[c.find("power.input")] - v[c.find("power.perturbation")];
+    for (const Push& p : m.pushes)
+      if (p.t_start < ts - 1e-9 && ts <= p.t_end() + 1e-9) left += pushPower(m, sim.state(), p);
+    P_left.push_back(left);
+  };
+  sim.reset(m.initial_state);
+  ASSERT_TRUE(sim.advanceTo(1.0)) << sim.message();
+  ASSERT_EQ(t.size(), 1001u);
+  double integral = 0.0, worst = 0.0, work = 0.0;
+  for (std::size_t k = 2; k < t.size(); k += 2) {
+    const double h = t[k] - t[k - 1];
+    auto net = [&](double p, std::size_t i) { return p - P_diss[i]; };
+    const double step = h / 3.0 * (net(P_right[k - 2], k - 2) + 4.0 * net(P_right[k - 1], k - 1) + net(P_left[k], k));
+    integral += step;
+    work += h / 3.0 * (P_right[k - 2] + 4.0 * P_right[k - 1] + P_left[k]);
+    worst = std::max(worst, std::abs(W[k] - W[0] - integral));
+  }
+  // The passive tricopter's RK4 drift over 1 s is 1e-10 J; the pushes do 3 J of work. A push
+  // whose power were not in power.input, or a window off by one step, misses by ≥ 1e-3 J.
+  EXPECT_GT(std::abs(work), 0.1) << "the pushes must do work";
+  EXPECT_LT(worst, 1e-8 * std::max(1.0, std::abs(work))) << "push work " << work << " J";
+  test::recordError("push_balance_residual_J", worst);
+  test::recordError("push_work_J", work);
+}
+
+TEST(Pushes, ChannelsShowThePushExactlyInItsWindow) {
+  Model m = tumblingBody();
+  m.pushes.push_back({0, Vec3::Zero(), Vec3(1.0, 2.0, 3.0), Vec3(0.0, 0.0, 0.5), 0.1, 0.2});
+  Simulator sim(m, options(StepperKind::Rk4));
+  sim.reset(m.initial_state);
+  ASSERT_TRUE(sim.advanceTo(0.5));
+  const Recording& rec = sim.recording();
+  const int fx = rec.channels.find("perturbation.force.x"), fz = rec.channels.find("perturbation.force.z");
+  const int tz = rec.channels.find("perturbation.torque.z"), pw = rec.channels.find("power.perturbation");
+  ASSERT_GE(fx, 0);
+  ASSERT_GE(tz, 0);
+  for (std::size_t k = 0; k < rec.time.size(); ++k) {
+    const double tk = rec.time[k];
+    const bool on = tk >= 0.1 - 1e-12 && tk < 0.3 - 1e-12;
+    EXPECT_EQ(rec.values[k][fx], on ? 1.0 : 0.0) << "t = " << tk;
+    EXPECT_EQ(rec.values[k][fz], on ? 3.0 : 0.0) << "t = " << tk;
+    EXPECT_EQ(rec.values[k][tz], on ? 0.5 : 0.0) << "t = " << tk;
+    EXPECT_EQ(rec.values[k][pw] != 0.0, on) << "t = " << tk;
+  }
+}
+
+TEST(Pushes, WindowsAreExactEventsForEveryStepper) {
+  // A body at rest without gravity, pushed through its centre of mass and then turned by a torque,
+  // in windows off every grid: its momentum changes by exactly F·d (exact even for Euler: R = 1
+  // and a constant acceleration until the torque starts) and its angular momentum by τ·d. A window
+  // boundary stepped over (or a dense output interpolated across it) misses by O(F·h).
+  ModelBuilder b;
+  b.setGravity(Vec3::Zero());
+  b.addBody({"body", 2.0, Vec3::Zero(), Vec3(0.3, 0.5, 0.7).asDiagonal()});
+  b.addJoint({.name = "free", .type = JointType::Free, .child = "body"});
+  Model m = b.build();
+  const Vec3 F(0.3, -0.7, 1.1), tau(0.05, 0.02, -0.08);
+  m.pushes.push_back({0, Vec3::Zero(), F, Vec3::Zero(), 0.1234, 0.0567});
+  m.pushes.push_back({0, Vec3(0.3, 0.1, -0.2), Vec3::Zero(), tau, 0.2011, 0.0333});
+  auto momenta = [&](const State& s) {  // linear, and angular about the centre of mass (world)
+    Workspace w(m);
+    computeKinematics(m, s.x, s.xi, w);
+    const Mat3& R = w.pose[0].R;
+    return std::pair<Vec3, Vec3>{2.0 * R * w.twist[0].head<3>(), R * m.bodies[0].inertia_com * w.twist[0].tail<3>()};
+  };
+  for (StepperKind kind : kAllSteppers) {
+    Simulator sim(m, options(kind));
+    sim.reset(m.initial_state);
+    ASSERT_TRUE(sim.advanceTo(0.19)) << stepperName(kind) << ": " << sim.message();
+    EXPECT_LT((momenta(sim.state()).first - 0.0567 * F).norm(), 1e-13) << stepperName(kind);
+    ASSERT_TRUE(sim.advanceTo(0.3)) << stepperName(kind) << ": " << sim.message();
+    // Euler's own error in the tumbling phase is O(h) = 1e-3 of the change.
+    EXPECT_LT((momenta(sim.state()).second - 0.0333 * tau).norm(), kind == StepperKind::Euler ? 1e-5 : 1e-10)
+        << stepperName(kind);
+  }
+}
+
+TEST(Pushes, SlicedRunsGiveTheSameRecording) {
+  Model m = movingTricopter();
+  m.pushes.push_back({0, Vec3(0.1, 0.0, 0.0), Vec3(0.0, 4.0, 1.0), Vec3::Zero(), 0.0333, 0.1});
+  for (StepperKind kind : {StepperKind::Rk4, StepperKind::RkDopri5, StepperKind::RkCashKarp54}) {
+    Simulator whole(m, options(kind)), sliced(m, options(kind));
+    whole.reset(m.initial_state);
+    sliced.reset(m.initial_state);
+    ASSERT_TRUE(whole.advanceTo(0.3));
+    for (int k = 1; k <= 30; ++k) ASSERT_TRUE(sliced.advanceTo(0.01 * k));
+    ASSERT_EQ(whole.recording().values.size(), sliced.recording().values.size());
+    EXPECT_EQ(whole.recording().values, sliced.recording().values) << stepperName(kind);
+  }
+}
+
+TEST(Pushes, SpringPullsLikeACriticallyDampedOscillatorOfTheCompositeMass) {
+  // A free body without gravity grabbed at its centre of mass: x'' = −ω²(x − x_T) − 2ω x', so
+  // x(t) = x_T + (x0 − x_T)(1 + ωt) e^{−ωt} whatever the mass.
+  for (double mass : {0.01, 20.0}) {
+    ModelBuilder b;
+    b.setGravity(Vec3::Zero());
+    b.addBody({"body", mass, Vec3(0.05, 0.0, 0.0), Vec3(0.3, 0.3, 0.3).asDiagonal() * mass});
+    b.addJoint({.name = "free", .type = JointType::Free, .child = "body"});
+    const Model m = b.build();
+    Simulator sim(m, options(StepperKind::Rk4, 1e-3, 0.01));
+    sim.reset(m.initial_state);
+    EXPECT_DOUBLE_EQ(sim.pushes().compositeMass(0), mass);
+    SpringPush spring;
+    spring.body = 0;
+    spring.point = Vec3(0.05, 0.0, 0.0);
+    spring.target = Vec3(0.05, 0.12, -0.16);  // 0.2 m away: at most ω² · 0.2 = 7.9 m/s² < the cap
+    sim.setSpringPush(spring);
+    ASSERT_TRUE(sim.advanceTo(1.0));
+    const double w = 2.0 * std::numbers::pi * PushForces::kSpringFrequency;
+    const Vec3 expected = spring.target + (Vec3(0.05, 0.0, 0.0) - spring.target) * (1.0 + w) * std::exp(-w);
+    const Vec3 p = bodyPose(m, sim.state().x, 0) * spring.point;
+    EXPECT_LT((p - expected).norm(), 1e-8) << "mass " << mass;
+    // The recorded force is m a at the sample: the oscillator's at t = 1.
+    const auto& v = sim.recording().values.back();
+    const ChannelSet& c = sim.channels();
+    const Vec3 force(v[c.find("perturbation.force.x")], v[c.find("perturbation.force.y")], v[c.find("perturbation.force.z")]);
+    const Vec3 accel = (spring.target - Vec3(0.05, 0.0, 0.0)) * w * w * (1.0 - w) * std::exp(-w);
+    EXPECT_LT((force - mass * accel).norm(), 1e-7 * mass) << "mass " << mass;
+    sim.setSpringPush(std::nullopt);
+    ASSERT_TRUE(sim.advanceTo(1.1));
+    EXPECT_EQ(sim.recording().values.back()[c.find("perturbation.force.y")], 0.0);
+  }
+}
+
+TEST(Pushes, SpringForceIsCappedAndTorqueTurnsTheBody) {
+  ModelBuilder b;
+  b.setGravity(Vec3::Zero());
+  b.addBody({"body", 2.0, Vec3::Zero(), Vec3(0.1, 0.1, 0.1).asDiagonal()});  // isotropic
+  b.addJoint({.name = "free", .type = JointType::Free, .child = "body"});
+  const Model m = b.build();
+  Simulator sim(m, options(StepperKind::Rk4, 1e-3, 0.01));
+  sim.reset(m.initial_state);
+  SpringPush far;
+  far.body = 0;
+  far.target = Vec3(100.0, 0.0, 0.0);
+  sim.setSpringPush(far);
+  ASSERT_TRUE(sim.advanceTo(0.01));
+  const auto& v = sim.recording().values.back();
+  const ChannelSet& c = sim.channels();
+  EXPECT_NEAR(v[c.find("perturbation.force.x")], 2.0 * PushForces::kMaxAcceleration, 1e-9);
+
+  // Torque: an isotropic body turns about a fixed axis as θ(t) = θ_T (1 − (1 + ωt) e^{−ωt}).
+  sim.reset(m.initial_state);
+  EXPECT_DOUBLE_EQ(sim.pushes().compositeInertia(0), 0.1);
+  SpringPush turn;
+  turn.mode = SpringPush::Mode::Torque;
+  turn.body = 0;
+  turn.rotation = Vec3(0.0, 0.0, 1.2);
+  sim.setSpringPush(turn);
+  ASSERT_TRUE(sim.advanceTo(0.8));
+  const double w = 2.0 * std::numbers::pi * PushForces::kSpringFrequency;
+  const double theta = 1.2 * (1.0 - (1.0 + 0.8 * w) * std::exp(-0.8 * w));
+  const Vec3 turned = logSO3(bodyPose(m, sim.state().x, 0).R);
+  EXPECT_LT((turned - Vec3(0.0, 0.0, theta)).norm(), 1e-8);
+}
+
+}  // namespace
+}  // namespace rbs
