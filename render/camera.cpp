@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include "core/dynamics/snapshot.h"
@@ -152,6 +153,33 @@ CameraSpec makeCamera(std::string_view name, const Model& model, const CameraSet
   std::string known;
   for (const std::string& k : cameraNames()) known += (known.empty() ? "" : ", ") + k;
   throw std::invalid_argument("unknown camera '" + n + "'; available: " + known);
+}
+
+Ray viewRay(const CameraPose& pose, double fov_y, double aspect, double x, double y) {
+  // the look-at frame: forward, right = forward × up, screen up = right × forward
+  const Vec3 forward = (pose.center - pose.eye).normalized();
+  const Vec3 right = forward.cross(pose.up).normalized();
+  const Vec3 up = right.cross(forward);
+  const double t = std::tan(fov_y / 2.0);
+  return Ray{pose.eye, (forward + x * t * aspect * right + y * t * up).normalized()};
+}
+
+Eigen::Vector2d imagePoint(const CameraPose& pose, double fov_y, double aspect, const Vec3& p) {
+  const Vec3 forward = (pose.center - pose.eye).normalized();
+  const Vec3 right = forward.cross(pose.up).normalized();
+  const Vec3 up = right.cross(forward);
+  const Vec3 d = p - pose.eye;
+  const double depth = d.dot(forward);
+  if (!(depth > 0.0)) return Eigen::Vector2d::Constant(std::numeric_limits<double>::quiet_NaN());
+  const double t = std::tan(fov_y / 2.0);
+  return Eigen::Vector2d(d.dot(right) / (depth * t * aspect), d.dot(up) / (depth * t));
+}
+
+Vec3 rayPlaneIntersection(const Ray& ray, const Vec3& point, const Vec3& normal) {
+  const double along = ray.direction.dot(normal);
+  if (!(std::abs(along) > 1e-9)) return point;
+  const double s = (point - ray.origin).dot(normal) / along;
+  return s > 0.0 ? Vec3(ray.origin + s * ray.direction) : point;
 }
 
 }  // namespace rbs::render

@@ -45,6 +45,25 @@ CameraSpec fitToAspect(CameraSpec spec, double aspect);
 CameraPose cameraPose(const Model& model, const CameraSpec& spec,
                       const std::vector<Pose>& body_poses);
 
+/// A half-line from `origin` along the unit vector `direction` (world frame).
+struct Ray {
+  Vec3 origin = Vec3::Zero();
+  Vec3 direction = Vec3::UnitX();
+};
+
+/// The ray from the eye through the image point (x, y) in normalized device coordinates (−1 at
+/// the left and bottom edges, +1 at the right and top) of an image of `aspect` = width/height seen
+/// by `pose` with the vertical field of view fov_y: the inverse of the perspective projection.
+Ray viewRay(const CameraPose& pose, double fov_y, double aspect, double x, double y);
+
+/// The inverse of viewRay: the normalized device coordinates (x, y) where the world point p
+/// appears; NaN when p is not in front of the eye.
+Eigen::Vector2d imagePoint(const CameraPose& pose, double fov_y, double aspect, const Vec3& p);
+
+/// Where `ray` meets the plane through `point` perpendicular to `normal`; the point itself when
+/// the ray runs parallel to the plane or away from it.
+Vec3 rayPlaneIntersection(const Ray& ray, const Vec3& point, const Vec3& normal);
+
 /// Distance at which a sphere of `radius` fills the view (field of view fov_y, width/height
 /// `aspect`) with a small margin.
 double framingDistance(double radius, double fov_y, double aspect);

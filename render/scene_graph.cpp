@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include <osg/BlendFunc>
+#include <osg/ComputeBoundsVisitor>
 #include <osg/Depth>
 #include <osg/Light>
 #include <osg/LightModel>
@@ -15,6 +16,8 @@
 #include <osg/LineWidth>
 #include <osg/Material>
 #include <osgText/Font>
+#include <osgUtil/IntersectionVisitor>
+#include <osgUtil/LineSegmentIntersector>
 
 #include "core/dynamics/snapshot.h"
 #include "core/io/resource_path.h"
@@ -100,6 +103,7 @@ SceneGraph::SceneGraph(const Model& model, SceneOptions options)
   buildBodies();
   buildOverlays();
   buildHud();
+  buildPushLine();
   updateOverlayMasks();
   apply(initial);
   last_time_ = -1e300;  // the first real snapshot may start anywhere
@@ -179,6 +183,7 @@ void SceneGraph::buildBodies() {
     warnings_.push_back(warning + " (" + (users.size() == 1 ? "body " : "bodies ") + names + ")");
   }
   root_->addChild(bodies);
+  bodies_group_ = bodies;
   overlays_[index(Overlay::BodyFrames)] = frames;
   overlays_[index(Overlay::ReferenceGhost)] = ghost;
 
@@ -264,6 +269,12 @@ void SceneGraph::buildOverlays() {
     a.parts.root->setNodeMask(0);
     forces->addChild(a.parts.root);
     arrows_.push_back(std::move(a));
+  }
+  for (int k = 0; k < 4; ++k) {  // pushes (Snapshot::pushes): more than four at once are rare
+    push_arrows_.push_back(makeArrow(shaft_radius, osg::Vec4(0.85f, 0.1f, 0.55f, 1.0f)));
+    push_arrows_.back().root->setName("push:" + std::to_string(k));
+    push_arrows_.back().root->setNodeMask(0);
+    forces->addChild(push_arrows_.back().root);
   }
   overlays_[index(Overlay::ForceArrows)] = forces;
 
@@ -429,23 +440,123 @@ void SceneGraph::apply(const Snapshot& snapshot) {
     updateOverlayMasks();
   }
 
+  // an arrow from the application point along the force, hidden when (nearly) zero or NaN
+  auto place = [&](ArrowParts& parts, const AppliedForce& f) {
+    const double length = f.force.norm() * options_.force_scale;
+    if (!(length > 1e-6)) return;
+    const double shaft = std::max(length - parts.head_length, 1e-6);
+    parts.root->setMatrix(toOsg(Pose{rotationFromZ(f.force), f.point}));
+    parts.shaft->setMatrix(osg::Matrixd::scale(1.0, 1.0, shaft));
+    parts.head->setMatrix(osg::Matrixd::translate(0.0, 0.0, shaft));
+    parts.root->setNodeMask(~0u);
+  };
   for (Arrow& a : arrows_) a.parts.root->setNodeMask(0);
-  for (const AppliedForce& f : snapshot.forces) {
-    for (Arrow& a : arrows_) {
-      if (a.actuator != f.actuator) continue;
-      const double length = f.force.norm() * options_.force_scale;
-      if (!(length > 1e-6)) break;  // also NaN
-      const double shaft = std::max(length - a.parts.head_length, 1e-6);
-      a.parts.root->setMatrix(toOsg(Pose{rotationFromZ(f.force), f.point}));
-      a.parts.shaft->setMatrix(osg::Matrixd::scale(1.0, 1.0, shaft));
-      a.parts.head->setMatrix(osg::Matrixd::translate(0.0, 0.0, shaft));
-      a.parts.root->setNodeMask(~0u);
-      break;
-    }
-  }
+  for (const AppliedForce& f : snapshot.forces)
+    for (Arrow& a : arrows_)
+      if (a.actuator == f.actuator) {
+        place(a.parts, f);
+        break;
+      }
+  for (ArrowParts& parts : push_arrows_) parts.root->setNodeMask(0);
+  for (std::size_t k = 0; k < std::min(snapshot.pushes.size(), push_arrows_.size()); ++k) place(push_arrows_[k], snapshot.pushes[k]);
 
   for (Trail& t : trails_) updateTrail(t, snapshot.body_poses[t.spec.body] * t.spec.point);
   bounds_ = sceneBounds(model_, snapshot.body_poses);
 }
+
+namespace {
+
+/// A geode of GL_LINES between consecutive pairs of `points`, unlit, in one colour.
+osg::ref_ptr<osg::Geode> makeLines(osg::Vec3Array* points, const osg::Vec4& rgba, float width) {
+  osg::ref_ptr<osg::Geometry> g = new osg::Geometry;
+  g->setUseDisplayList(false);
+  g->setUseVertexBufferObjects(true);
+  g->setVertexArray(points);
+  osg::ref_ptr<osg::Vec4Array> c = new osg::Vec4Array;
+  c->push_back(rgba);
+  g->setColorArray(c.get(), osg::Array::BIND_OVERALL);
+  g->addPrimitiveSet(new osg::DrawArrays(GL_LINES, 0, static_cast<GLsizei>(points->size())));
+  osg::ref_ptr<osg::Geode> geode = new osg::Geode;
+  geode->addDrawable(g.get());
+  osg::StateSet* s = geode->getOrCreateStateSet();
+  s->setMode(GL_LIGHTING, osg::StateAttribute::OFF | osg::StateAttribute::PROTECTED);
+  s->setAttributeAndModes(new osg::LineWidth(width));
+  return geode;
+}
+
+}  // namespace
+
+void SceneGraph::buildPushLine() {
+  push_line_points_ = new osg::Vec3Array(2);
+  push_line_ = makeLines(push_line_points_.get(), osg::Vec4(1.0f, 0.35f, 0.1f, 1.0f), 3.0f);
+  push_line_->setName("push");
+  // over everything: the grabbed point may be behind the body
+  osg::StateSet* s = push_line_->getOrCreateStateSet();
+  s->setMode(GL_DEPTH_TEST, osg::StateAttribute::OFF);
+  s->setRenderBinDetails(20, "RenderBin");
+  push_line_->setNodeMask(0);
+  root_->addChild(push_line_);
+}
+
+std::optional<PickHit> SceneGraph::pick(const Ray& ray) const {
+  const double reach = 1e3 * std::max(scene_size_, 1.0) + (ray.origin - bounds_.center).norm();
+  osg::ref_ptr<osgUtil::LineSegmentIntersector> intersector =
+      new osgUtil::LineSegmentIntersector(toOsg(ray.origin), toOsg(Vec3(ray.origin + reach * ray.direction)));
+  osgUtil::IntersectionVisitor visitor(intersector.get());
+  bodies_group_->accept(visitor);
+  // nearest first; the body is the "body:" transform on the hit's path (not the outline box)
+  for (const auto& hit : intersector->getIntersections()) {
+    if (highlight_ && std::find(hit.nodePath.begin(), hit.nodePath.end(), highlight_.get()) != hit.nodePath.end())
+      continue;
+    for (const osg::Node* node : hit.nodePath) {
+      const auto it = std::find(bodies_.begin(), bodies_.end(), node);
+      if (it == bodies_.end()) continue;
+      const osg::Vec3d p = hit.getWorldIntersectPoint();
+      return PickHit{static_cast<int>(it - bodies_.begin()), Vec3(p.x(), p.y(), p.z())};
+    }
+  }
+  return std::nullopt;
+}
+
+void SceneGraph::setHighlight(int body) {
+  if (body == highlight_body_) return;
+  if (highlight_body_ >= 0) bodies_[highlight_body_]->removeChild(highlight_.get());
+  highlight_body_ = body >= 0 && body < model_.numBodies() ? body : -1;
+  if (highlight_body_ < 0) return;
+  // the box around the body's visuals in its own frame (a body without visuals: its bounds sphere)
+  osg::ComputeBoundsVisitor bounds;
+  bodies_[highlight_body_]->getChild(0)->accept(bounds);
+  osg::BoundingBox box = bounds.getBoundingBox();
+  if (!box.valid()) {
+    const Bounds b = bodyBoundsLocal(model_, highlight_body_);
+    const float r = static_cast<float>(std::max(b.radius, 0.02 * scene_size_));
+    box.expandBy(toOsg(b.center) - osg::Vec3(r, r, r));
+    box.expandBy(toOsg(b.center) + osg::Vec3(r, r, r));
+  }
+  const float pad = 0.03f * static_cast<float>(scene_size_);
+  const osg::Vec3 lo = box._min - osg::Vec3(pad, pad, pad), hi = box._max + osg::Vec3(pad, pad, pad);
+  osg::ref_ptr<osg::Vec3Array> edges = new osg::Vec3Array;
+  auto corner = [&](int i) { return osg::Vec3(i & 1 ? hi.x() : lo.x(), i & 2 ? hi.y() : lo.y(), i & 4 ? hi.z() : lo.z()); };
+  for (int i = 0; i < 8; ++i)
+    for (int bit : {1, 2, 4})
+      if (!(i & bit)) {  // the edge from corner i along this axis
+        edges->push_back(corner(i));
+        edges->push_back(corner(i | bit));
+      }
+  highlight_ = makeLines(edges.get(), osg::Vec4(1.0f, 0.85f, 0.1f, 1.0f), 2.5f);
+  highlight_->setName("highlight");
+  bodies_[highlight_body_]->addChild(highlight_.get());
+}
+
+void SceneGraph::setPushLine(const Vec3& from, const Vec3& to) {
+  (*push_line_points_)[0] = toOsg(from);
+  (*push_line_points_)[1] = toOsg(to);
+  push_line_points_->dirty();
+  push_line_->getDrawable(0)->dirtyBound();
+  push_line_->setNodeMask(~0u);
+}
+
+void SceneGraph::hidePushLine() { push_line_->setNodeMask(0); }
+bool SceneGraph::pushLineVisible() const { return push_line_->getNodeMask() != 0; }
 
 }  // namespace rbs::render

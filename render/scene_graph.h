@@ -8,8 +8,10 @@
 //   ├── overlay:frames   RGB axes per body (x red, y green, z blue)
 //   ├── overlay:ghost    the bodies at the reference pose, translucent blue
 //   ├── overlay:trails   fading polylines of chosen body points, bounded length
-//   ├── overlay:forces   an arrow per force actuator (thrust vectors), length ∝ force
-//   └── overlay:hud      scene name, simulation time, real-time factor (pixel coordinates)
+//   ├── overlay:forces   an arrow per force actuator (thrust vectors) and per push, length ∝ force
+//   ├── overlay:hud      scene name, simulation time, real-time factor (pixel coordinates)
+//   └── push             the mouse's push: a line from the grabbed point to the cursor
+// The selected body carries an outline box ("highlight") below its transform.
 //
 // Every overlay is switchable (setOverlay). Knows nothing of Qt or of the simulator. Not
 // thread-safe: call apply/setHud between frames, on the thread that renders.
@@ -31,6 +33,7 @@
 #include "core/model/model.h"
 #include "core/model/snapshot.h"
 #include "render/bounds.h"
+#include "render/camera.h"
 #include "render/shapes.h"
 
 namespace rbs::render {
@@ -60,6 +63,12 @@ struct SceneOptions {
   std::string scene_name;        ///< for the HUD
 };
 
+/// A body under the cursor: its index and the point hit on its visuals (world frame).
+struct PickHit {
+  int body = -1;
+  Vec3 point = Vec3::Zero();
+};
+
 /// What the HUD shows. NaN hides a number.
 struct HudInfo {
   std::string scene_name;
@@ -85,6 +94,18 @@ class SceneGraph {
   void setOverlay(Overlay overlay, bool visible);
   bool overlay(Overlay overlay) const;
   void clearTrails();
+
+  /// The first body whose visuals `ray` (world frame) meets, with the point; nullopt when it
+  /// meets none. Uses the poses of the last apply().
+  std::optional<PickHit> pick(const Ray& ray) const;
+  /// Outlines body b's visuals with a box (−1: no body); the outline moves with the body.
+  void setHighlight(int body);
+  int highlight() const { return highlight_body_; }
+  /// A line from `from` to `to` (world), drawn over everything: the mouse's push. Hidden by
+  /// hidePushLine().
+  void setPushLine(const Vec3& from, const Vec3& to);
+  void hidePushLine();
+  bool pushLineVisible() const;
 
   /// The transform of body b (for tests and picking) and the root of an overlay.
   osg::MatrixTransform* bodyTransform(int b) const { return bodies_[b].get(); }
@@ -118,6 +139,12 @@ class SceneGraph {
   bool have_reference_ = false;
   std::vector<Trail> trails_;
   std::vector<Arrow> arrows_;
+  std::vector<ArrowParts> push_arrows_;  ///< for Snapshot::pushes (the first few drawn)
+  osg::ref_ptr<osg::Group> bodies_group_;
+  osg::ref_ptr<osg::Geode> highlight_;   ///< the outline box, child of the highlighted body
+  int highlight_body_ = -1;
+  osg::ref_ptr<osg::Geode> push_line_;
+  osg::ref_ptr<osg::Vec3Array> push_line_points_;
   osg::ref_ptr<osg::Camera> hud_camera_;
   osg::ref_ptr<osgText::Text> hud_title_, hud_time_, hud_rate_, hud_status_;
   float hud_width_ = 1.0f;  ///< viewport width in pixels
@@ -134,6 +161,7 @@ class SceneGraph {
   void buildLights();
   void buildOverlays();
   void buildHud();
+  void buildPushLine();
   void updateOverlayMasks();
   void updateTrail(Trail& trail, const Vec3& p);
 };

@@ -68,7 +68,13 @@ QDialog* makeShortcutsDialog(QWidget* parent, const QList<QMenu*>& menus) {
   addRow(table, QObject::tr("Shift + left drag"), QObject::tr("pan (move the camera's target with the picture)"), view);
   addRow(table, QObject::tr("middle drag"), QObject::tr("pan (move the camera's target with the picture)"), view);
   addRow(table, QObject::tr("wheel"), QObject::tr("zoom (move the camera closer or farther)"), view);
-  addRow(table, QObject::tr("double click"), QObject::tr("back to the scene's camera"), view);
+  addRow(table, QObject::tr("double click on a body, Ctrl + click"),
+         QObject::tr("select the body (outlined; the follow camera follows it)"), view);
+  addRow(table, QObject::tr("double click elsewhere"), QObject::tr("clear the selection, back to the scene's camera"), view);
+  addRow(table, QObject::tr("Ctrl + right drag"),
+         QObject::tr("pull the body under the cursor with a spring towards the cursor, while the button is held"), view);
+  addRow(table, QObject::tr("Ctrl + left drag"), QObject::tr("turn the body under the cursor with a torsion spring"), view);
+  addRow(table, QObject::tr("Esc"), QObject::tr("clear the selection (and let go of a pushed body)"), view);
   table->resizeColumnsToContents();
   table->horizontalHeader()->setStretchLastSection(true);
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);

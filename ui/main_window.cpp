@@ -62,6 +62,34 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setWindowTitle("rbsim");
   view_ = new View3D(this);
   setCentralWidget(view_);
+  // selecting and pushing bodies (issue 19): the view says where, the worker applies the spring
+  connect(view_, &View3D::hint, this, [this](const QString& text) { statusBar()->showMessage(text, 6000); });
+  connect(view_, &View3D::bodySelected, this, [this](int body) {
+    if (!worker_ || body < 0) {
+      statusBar()->showMessage(tr("No body selected"), 3000);
+      return;
+    }
+    const Body& b = worker_->scene().model.bodies[body];
+    statusBar()->showMessage(tr("Selected body '%1' (%2 kg): Ctrl+right-drag pulls it, Ctrl+left-drag turns it, "
+                                "Esc clears the selection")
+                                 .arg(QString::fromStdString(b.name))
+                                 .arg(b.mass, 0, 'g', 4));
+  });
+  connect(view_, &View3D::pushChanged, this, [this](const std::optional<SpringPush>& push) {
+    if (!worker_) return;
+    const bool started = push && !pushing_;
+    pushing_ = push.has_value();
+    worker_->setPush(push);
+    if (started) {
+      const std::string& name = worker_->scene().model.bodies[push->body].name;
+      statusBar()->showMessage(
+          (push->mode == SpringPush::Mode::Force ? tr("Pulling '%1': release the mouse to let go")
+                                                 : tr("Turning '%1': release the mouse to let go"))
+              .arg(QString::fromStdString(name)));
+    } else if (!push) {
+      statusBar()->showMessage(tr("Released"), 3000);
+    }
+  });
   buildDocks();
   buildMenus();
   time_label_ = new QLabel(this);
@@ -324,7 +352,7 @@ void MainWindow::buildViewControls(QMenu* view) {
   const CameraText cameras[] = {
       {"scene", tr("Scene camera"), tr("the camera the scene file sets")},
       {"fit", tr("Fit all"), tr("frame every body, seen from the scene camera's direction")},
-      {"follow", tr("Follow"), tr("orbit about the scene camera's body, or the first free body, as it moves")},
+      {"follow", tr("Follow"), tr("orbit about the selected body, else the scene camera's body or the first free body, as it moves")},
       {"front", tr("Front"), tr("look along −x at the scene camera's target")},
       {"side", tr("Side"), tr("look along +y at the scene camera's target")},
       {"top", tr("Top"), tr("look down at the scene camera's target")},

@@ -125,6 +125,7 @@ class MainWindow : public QMainWindow {
   QString last_gain_notice_;  ///< the gain panel's last status-bar sentence
 
   View3D* view_ = nullptr;
+  bool pushing_ = false;  ///< a Ctrl+drag on a body is in progress
   SceneBrowser* browser_ = nullptr;
   GainPanel* gains_ = nullptr;
   PlotPanel* plots_ = nullptr;

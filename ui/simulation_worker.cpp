@@ -116,6 +116,7 @@ void SimulationWorker::setSpeed(double speed) { send(Speed{speed}); }
 void SimulationWorker::runUntil(double t) { send(RunUntil{t}); }
 void SimulationWorker::setParameter(int index, double value) { send(SetParameter{index, value}); }
 void SimulationWorker::resetParameters() { send(ResetParameters{}); }
+void SimulationWorker::setPush(const std::optional<SpringPush>& push) { send(Push{push}); }
 
 std::uint64_t SimulationWorker::commandsSent() const {
   std::lock_guard lock(command_mutex_);
@@ -185,7 +186,7 @@ void SimulationWorker::loop() {
     }
     // a run that stopped on a non-finite state keeps showing the last finite pose
     const bool finite = sim.state().x.allFinite() && sim.state().xi.allFinite() && e.u.allFinite();
-    const Snapshot* frame = finite ? &e.frame->make(sim.time(), sim.state(), e.u) : nullptr;
+    const Snapshot* frame = finite ? &e.frame->make(sim.time(), sim.state(), e.u, sim.pushes().acting()) : nullptr;
     long dropped = 0;
     {
       std::lock_guard lock(sample_mutex_);
@@ -279,6 +280,9 @@ void SimulationWorker::loop() {
       }
     } else if (const auto* loop = std::get_if<Loop>(&command)) {
       e.loop_scene = loop->on;
+    } else if (const auto* push = std::get_if<Push>(&command)) {
+      const bool valid = !push->spring || (push->spring->body >= 0 && push->spring->body < s.model.numBodies());
+      if (valid && !sim.failed()) sim.setSpringPush(push->spring);
     } else if (std::holds_alternative<ResetParameters>(command)) {
       if (ParameterSet* parameters = e.loop.parameters())
         for (int i = 0; i < parameters->size(); ++i) parameters->set(i, parameter_specs_.value(i));

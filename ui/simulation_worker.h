@@ -1,7 +1,7 @@
 // The simulation of the desktop application on its own thread (docs/GUI.md). The GUI and the
 // worker meet only in three places (reference/code-style-anchors.md §R.4):
 //   commands   GUI -> worker, a mutex-protected queue applied between steps (play, pause, step,
-//              reset, speed, run-until, set parameter);
+//              reset, speed, run-until, set parameter, the mouse's push);
 //   snapshot   worker -> GUI, latest wins: body poses, time, real-time factor, drift, the
 //              parameter values the controller used, status;
 //   samples    worker -> GUI, a bounded buffer of every output sample (drops counted, never silent).
@@ -22,6 +22,7 @@
 #include "core/model/snapshot.h"
 #include "core/scene/scene.h"
 #include "sim/channels.h"
+#include "sim/push_forces.h"
 
 namespace rbs::ui {
 
@@ -95,6 +96,8 @@ class SimulationWorker {
   void setParameter(int index, double value);
   /// Every parameter back to the scene's value (parameterSpecs().value(i)).
   void resetParameters();
+  /// The mouse's spring on a body from now on (nullopt: released); a reset releases it.
+  void setPush(const std::optional<SpringPush>& push);
 
   WorkerSnapshot snapshot() const;
   /// Commands sent so far: a snapshot with `commands` ≥ this value reflects all of them.
@@ -112,7 +115,8 @@ class SimulationWorker {
   struct SetParameter { int index; double value; };
   struct ResetParameters {};
   struct Loop { bool on; };
-  using Command = std::variant<Play, Pause, Step, Reset, Speed, RunUntil, SetParameter, ResetParameters, Loop>;
+  struct Push { std::optional<SpringPush> spring; };
+  using Command = std::variant<Play, Pause, Step, Reset, Speed, RunUntil, SetParameter, ResetParameters, Loop, Push>;
 
   struct Engine;  // the simulator and the closed loop: touched by the worker thread only
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
 #include <QResizeEvent>
@@ -34,10 +35,17 @@ std::vector<std::string> View3D::setScene(const Scene& scene) {
   render::SceneOptions options;
   options.scene_name = scene.name.empty() ? scene.file.stem().string() : scene.name;
   graph_ = std::make_unique<render::SceneGraph>(*model_, options);
+  if (push_) endPush();
   if (scene.file != overlays_file_) {  // another scene: its own choices (MainWindow restores them)
     overlays_.clear();
     overlays_file_ = scene.file;
+    if (selected_ >= 0) {
+      selected_ = -1;
+      Q_EMIT bodySelected(-1);
+    }
   }
+  if (selected_ >= model_->numBodies()) selected_ = -1;
+  graph_->setHighlight(selected_);
   for (const auto& [overlay, visible] : overlays_) graph_->setOverlay(overlay, visible);
   if (renderer_) renderer_->setScene(graph_->root());
   Workspace ws(*model_);
@@ -66,6 +74,7 @@ const render::Image& View3D::draw(int width, int height) {
   if (!graph_ || !ensureRenderer(width, height)) return kNone;
   graph_->setViewportSize(width, height);
   const render::CameraSpec camera = render::fitToAspect(camera_, static_cast<double>(width) / height);
+  updatePushLine();
   renderer_->setCamera(render::cameraPose(*model_, camera, last_.body_poses), camera.fov_y);
   try {
     return renderer_->render();
@@ -135,6 +144,16 @@ void View3D::paintEvent(QPaintEvent*) {
 void View3D::mousePressEvent(QMouseEvent* event) {
   drag_start_ = event->position().toPoint();
   drag_button_ = event->button();
+  // Ctrl + left: select and turn, Ctrl + right: select and pull
+  if (model_ && (event->modifiers() & Qt::ControlModifier) &&
+      (drag_button_ == Qt::LeftButton || drag_button_ == Qt::RightButton)) {
+    drag_pans_ = false;
+    if (!startPush(event->position(), drag_button_ == Qt::RightButton ? SpringPush::Mode::Force : SpringPush::Mode::Torque)) {
+      drag_button_ = Qt::NoButton;
+      Q_EMIT hint(tr("No body under the cursor: Ctrl+drag on a body to push it"));
+    }
+    return;
+  }
   drag_azimuth_ = camera_.azimuth;
   drag_elevation_ = camera_.elevation;
   drag_target_ = camera_.target;
@@ -145,6 +164,10 @@ void View3D::mousePressEvent(QMouseEvent* event) {
 }
 
 void View3D::mouseMoveEvent(QMouseEvent* event) {
+  if (push_) {
+    movePush(event->position());
+    return;
+  }
   if (!(event->buttons() & drag_button_) || (drag_button_ != Qt::LeftButton && !drag_pans_)) return;
   const QPoint d = event->position().toPoint() - drag_start_;
   if (drag_pans_) {
@@ -168,7 +191,9 @@ void View3D::mouseMoveEvent(QMouseEvent* event) {
 
 void View3D::setCameraPreset(const std::string& name) {
   if (!model_) return;
-  camera_ = render::makeCamera(name, *model_, scene_camera_, render::kSceneCameraAspect);
+  // "follow" follows the selected body when there is one
+  const std::string preset = name == "follow" && selected_ >= 0 ? "follow:" + model_->bodies[selected_].name : name;
+  camera_ = render::makeCamera(preset, *model_, scene_camera_, render::kSceneCameraAspect);
   if (graph_ && !suspended_) redraw();
 }
 
@@ -187,9 +212,117 @@ bool View3D::overlay(render::Overlay overlay) const {
   return overlay != render::Overlay::BodyFrames;  // the scene graph's defaults: all but frames
 }
 
-void View3D::mouseDoubleClickEvent(QMouseEvent*) {
-  if (!model_) return;
+void View3D::mouseDoubleClickEvent(QMouseEvent* event) {
+  if (!model_ || event->button() != Qt::LeftButton) return;
+  if (const auto hit = pickAt(event->position())) {
+    selectBody(hit->body);
+    return;
+  }
+  selectBody(-1);
   camera_ = render::makeCamera("scene", *model_, scene_camera_, render::kSceneCameraAspect);
+  if (graph_ && !suspended_) redraw();
+}
+
+void View3D::mouseReleaseEvent(QMouseEvent* event) {
+  if (push_ && event->button() == drag_button_) endPush();
+  if (event->button() == drag_button_) drag_button_ = Qt::NoButton;
+}
+
+void View3D::keyPressEvent(QKeyEvent* event) {
+  if (event->key() == Qt::Key_Escape && (selected_ >= 0 || push_)) {
+    if (push_) endPush();
+    selectBody(-1);
+    return;
+  }
+  QWidget::keyPressEvent(event);
+}
+
+void View3D::selectBody(int body) {
+  if (!model_ || body < -1 || body >= model_->numBodies()) body = -1;
+  if (body == selected_) return;
+  selected_ = body;
+  if (graph_) {
+    graph_->setHighlight(selected_);
+    if (!suspended_) redraw();
+  }
+  Q_EMIT bodySelected(selected_);
+}
+
+render::CameraPose View3D::drawnCameraPose() const {
+  const render::CameraSpec drawn =
+      render::fitToAspect(camera_, static_cast<double>(std::max(1, width())) / std::max(1, height()));
+  return render::cameraPose(*model_, drawn, last_.body_poses);
+}
+
+QPointF View3D::widgetPoint(const Vec3& p) const {
+  const render::CameraSpec drawn =
+      render::fitToAspect(camera_, static_cast<double>(std::max(1, width())) / std::max(1, height()));
+  const Eigen::Vector2d ndc = render::imagePoint(drawnCameraPose(), drawn.fov_y,
+                                                 static_cast<double>(std::max(1, width())) / std::max(1, height()), p);
+  return QPointF((ndc.x() + 1.0) / 2.0 * width(), (1.0 - ndc.y()) / 2.0 * height());
+}
+
+std::optional<render::PickHit> View3D::pickAt(QPointF at) const {
+  if (!graph_ || !model_) return std::nullopt;
+  const double w = std::max(1, width()), h = std::max(1, height());
+  const render::CameraSpec drawn = render::fitToAspect(camera_, w / h);
+  const render::Ray ray = render::viewRay(drawnCameraPose(), drawn.fov_y, w / h, 2.0 * at.x() / w - 1.0, 1.0 - 2.0 * at.y() / h);
+  return graph_->pick(ray);
+}
+
+bool View3D::startPush(QPointF at, SpringPush::Mode mode) {
+  const auto hit = pickAt(at);
+  if (!hit) return false;
+  selectBody(hit->body);
+  const Pose& G = last_.body_poses[hit->body];
+  SpringPush spring;
+  spring.mode = mode;
+  spring.body = hit->body;
+  spring.point = G.R.transpose() * (hit->point - G.r);
+  spring.target = hit->point;
+  spring.grab_attitude = G.R;
+  const render::CameraPose eye = drawnCameraPose();
+  grab_world_ = hit->point;
+  grab_normal_ = (eye.eye - hit->point).normalized();
+  // a turn moves the grabbed point with the cursor when the lever is its distance from the body's
+  // centre of mass, seen across the view; at least a tenth of the body's size
+  const Body& body = model_->bodies[hit->body];
+  const Vec3 lever = hit->point - (G.R * body.com + G.r);
+  grab_lever_ = std::max((lever - lever.dot(grab_normal_) * grab_normal_).norm(),
+                         0.1 * std::max(render::bodyBoundsLocal(*model_, hit->body).radius, 0.05));
+  cursor_world_ = hit->point;
+  push_ = spring;
+  Q_EMIT pushChanged(push_);
+  if (!suspended_) redraw();
+  return true;
+}
+
+void View3D::movePush(QPointF at) {
+  const double w = std::max(1, width()), h = std::max(1, height());
+  const render::CameraSpec drawn = render::fitToAspect(camera_, w / h);
+  const render::Ray ray = render::viewRay(drawnCameraPose(), drawn.fov_y, w / h, 2.0 * at.x() / w - 1.0, 1.0 - 2.0 * at.y() / h);
+  cursor_world_ = render::rayPlaneIntersection(ray, grab_world_, grab_normal_);
+  if (push_->mode == SpringPush::Mode::Force) {
+    push_->target = cursor_world_;
+  } else {
+    // the front of the body follows the cursor: a turn about normal × travel (right-handed)
+    push_->rotation = grab_normal_.cross(cursor_world_ - grab_world_) / grab_lever_;
+  }
+  Q_EMIT pushChanged(push_);
+  if (!suspended_) redraw();
+}
+
+void View3D::endPush() {
+  push_.reset();
+  if (graph_) graph_->hidePushLine();
+  Q_EMIT pushChanged(std::nullopt);
+  if (graph_ && !suspended_) redraw();
+}
+
+void View3D::updatePushLine() {
+  if (!graph_ || !push_) return;
+  const Pose& G = last_.body_poses[push_->body];
+  graph_->setPushLine(G.R * push_->point + G.r, cursor_world_);
 }
 
 void View3D::wheelEvent(QWheelEvent* event) {

@@ -2,7 +2,10 @@
 // framebuffer object, Mesa's llvmpipe is enough) and shown as an image in a plain QWidget.
 // Chosen over a QOpenGLWidget hosting an osgViewer because it works the same under Xvfb, with
 // QT_QPA_PLATFORM=offscreen and on a desktop, and gives the pixels of the video and screenshot
-// exports by construction. Mouse: drag to orbit, wheel to zoom, double click to re-frame.
+// exports by construction. Mouse: drag to orbit, wheel to zoom, Shift+drag or middle drag to pan,
+// double click on a body (or Ctrl+click) to select it, double click elsewhere to re-frame;
+// Ctrl+right-drag pulls the body under the cursor with a spring, Ctrl+left-drag turns it
+// (sim/push_forces.h: the view only says where the spring pulls; the simulation applies it).
 #pragma once
 
 #include <chrono>
@@ -19,6 +22,7 @@
 #include "render/camera.h"
 #include "render/offscreen.h"
 #include "render/scene_graph.h"
+#include "sim/push_forces.h"
 
 namespace rbs::ui {
 
@@ -52,6 +56,26 @@ class View3D : public QWidget {
   void setOverlay(render::Overlay overlay, bool visible);
   bool overlay(render::Overlay overlay) const;
   render::SceneGraph* sceneGraph() const { return graph_.get(); }
+  /// The selected body (−1: none): outlined in the view; the follow camera follows it.
+  int selectedBody() const { return selected_; }
+  void selectBody(int body);
+  /// While the user drags a body: the spring as last sent by pushChanged.
+  const std::optional<SpringPush>& push() const { return push_; }
+  /// The camera as drawn at this widget's size (for turning widget pixels into rays).
+  render::CameraPose drawnCameraPose() const;
+  /// The widget pixel where the world point p appears (NaN coordinates: behind the eye).
+  QPointF widgetPoint(const Vec3& p) const;
+
+ Q_SIGNALS:
+  /// The selection changed (−1: nothing selected).
+  void bodySelected(int body);
+  /// The spring of a Ctrl+drag: set when the drag starts and as the cursor moves, nullopt when
+  /// the mouse is released.
+  void pushChanged(const std::optional<SpringPush>& push);
+  /// A hint for the status bar (e.g. a Ctrl+drag that did not start on a body).
+  void hint(const QString& text);
+
+ public:
   /// Frames drawn per second of wall time (over the last second).
   double framesPerSecond() const { return fps_; }
   long framesShown() const { return frames_total_; }
@@ -63,6 +87,8 @@ class View3D : public QWidget {
   void mousePressEvent(QMouseEvent* event) override;
   void mouseMoveEvent(QMouseEvent* event) override;
   void mouseDoubleClickEvent(QMouseEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
   void wheelEvent(QWheelEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
 
@@ -83,6 +109,12 @@ class View3D : public QWidget {
   bool drag_pans_ = false;
   Vec3 drag_target_ = Vec3::Zero();
   double drag_azimuth_ = 0.0, drag_elevation_ = 0.0;
+  int selected_ = -1;
+  std::optional<SpringPush> push_;  ///< the spring of the drag in progress
+  Vec3 grab_world_ = Vec3::Zero();  ///< where the drag started (world)
+  Vec3 grab_normal_ = Vec3::UnitX(); ///< the drag plane's normal: towards the eye
+  double grab_lever_ = 1.0;         ///< [m] a torque drag turns by (cursor travel) / lever
+  Vec3 cursor_world_ = Vec3::Zero();
   bool suspended_ = false;
   int frames_ = 0;
   long frames_total_ = 0;
@@ -93,6 +125,14 @@ class View3D : public QWidget {
   const render::Image& draw(int width, int height);
   /// Draws `last_` at the widget's size into the shown picture.
   void redraw();
+  /// The body under widget pixel `at`, with the world point hit.
+  std::optional<render::PickHit> pickAt(QPointF at) const;
+  /// Starts a Ctrl+drag on the body under `at`; false when there is none.
+  bool startPush(QPointF at, SpringPush::Mode mode);
+  /// Moves the spring's target to the cursor at `at` and redraws the push line.
+  void movePush(QPointF at);
+  void endPush();
+  void updatePushLine();
 };
 
 }  // namespace rbs::ui

@@ -26,6 +26,8 @@ struct Snapshot {
   std::vector<Pose> reference_poses;
   /// One entry per BodyForce actuator (model order), then one per propeller; empty: not known.
   std::vector<AppliedForce> forces;
+  /// The forces of the pushes acting now (scripted or the mouse's; actuator −1), world frame.
+  std::vector<AppliedForce> pushes;
 };
 
 }  // namespace rbs

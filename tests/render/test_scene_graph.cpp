@@ -147,6 +147,55 @@ TEST(SceneGraph, BodyTransformFollowsSnapshot) {
   EXPECT_THROW(graph.apply(s), std::invalid_argument);
 }
 
+TEST(SceneGraph, PickFindsTheBodyAndThePointOnItsFace) {
+  const Model model = test::redCube();
+  SceneGraph graph(model);
+  Snapshot s;
+  s.time = 0.1;
+  s.body_poses = {Pose{Mat3::Identity(), Vec3(1, 2, 3)}};
+  graph.apply(s);
+  // from +x towards the cube: the face at x = 1.2; aside of it: nothing
+  const auto hit = graph.pick(Ray{Vec3(5, 2.1, 3.05), -Vec3::UnitX()});
+  ASSERT_TRUE(hit.has_value());
+  EXPECT_EQ(hit->body, 0);
+  EXPECT_LT((hit->point - Vec3(1.2, 2.1, 3.05)).norm(), 1e-5);
+  EXPECT_FALSE(graph.pick(Ray{Vec3(5, 2.5, 3.0), -Vec3::UnitX()}).has_value());
+  // the outline and the push line do not get in the way of the next pick
+  graph.setHighlight(0);
+  EXPECT_EQ(graph.highlight(), 0);
+  graph.setPushLine(Vec3(5, 2.1, 3.05), Vec3(1.2, 2.1, 3.05));
+  EXPECT_TRUE(graph.pushLineVisible());
+  EXPECT_EQ(graph.pick(Ray{Vec3(5, 2.1, 3.05), -Vec3::UnitX()})->body, 0);
+  graph.hidePushLine();
+  graph.setHighlight(-1);
+  EXPECT_FALSE(graph.pushLineVisible());
+  EXPECT_EQ(graph.highlight(), -1);
+}
+
+TEST(SceneGraph, PushArrowsAppearWithPushesOnly) {
+  const Model model = test::redCube();
+  SceneGraph graph(model);
+  Snapshot s;
+  s.body_poses = {Pose::identity()};
+  auto shown = [&] {
+    int n = 0;
+    osg::Group* forces = graph.overlayNode(Overlay::ForceArrows)->asGroup();
+    for (unsigned i = 0; i < forces->getNumChildren(); ++i)
+      n += forces->getChild(i)->getName().rfind("push:", 0) == 0 && forces->getChild(i)->getNodeMask() != 0;
+    return n;
+  };
+  graph.apply(s);
+  EXPECT_EQ(shown(), 0);
+  s.pushes = {AppliedForce{-1, Vec3(0.2, 0, 0), Vec3(0, 3, 0)}, AppliedForce{-1, Vec3::Zero(), Vec3::Zero()}};
+  s.time = 0.1;
+  graph.apply(s);
+  EXPECT_EQ(shown(), 1);  // a zero force has no arrow
+  s.pushes.clear();
+  s.time = 0.2;
+  graph.apply(s);
+  EXPECT_EQ(shown(), 0);
+}
+
 TEST(SceneGraph, TrailsAreBoundedAndResetWhenTimeGoesBack) {
   const Model model = test::redCube();
   SceneOptions options;
@@ -267,6 +316,25 @@ TEST(Camera, ANarrowViewKeepsTheSceneCamerasWidthInView) {
   EXPECT_EQ(makeCamera("scene", scene.model, scene.camera, 3.0).distance, wide.distance);  // wider: unchanged
   EXPECT_GT(makeCamera("top", scene.model, scene.camera, 0.5).distance,
             makeCamera("top", scene.model, scene.camera, kSceneCameraAspect).distance);
+}
+
+TEST(Camera, ViewRayAndImagePointAreInverses) {
+  const CameraPose pose{Vec3(3, -2, 1.5), Vec3(0.2, 0.1, 0.4), Vec3::UnitZ()};
+  const double fov = 0.61, aspect = 16.0 / 9.0;
+  for (const Vec3& p : {Vec3(0.2, 0.1, 0.4), Vec3(0.5, 0.8, -0.3), Vec3(-1.0, 0.3, 1.0)}) {
+    const Eigen::Vector2d ndc = imagePoint(pose, fov, aspect, p);
+    const Ray ray = viewRay(pose, fov, aspect, ndc.x(), ndc.y());
+    // p lies on the ray
+    const Vec3 d = p - ray.origin;
+    EXPECT_LT((d - d.dot(ray.direction) * ray.direction).norm(), 1e-12);
+    EXPECT_GT(d.dot(ray.direction), 0.0);
+  }
+  // the target is at the image centre; a point behind the eye has no image point
+  EXPECT_LT(imagePoint(pose, fov, aspect, pose.center).norm(), 1e-12);
+  EXPECT_TRUE(std::isnan(imagePoint(pose, fov, aspect, Vec3(6, -4, 2.6)).x()));
+  // the ray meets the plane through the target facing the eye at the target
+  const Ray centre = viewRay(pose, fov, aspect, 0.0, 0.0);
+  EXPECT_LT((rayPlaneIntersection(centre, pose.center, pose.eye - pose.center) - pose.center).norm(), 1e-12);
 }
 
 TEST(Camera, FramingDistanceFitsTheSphere) {
