@@ -76,8 +76,9 @@ double PushForces::nextBoundary(double t, double tolerance) const {
 }
 
 void PushForces::setSpring(const std::optional<SpringPush>& spring) {
-  RBS_ASSERT(!spring || (spring->body >= 0 && spring->body < static_cast<int>(composite_mass_.size())),
-             "spring on a body the model does not have");
+  const int n = static_cast<int>(composite_mass_.size());
+  RBS_ASSERT(!spring || (spring->body >= 0 && spring->body < n && spring->anchor_body >= -1 && spring->anchor_body < n),
+             "spring on (or anchored to) a body the model does not have");
   spring_ = spring;
 }
 
@@ -95,7 +96,7 @@ void PushForces::clear() {
   clearTotals();
 }
 
-AppliedWrench PushForces::springWrench(const Workspace& ws) const {
+AppliedWrench PushForces::springWrench(const Model& model, const Workspace& ws) const {
   const SpringPush& s = *spring_;
   AppliedWrench w{s.body, s.point, Vec3::Zero(), Vec3::Zero()};
   const double omega = 2.0 * std::numbers::pi * kSpringFrequency;  // critically damped: 2ζω = 2ω
@@ -105,7 +106,15 @@ AppliedWrench PushForces::springWrench(const Workspace& ws) const {
     const double m = composite_mass_[s.body];
     const Vec3 p = G.R * s.point + G.r;
     const Vec3 v = G.R * (eta.head<3>() + eta.tail<3>().cross(s.point));
-    w.force = capped(m * (omega * omega * (s.target - p) - 2.0 * omega * v), kMaxAcceleration * m);
+    Vec3 target = s.target, target_velocity = Vec3::Zero();
+    if (s.anchor_body >= 0) {  // the target moves with the anchor body's centre of mass
+      const Pose& A = ws.pose[s.anchor_body];
+      const Vec6& eta_a = ws.twist[s.anchor_body];
+      const Vec3& com = model.bodies[s.anchor_body].com;
+      target += A.R * com + A.r;
+      target_velocity = A.R * (eta_a.head<3>() + eta_a.tail<3>().cross(com));
+    }
+    w.force = capped(m * (omega * omega * (target - p) - 2.0 * omega * (v - target_velocity)), kMaxAcceleration * m);
   } else {
     const double J = composite_inertia_[s.body];
     // The attitude error as a world rotation vector: R_target Rᵀ = exp(wed(e)).
@@ -125,7 +134,7 @@ void PushForces::apply(const Model& model, const VecX& xi, Workspace& ws) {
   spring_force_.setZero();
   spring_torque_.setZero();
   if (spring_) {
-    wrenches_.push_back(springWrench(ws));
+    wrenches_.push_back(springWrench(model, ws));
     spring_force_ = wrenches_.back().force;
     spring_torque_ = wrenches_.back().torque;
   }

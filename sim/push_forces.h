@@ -30,6 +30,10 @@ struct SpringPush {
   int body = -1;
   Vec3 point = Vec3::Zero();               ///< the grabbed point, body frame [m]
   Vec3 target = Vec3::Zero();              ///< Force: where the point is pulled to, world [m]
+  /// ≥ 0: `target` is an offset (world axes) from this body's centre of mass and moves with it,
+  /// and the damping acts on the velocity relative to it: a view that follows a vehicle pulls it
+  /// by what the user drags, without holding it back.
+  int anchor_body = -1;
   Mat3 grab_attitude = Mat3::Identity();   ///< Torque: the body's world attitude when grabbed
   Vec3 rotation = Vec3::Zero();            ///< Torque: the turn asked for, world rotation vector [rad]
 };
@@ -86,7 +90,7 @@ class PushForces {
  private:
   void clearTotals();
   /// The spring's wrench on its body at the state in ws.
-  AppliedWrench springWrench(const Workspace& ws) const;
+  AppliedWrench springWrench(const Model& model, const Workspace& ws) const;
 
   std::vector<Push> pushes_;
   std::vector<int> latched_;                 ///< indices into pushes_

@@ -82,7 +82,7 @@ QDialog* makeShortcutsDialog(QWidget* parent, const QList<QMenu*>& menus) {
   auto* layout = new QVBoxLayout(dialog);
   layout->addWidget(table);
   layout->addWidget(buttons);
-  dialog->resize(560, 420);
+  dialog->resize(780, 560);  // the gesture rows are long
   return dialog;
 }
 

@@ -281,7 +281,9 @@ void SimulationWorker::loop() {
     } else if (const auto* loop = std::get_if<Loop>(&command)) {
       e.loop_scene = loop->on;
     } else if (const auto* push = std::get_if<Push>(&command)) {
-      const bool valid = !push->spring || (push->spring->body >= 0 && push->spring->body < s.model.numBodies());
+      const int n = s.model.numBodies();
+      const bool valid = !push->spring || (push->spring->body >= 0 && push->spring->body < n &&
+                                           push->spring->anchor_body >= -1 && push->spring->anchor_body < n);
       if (valid && !sim.failed()) sim.setSpringPush(push->spring);
     } else if (std::holds_alternative<ResetParameters>(command)) {
       if (ParameterSet* parameters = e.loop.parameters())

@@ -275,14 +275,19 @@ bool View3D::startPush(QPointF at, SpringPush::Mode mode) {
   if (!hit) return false;
   selectBody(hit->body);
   const Pose& G = last_.body_poses[hit->body];
+  // A following view moves with its body: so does the pull (the target is an offset from the
+  // body's centre of mass), and the damping then acts on the velocity relative to it.
+  push_anchor_ = camera_.follow_body;
+  const Vec3 centre = anchorCentre();
   SpringPush spring;
   spring.mode = mode;
   spring.body = hit->body;
   spring.point = G.R.transpose() * (hit->point - G.r);
-  spring.target = hit->point;
+  spring.anchor_body = push_anchor_;
+  spring.target = hit->point - centre;
   spring.grab_attitude = G.R;
   const render::CameraPose eye = drawnCameraPose();
-  grab_world_ = hit->point;
+  grab_world_ = hit->point - centre;
   grab_normal_ = (eye.eye - hit->point).normalized();
   // a turn moves the grabbed point with the cursor when the lever is its distance from the body's
   // centre of mass, seen across the view; at least a tenth of the body's size
@@ -290,7 +295,7 @@ bool View3D::startPush(QPointF at, SpringPush::Mode mode) {
   const Vec3 lever = hit->point - (G.R * body.com + G.r);
   grab_lever_ = std::max((lever - lever.dot(grab_normal_) * grab_normal_).norm(),
                          0.1 * std::max(render::bodyBoundsLocal(*model_, hit->body).radius, 0.05));
-  cursor_world_ = hit->point;
+  cursor_world_ = grab_world_;
   push_ = spring;
   Q_EMIT pushChanged(push_);
   if (!suspended_) redraw();
@@ -301,7 +306,8 @@ void View3D::movePush(QPointF at) {
   const double w = std::max(1, width()), h = std::max(1, height());
   const render::CameraSpec drawn = render::fitToAspect(camera_, w / h);
   const render::Ray ray = render::viewRay(drawnCameraPose(), drawn.fov_y, w / h, 2.0 * at.x() / w - 1.0, 1.0 - 2.0 * at.y() / h);
-  cursor_world_ = render::rayPlaneIntersection(ray, grab_world_, grab_normal_);
+  const Vec3 centre = anchorCentre();
+  cursor_world_ = render::rayPlaneIntersection(ray, centre + grab_world_, grab_normal_) - centre;
   if (push_->mode == SpringPush::Mode::Force) {
     push_->target = cursor_world_;
   } else {
@@ -310,6 +316,11 @@ void View3D::movePush(QPointF at) {
   }
   Q_EMIT pushChanged(push_);
   if (!suspended_) redraw();
+}
+
+Vec3 View3D::anchorCentre() const {
+  if (push_anchor_ < 0 || push_anchor_ >= static_cast<int>(last_.body_poses.size())) return Vec3::Zero();
+  return last_.body_poses[push_anchor_] * model_->bodies[push_anchor_].com;
 }
 
 void View3D::endPush() {
@@ -322,7 +333,7 @@ void View3D::endPush() {
 void View3D::updatePushLine() {
   if (!graph_ || !push_) return;
   const Pose& G = last_.body_poses[push_->body];
-  graph_->setPushLine(G.R * push_->point + G.r, cursor_world_);
+  graph_->setPushLine(G.R * push_->point + G.r, anchorCentre() + cursor_world_);
 }
 
 void View3D::wheelEvent(QWheelEvent* event) {

@@ -111,10 +111,11 @@ class View3D : public QWidget {
   double drag_azimuth_ = 0.0, drag_elevation_ = 0.0;
   int selected_ = -1;
   std::optional<SpringPush> push_;  ///< the spring of the drag in progress
-  Vec3 grab_world_ = Vec3::Zero();  ///< where the drag started (world)
+  int push_anchor_ = -1;            ///< the followed body the drag moves with (−1: the world)
+  Vec3 grab_world_ = Vec3::Zero();  ///< where the drag started, relative to the anchor's centre
   Vec3 grab_normal_ = Vec3::UnitX(); ///< the drag plane's normal: towards the eye
   double grab_lever_ = 1.0;         ///< [m] a torque drag turns by (cursor travel) / lever
-  Vec3 cursor_world_ = Vec3::Zero();
+  Vec3 cursor_world_ = Vec3::Zero(); ///< the cursor in the drag plane, relative to the anchor's centre
   bool suspended_ = false;
   int frames_ = 0;
   long frames_total_ = 0;
@@ -133,6 +134,8 @@ class View3D : public QWidget {
   void movePush(QPointF at);
   void endPush();
   void updatePushLine();
+  /// The centre of mass of the drag's anchor body now (zero when anchored to the world).
+  Vec3 anchorCentre() const;
 };
 
 }  // namespace rbs::ui

@@ -220,6 +220,35 @@ TEST(Pushes, SpringPullsLikeACriticallyDampedOscillatorOfTheCompositeMass) {
   }
 }
 
+TEST(Pushes, ASpringAnchoredToAMovingBodyPushesByTheOffsetOnly) {
+  // The followed vehicle in flight: the target is an offset from its centre of mass and the
+  // damping acts on the relative velocity. Grabbed at the centre of mass, a zero offset does
+  // nothing to a body flying at 4 m/s, and an offset d pushes with the constant m ω² d:
+  // x(t) = x0 + v0 t + ½ ω² d t².
+  ModelBuilder b;
+  b.setGravity(Vec3::Zero());
+  b.addBody({"body", 1.5, Vec3(0.05, 0.0, 0.0), Vec3(0.02, 0.03, 0.04).asDiagonal()});
+  JointSpec j{.name = "free", .type = JointType::Free, .child = "body"};
+  j.initial_velocity = (VecX(6) << 4.0, 0.0, 0.0, 0.0, 0.0, 0.0).finished();
+  b.addJoint(j);
+  const Model m = b.build();
+  const double w = 2.0 * std::numbers::pi * PushForces::kSpringFrequency;
+  for (const Vec3& d : {Vec3(0.0, 0.0, 0.0), Vec3(0.0, 0.1, 0.05)}) {
+    Simulator sim(m, options(StepperKind::Rk4, 1e-3, 0.01));
+    sim.reset(m.initial_state);
+    SpringPush spring;
+    spring.body = 0;
+    spring.anchor_body = 0;
+    spring.point = Vec3(0.05, 0.0, 0.0);
+    spring.target = d;
+    sim.setSpringPush(spring);
+    ASSERT_TRUE(sim.advanceTo(0.5));
+    const Vec3 c = bodyPose(m, sim.state().x, 0) * spring.point;
+    const Vec3 expected = Vec3(0.05, 0.0, 0.0) + Vec3(4.0, 0.0, 0.0) * 0.5 + 0.5 * w * w * d * 0.25;
+    EXPECT_LT((c - expected).norm(), 1e-9) << d.transpose();
+  }
+}
+
 TEST(Pushes, SpringForceIsCappedAndTorqueTurnsTheBody) {
   ModelBuilder b;
   b.setGravity(Vec3::Zero());

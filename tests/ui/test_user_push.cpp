@@ -4,6 +4,7 @@
 // held. And the timed-push scene gives the same CSV in the window as in rbsim-cli run (issue 19
 // item 1).
 #include <QLineEdit>
+#include <QToolBar>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -53,21 +54,23 @@ TEST(UserPush, PullingTheLoopingQuadcopterRaisesTheErrorAndTheControllerRecovers
   user.openLibraryScene("quadcopter_looping");
   ASSERT_TRUE(user.waitFor([&] { return user.window().windowTitle().contains("looping", Qt::CaseInsensitive); }));
   View3D* view = user.view();
-  user.typeInto(user.find<QLineEdit>("run.until"), "0.2");
-  ASSERT_TRUE(user.waitFor([&] { return user.shownTime() == 0.2 && user.rateText() == "paused"; }));
+  user.typeInto(user.find<QLineEdit>("run.until"), "2.5");  // in the first loop, at 4 m/s
+  ASSERT_TRUE(user.waitFor([&] { return user.shownTime() == 2.5 && user.rateText() == "paused"; }));
   user.click(view);
   QTest::mouseDClick(view, Qt::LeftButton, {}, bodyOnScreen(view, 0));
   ASSERT_TRUE(user.waitFor([&] { return view->selectedBody() == 0; })) << "double click on the quadcopter selects it";
   EXPECT_TRUE(user.transientMessage().contains("Selected body 'base'")) << user.transientMessage().toStdString();
   EXPECT_EQ(view->sceneGraph()->highlight(), 0);
+  // the view follows the selected vehicle; the pull then moves with it
+  user.click(user.window().findChild<QToolBar*>("view.toolbar")->widgetForAction(user.window().findChild<QAction*>("view.camera.follow")));
+  EXPECT_EQ(view->camera().follow_body, 0);
 
-  // A Ctrl+right-drag from the quadcopter 30 px to the right (about 0.2 m at the vehicle: some
-  // 8 N), held for 0.3 s of simulated time, while it hovers at the start of the loop (t < 1 s).
-  // The spring holds on to a point fixed in the world: grabbing the vehicle in the fast part of
-  // the loop brakes it at the cap (its weight), which this controller does not survive upside down.
+  // A Ctrl+right-drag from the quadcopter 30 px to the right, held for 0.3 s of simulated time in
+  // mid-loop. With the view following it, the pull is by the dragged offset (a few newtons), not a
+  // hold on a point in the world that would brake the vehicle from 4 m/s.
   user.choose(user.find<QComboBox>("run.speed"), "×0.25");
   user.click("run.play");
-  ASSERT_TRUE(user.waitFor([&] { return user.shownTime() >= 0.3; }));
+  ASSERT_TRUE(user.waitFor([&] { return user.shownTime() >= 2.6; }));
   const QPoint at = bodyOnScreen(view, 0);
   QTest::mousePress(view, Qt::RightButton, Qt::ControlModifier, at);
   const double t_press = user.shownTime();
@@ -81,10 +84,9 @@ TEST(UserPush, PullingTheLoopingQuadcopterRaisesTheErrorAndTheControllerRecovers
   const double t_after_release = user.shownTime();
   EXPECT_FALSE(view->push().has_value());
   EXPECT_FALSE(view->sceneGraph()->pushLineVisible());
-  user.choose(user.find<QComboBox>("run.speed"), "as fast as possible");
-  ASSERT_TRUE(user.waitFor([&] { return user.shownTime() >= 4.0; }));
-  user.click("run.pause");
-  ASSERT_TRUE(user.waitFor([&] { return user.rateText() == "paused"; }));
+  user.typeInto(user.find<QLineEdit>("run.until"), "9.5");  // the loops end at 8.5 s
+  ASSERT_TRUE(user.waitFor([&] { return user.shownTime() == 9.5 && user.rateText() == "paused"; }))
+      << user.shownTime() << " " << user.rateText().toStdString();
 
   const std::filesystem::path dir = test::freshDir("user_push");
   user.answerFileDialog(dir / "run.csv");
@@ -116,7 +118,8 @@ TEST(UserPush, PullingTheLoopingQuadcopterRaisesTheErrorAndTheControllerRecovers
   // the error jumps well above what tracking alone shows, then the controller brings it back
   EXPECT_GT(peak, 0.05) << "tracking before the push: " << before << " m";
   EXPECT_GT(peak, 10.0 * before);
-  EXPECT_LT(rows.back()[err], 0.2 * peak) << "in the loop, 3 s after the release";
+  // (while looping at the thrust limits the vehicle catches up only partly: 0.1–0.4 m per loop)
+  EXPECT_LT(rows.back()[err], 0.2 * peak) << "after the loops";
   RecordProperty("push_peak_position_error_m", std::to_string(peak));
   RecordProperty("push_seconds", std::to_string(last - first));
 }
