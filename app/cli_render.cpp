@@ -293,7 +293,7 @@ int runRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
   auto drawFrame = [&](double t) -> const render::Image& {
     const auto start = std::chrono::steady_clock::now();
     if (!sim.recording().values.empty()) read.readInputs(sim.recording().values.back(), u);
-    const Snapshot& snapshot = frame.make(t, sim.state(), u, sim.pushes().acting());
+    const Snapshot& snapshot = frame.make(t, sim.state(), u, sim.pushWrenches());
     graph->apply(snapshot);
     hud.time = t;
     graph->setHud(hud);

@@ -22,7 +22,7 @@ class FrameSnapshot {
 
   /// The snapshot at time t [s], state `state`, inputs `u` (size model.numInputs(); the values
   /// the simulation applied) and the pushes acting there (null: none; the simulator's
-  /// PushForces::acting() at the sample). Valid until the next call.
+  /// Simulator::pushWrenches()). Valid until the next call.
   const Snapshot& make(double t, const State& state, const VecX& u, const std::vector<AppliedWrench>* pushes = nullptr);
 
  private:

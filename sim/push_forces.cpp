@@ -24,8 +24,14 @@ PushForces::PushForces(const Model& model)
     : pushes_(model.pushes),
       composite_mass_(model.bodies.size(), 0.0),
       composite_inertia_(model.bodies.size(), 0.0),
+      composite_inertia_body_(model.bodies.size(), Mat3::Zero()),
       generalized_(VecX::Zero(model.nxi)) {
   latched_.reserve(pushes_.size());
+  for (const Push& p : pushes_) {
+    boundaries_.push_back(p.t_start);
+    boundaries_.push_back(p.t_end());
+  }
+  std::sort(boundaries_.begin(), boundaries_.end());
   wrenches_.reserve(pushes_.size() + 1);
   // Composite mass and inertia of every body's subtree at the initial state: first the centre of
   // mass, then Σ R I_c Rᵀ + m (|d|² 1 − d dᵀ) about it (parallel axes).
@@ -57,6 +63,7 @@ PushForces::PushForces(const Model& model)
     }
     composite_mass_[b] = m;
     composite_inertia_[b] = Eigen::SelfAdjointEigenSolver<Mat3>(I, Eigen::EigenvaluesOnly).eigenvalues()(2);
+    composite_inertia_body_[b] = ws.pose[b].R.transpose() * I * ws.pose[b].R;
   }
 }
 
@@ -66,13 +73,18 @@ void PushForces::latch(double t, double tolerance) {
     if (pushes_[k].t_start <= t + tolerance && t + tolerance < pushes_[k].t_end()) latched_.push_back(static_cast<int>(k));
 }
 
-double PushForces::nextBoundary(double t, double tolerance) const {
-  double next = std::numeric_limits<double>::infinity();
-  for (const Push& p : pushes_) {
-    if (p.t_start > t + tolerance) next = std::min(next, p.t_start);
-    if (p.t_end() > t + tolerance) next = std::min(next, p.t_end());
-  }
-  return next;
+void PushForces::restart(double t0, double tolerance) {
+  next_boundary_ = 0;
+  passBoundaries(t0, tolerance);
+}
+
+double PushForces::nextBoundary() const {
+  return next_boundary_ < boundaries_.size() ? boundaries_[next_boundary_] : std::numeric_limits<double>::infinity();
+}
+
+void PushForces::passBoundaries(double t, double tolerance) {
+  while (next_boundary_ < boundaries_.size() && boundaries_[next_boundary_] <= t + tolerance) ++next_boundary_;
+  latch(t, tolerance);
 }
 
 void PushForces::setSpring(const std::optional<SpringPush>& spring) {
@@ -93,6 +105,7 @@ void PushForces::clearTotals() {
 void PushForces::clear() {
   spring_.reset();
   latched_.clear();
+  next_boundary_ = 0;
   clearTotals();
 }
 
@@ -102,39 +115,50 @@ AppliedWrench PushForces::springWrench(const Model& model, const Workspace& ws) 
   const double omega = 2.0 * std::numbers::pi * kSpringFrequency;  // critically damped: 2ζω = 2ω
   const Pose& G = ws.pose[s.body];
   const Vec6& eta = ws.twist[s.body];  // [v; ω] in body coordinates
+  // the anchor: its centre of mass, that point's velocity, its attitude and angular velocity
+  Vec3 anchor = Vec3::Zero(), anchor_velocity = Vec3::Zero(), anchor_rate = Vec3::Zero();
+  Mat3 anchor_attitude = Mat3::Identity();
+  if (s.anchor_body >= 0) {
+    const Pose& A = ws.pose[s.anchor_body];
+    const Vec6& eta_a = ws.twist[s.anchor_body];
+    const Vec3& com = model.bodies[s.anchor_body].com;
+    anchor = A.R * com + A.r;
+    anchor_velocity = A.R * (eta_a.head<3>() + eta_a.tail<3>().cross(com));
+    anchor_attitude = A.R;
+    anchor_rate = A.R * eta_a.tail<3>();
+  }
   if (s.mode == SpringPush::Mode::Force) {
     const double m = composite_mass_[s.body];
     const Vec3 p = G.R * s.point + G.r;
     const Vec3 v = G.R * (eta.head<3>() + eta.tail<3>().cross(s.point));
-    Vec3 target = s.target, target_velocity = Vec3::Zero();
-    if (s.anchor_body >= 0) {  // the target moves with the anchor body's centre of mass
-      const Pose& A = ws.pose[s.anchor_body];
-      const Vec6& eta_a = ws.twist[s.anchor_body];
-      const Vec3& com = model.bodies[s.anchor_body].com;
-      target += A.R * com + A.r;
-      target_velocity = A.R * (eta_a.head<3>() + eta_a.tail<3>().cross(com));
-    }
-    w.force = capped(m * (omega * omega * (target - p) - 2.0 * omega * (v - target_velocity)), kMaxAcceleration * m);
+    w.force = capped(m * (omega * omega * (anchor + s.target - p) - 2.0 * omega * (v - anchor_velocity)),
+                     kMaxAcceleration * m);
   } else {
-    const double J = composite_inertia_[s.body];
-    // The attitude error as a world rotation vector: R_target Rᵀ = exp(wed(e)).
-    const Vec3 e = logSO3(expSO3(s.rotation) * s.grab_attitude * G.R.transpose());
-    const Vec3 w_world = G.R * eta.tail<3>();
-    w.torque = capped(J * (omega * omega * e - 2.0 * omega * w_world), kMaxAngularAcceleration * J);
+    // the attitude error as a world rotation vector: R_target Rᵀ = exp(wed(e)); the inertia
+    // tensor turned with the body, so that every axis is critically damped
+    const Vec3 e = logSO3(expSO3(s.rotation) * anchor_attitude * s.grab_attitude * G.R.transpose());
+    const Vec3 rate = G.R * eta.tail<3>() - anchor_rate;
+    const Mat3 I = G.R * composite_inertia_body_[s.body] * G.R.transpose();
+    w.torque = capped(I * (omega * omega * e - 2.0 * omega * rate),
+                      kMaxAngularAcceleration * composite_inertia_[s.body]);
   }
   return w;
 }
 
-void PushForces::apply(const Model& model, const VecX& xi, Workspace& ws) {
+void PushForces::collect(const Model& model, const Workspace& ws) {
   wrenches_.clear();
   for (int k : latched_) {
     const Push& p = pushes_[k];
     wrenches_.push_back({p.body, p.point, p.force, p.torque});
   }
+  if (spring_) wrenches_.push_back(springWrench(model, ws));
+}
+
+void PushForces::apply(const Model& model, const VecX& xi, Workspace& ws) {
+  collect(model, ws);
   spring_force_.setZero();
   spring_torque_.setZero();
   if (spring_) {
-    wrenches_.push_back(springWrench(model, ws));
     spring_force_ = wrenches_.back().force;
     spring_torque_ = wrenches_.back().torque;
   }
@@ -147,6 +171,13 @@ void PushForces::apply(const Model& model, const VecX& xi, Workspace& ws) {
   computeAppliedForces(model, wrenches_.data(), static_cast<int>(wrenches_.size()), ws, generalized_);
   ws.input_forces += generalized_;
   power_ = xi.dot(generalized_);
+}
+
+const std::vector<AppliedWrench>* PushForces::wrenchesAt(const Model& model, const State& state, Workspace& ws) {
+  if (!active()) return nullptr;
+  computeKinematics(model, state.x, state.xi, ws);
+  collect(model, ws);
+  return &wrenches_;
 }
 
 DynamicsStatus computeForwardDynamicsWithPushes(const Model& model, const State& state, const VecX& u,

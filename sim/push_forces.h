@@ -31,10 +31,12 @@ struct SpringPush {
   Vec3 point = Vec3::Zero();               ///< the grabbed point, body frame [m]
   Vec3 target = Vec3::Zero();              ///< Force: where the point is pulled to, world [m]
   /// ≥ 0: `target` is an offset (world axes) from this body's centre of mass and moves with it,
-  /// and the damping acts on the velocity relative to it: a view that follows a vehicle pulls it
-  /// by what the user drags, without holding it back.
+  /// the target attitude turns with it, and the damping acts on the velocities relative to it: a
+  /// view that follows a vehicle pulls and turns it by what the user drags, without holding it back.
   int anchor_body = -1;
-  Mat3 grab_attitude = Mat3::Identity();   ///< Torque: the body's world attitude when grabbed
+  /// Torque: the body's attitude when grabbed, relative to the anchor body's (world when there is
+  /// none): the target attitude is exp(wed(rotation)) · R_anchor(t) · grab_attitude.
+  Mat3 grab_attitude = Mat3::Identity();
   Vec3 rotation = Vec3::Zero();            ///< Torque: the turn asked for, world rotation vector [rad]
 };
 
@@ -51,11 +53,15 @@ class PushForces {
 
   explicit PushForces(const Model& model);
 
-  /// Decides which scripted pushes act from t on: those with t_start ≤ t < t_end, where times
-  /// within `tolerance` count as equal. Called by the simulator at the start and at every boundary.
-  void latch(double t, double tolerance);
-  /// The first window boundary (a t_start or t_end) later than t + tolerance; +∞ if none.
-  double nextBoundary(double t, double tolerance) const;
+  /// Starts over at t0: the scripted pushes acting at t0 (t_start ≤ t0 < t_end, times within
+  /// `tolerance` counting as equal) are latched, and the window boundaries after it are next.
+  void restart(double t0, double tolerance);
+  /// The next window boundary (a t_start or t_end) not yet passed; +∞ if none.
+  double nextBoundary() const;
+  /// The simulation reached t: every boundary up to t + tolerance is passed, and the pushes acting
+  /// from t on are latched. Boundaries are consumed in order, so none is skipped however the
+  /// tolerance changes between calls.
+  void passBoundaries(double t, double tolerance);
 
   void setSpring(const std::optional<SpringPush>& spring);
   const std::optional<SpringPush>& spring() const { return spring_; }
@@ -71,16 +77,16 @@ class PushForces {
   const Vec3& force() const { return force_; }
   const Vec3& torque() const { return torque_; }
   double power() const { return power_; }
-  /// The wrenches of the last apply() (scripted pushes, then the spring), null when nothing
-  /// pushes: for drawing them (render::FrameSnapshot).
-  const std::vector<AppliedWrench>* acting() const { return active() ? &wrenches_ : nullptr; }
+  /// The wrenches acting at `state` (scripted pushes, then the spring; ws gets its kinematics),
+  /// null when nothing pushes: for drawing them (render::FrameSnapshot).
+  const std::vector<AppliedWrench>* wrenchesAt(const Model& model, const State& state, Workspace& ws);
   /// The spring's force or torque at the last apply() (zero without a spring), world axes.
   const Vec3& springForce() const { return spring_force_; }
   const Vec3& springTorque() const { return spring_torque_; }
 
   /// The composite mass [kg] and rotational inertia (the largest principal moment about the
   /// composite centre of mass) [kg m²] of body b and what it carries, at the initial state: the
-  /// spring's scale.
+  /// spring's scale (the torque uses the whole inertia tensor, turned with the body).
   double compositeMass(int b) const { return composite_mass_[b]; }
   double compositeInertia(int b) const { return composite_inertia_[b]; }
 
@@ -89,13 +95,20 @@ class PushForces {
 
  private:
   void clearTotals();
+  /// Latches the scripted pushes with t_start ≤ t < t_end (times within `tolerance` equal).
+  void latch(double t, double tolerance);
+  /// Fills wrenches_ with what acts at the kinematics in ws.
+  void collect(const Model& model, const Workspace& ws);
   /// The spring's wrench on its body at the state in ws.
   AppliedWrench springWrench(const Model& model, const Workspace& ws) const;
 
   std::vector<Push> pushes_;
   std::vector<int> latched_;                 ///< indices into pushes_
+  std::vector<double> boundaries_;           ///< every t_start and t_end, ascending
+  std::size_t next_boundary_ = 0;            ///< the first of boundaries_ not passed
   std::vector<AppliedWrench> wrenches_;      ///< scratch: capacity pushes_.size() + 1
   std::vector<double> composite_mass_, composite_inertia_;
+  std::vector<Mat3> composite_inertia_body_;  ///< about the composite centre of mass, body axes
   std::optional<SpringPush> spring_;
   VecX generalized_;                         ///< scratch: J_bᵀ W summed
   Vec3 force_ = Vec3::Zero(), torque_ = Vec3::Zero();

@@ -90,7 +90,7 @@ struct Simulator::Impl {
     t_now = t_start;
     if (input.source()) input.source()->reset(t_start);
     pushes.clear();
-    pushes.latch(t0, eventMerge(t0));
+    pushes.restart(t0, eventMerge(t0));
     state_now = s;
     next_sample = 1;
     next_hold = 1;
@@ -167,7 +167,7 @@ struct Simulator::Impl {
       if (failed || !(t_end > t_now + merge)) break;
       const double ts = t0 + static_cast<double>(next_sample) * dt_out;
       const double th = input.holds() ? input.instant(t0, next_hold) : std::numeric_limits<double>::infinity();
-      const double tp = pushes.nextBoundary(t_now, merge);
+      const double tp = pushes.nextBoundary();
       double te = std::min({ts, th, tp});
       bool is_sample = false, is_hold = false, is_push = false;
       if (t_end < te - merge) {
@@ -188,7 +188,7 @@ struct Simulator::Impl {
       // uses the state the integration continues from.
       const double d = drift.measure(z_event);
       drift.apply(d, z_event);
-      if (is_push) pushes.latch(te, merge);
+      if (is_push) pushes.passBoundaries(te, merge);
       if (is_hold) {
         splitState(model, z_event, state_now);
         input.hold(te, state_now);
@@ -238,6 +238,9 @@ bool Simulator::advanceTo(double t_end) {
 
 void Simulator::setSpringPush(const std::optional<SpringPush>& spring) { impl_->setSpring(spring); }
 const PushForces& Simulator::pushes() const { return impl_->pushes; }
+const std::vector<AppliedWrench>* Simulator::pushWrenches() {
+  return impl_->pushes.wrenchesAt(impl_->model, impl_->state_now, impl_->rhs.workspace());
+}
 
 double Simulator::time() const { return impl_->t_now; }
 const State& Simulator::state() const { return impl_->state_now; }

@@ -57,11 +57,14 @@ class Simulator {
   bool advanceTo(double t_end);
 
   /// Attaches the mouse's spring to a body (or detaches it: nullopt) from time() on; kept until
-  /// changed or reset(). The scripted pushes of model.pushes act in their windows by themselves.
+  /// changed or reset() (which detaches it). The scripted pushes of model.pushes act in their
+  /// windows by themselves.
   /// Call between advanceTo calls.
   void setSpringPush(const std::optional<SpringPush>& spring);
   /// The pushes: the spring and the composite masses and inertias that scale it.
   const PushForces& pushes() const;
+  /// The wrenches pushing at time() and state() (null: none), for drawing them.
+  const std::vector<AppliedWrench>* pushWrenches();
 
   double time() const;
   /// The state at time() (projected when the drift policy is Project; at a failure, the state

@@ -48,6 +48,7 @@ struct SimulationWorker::Engine {
   bool stop_at_end = true;       ///< pause at end_k once; Play, runUntil past it and Step disarm it
   bool at_end = false;
   bool loop_scene = false;       ///< at end_k: start over at t = 0 and play on
+  std::optional<SpringPush> spring;  ///< the mouse's, while held: kept across a restart
   Clock::time_point anchor_wall;
   double anchor_time = 0.0;
   std::deque<std::pair<Clock::time_point, double>> rate_history;
@@ -186,7 +187,7 @@ void SimulationWorker::loop() {
     }
     // a run that stopped on a non-finite state keeps showing the last finite pose
     const bool finite = sim.state().x.allFinite() && sim.state().xi.allFinite() && e.u.allFinite();
-    const Snapshot* frame = finite ? &e.frame->make(sim.time(), sim.state(), e.u, sim.pushes().acting()) : nullptr;
+    const Snapshot* frame = finite ? &e.frame->make(sim.time(), sim.state(), e.u, sim.pushWrenches()) : nullptr;
     long dropped = 0;
     {
       std::lock_guard lock(sample_mutex_);
@@ -235,6 +236,7 @@ void SimulationWorker::loop() {
     ++e.run;
     e.k = 0;
     sim.reset(s.model.initial_state, 0.0);  // records the sample at t = 0
+    if (e.spring) sim.setSpringPush(e.spring);  // the user still holds the body
     e.rate_history.clear();
     publishSamples();
   };
@@ -284,6 +286,7 @@ void SimulationWorker::loop() {
       const int n = s.model.numBodies();
       const bool valid = !push->spring || (push->spring->body >= 0 && push->spring->body < n &&
                                            push->spring->anchor_body >= -1 && push->spring->anchor_body < n);
+      if (valid) e.spring = push->spring;
       if (valid && !sim.failed()) sim.setSpringPush(push->spring);
     } else if (std::holds_alternative<ResetParameters>(command)) {
       if (ParameterSet* parameters = e.loop.parameters())

@@ -62,7 +62,7 @@ VideoResult recordVideo(const Scene& scene, const VideoRequest& request,
       }
       const std::vector<double>& last = sim.recording().values.back();
       read.readInputs(last, u);
-      const Snapshot& snapshot = frame.make(t, sim.state(), u, sim.pushes().acting());
+      const Snapshot& snapshot = frame.make(t, sim.state(), u, sim.pushWrenches());
       graph.apply(snapshot);
       hud.time = t;
       graph.setHud(hud);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include <QApplication>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -35,16 +36,24 @@ std::vector<std::string> View3D::setScene(const Scene& scene) {
   render::SceneOptions options;
   options.scene_name = scene.name.empty() ? scene.file.stem().string() : scene.name;
   graph_ = std::make_unique<render::SceneGraph>(*model_, options);
-  if (push_) endPush();
+  if (push_) {  // the old graph goes: no redraw of it
+    push_.reset();
+    push_button_ = drag_button_ = Qt::NoButton;
+    if (push_sent_) Q_EMIT pushChanged(std::nullopt);
+    push_sent_ = false;
+  }
   if (scene.file != overlays_file_) {  // another scene: its own choices (MainWindow restores them)
     overlays_.clear();
     overlays_file_ = scene.file;
-    if (selected_ >= 0) {
-      selected_ = -1;
-      Q_EMIT bodySelected(-1);
-    }
+    selected_name_.clear();
   }
-  if (selected_ >= model_->numBodies()) selected_ = -1;
+  // the same file again (a reload, a new run): the body of the same name stays selected
+  const int selected = selected_name_.empty() ? -1 : model_->bodyIndex(selected_name_);
+  if (selected != selected_) {
+    selected_ = selected;
+    if (selected_ < 0) selected_name_.clear();
+    Q_EMIT bodySelected(selected_);
+  }
   graph_->setHighlight(selected_);
   for (const auto& [overlay, visible] : overlays_) graph_->setOverlay(overlay, visible);
   if (renderer_) renderer_->setScene(graph_->root());
@@ -142,16 +151,19 @@ void View3D::paintEvent(QPaintEvent*) {
 }
 
 void View3D::mousePressEvent(QMouseEvent* event) {
+  if (push_) return;  // one gesture at a time: the push ends with its own button
   drag_start_ = event->position().toPoint();
   drag_button_ = event->button();
   // Ctrl + left: select and turn, Ctrl + right: select and pull
   if (model_ && (event->modifiers() & Qt::ControlModifier) &&
       (drag_button_ == Qt::LeftButton || drag_button_ == Qt::RightButton)) {
     drag_pans_ = false;
-    if (!startPush(event->position(), drag_button_ == Qt::RightButton ? SpringPush::Mode::Force : SpringPush::Mode::Torque)) {
-      drag_button_ = Qt::NoButton;
+    const Qt::MouseButton button = drag_button_;
+    drag_button_ = Qt::NoButton;  // no orbit or pan from this press
+    if (startPush(event->position(), button == Qt::RightButton ? SpringPush::Mode::Force : SpringPush::Mode::Torque))
+      push_button_ = button;
+    else
       Q_EMIT hint(tr("No body under the cursor: Ctrl+drag on a body to push it"));
-    }
     return;
   }
   drag_azimuth_ = camera_.azimuth;
@@ -165,6 +177,13 @@ void View3D::mousePressEvent(QMouseEvent* event) {
 
 void View3D::mouseMoveEvent(QMouseEvent* event) {
   if (push_) {
+    if (!(event->buttons() & push_button_)) {  // its release went elsewhere
+      endPush();
+      return;
+    }
+    // a Ctrl+click selects: the spring only starts once the cursor has moved
+    if (!push_sent_ && (event->position().toPoint() - drag_start_).manhattanLength() < QApplication::startDragDistance())
+      return;
     movePush(event->position());
     return;
   }
@@ -224,8 +243,13 @@ void View3D::mouseDoubleClickEvent(QMouseEvent* event) {
 }
 
 void View3D::mouseReleaseEvent(QMouseEvent* event) {
-  if (push_ && event->button() == drag_button_) endPush();
+  if (push_ && event->button() == push_button_) endPush();
   if (event->button() == drag_button_) drag_button_ = Qt::NoButton;
+}
+
+void View3D::focusOutEvent(QFocusEvent* event) {
+  if (push_) endPush();  // a dialog took the mouse: let go
+  QWidget::focusOutEvent(event);
 }
 
 void View3D::keyPressEvent(QKeyEvent* event) {
@@ -241,6 +265,7 @@ void View3D::selectBody(int body) {
   if (!model_ || body < -1 || body >= model_->numBodies()) body = -1;
   if (body == selected_) return;
   selected_ = body;
+  selected_name_ = body >= 0 ? model_->bodies[body].name : std::string();
   if (graph_) {
     graph_->setHighlight(selected_);
     if (!suspended_) redraw();
@@ -285,7 +310,7 @@ bool View3D::startPush(QPointF at, SpringPush::Mode mode) {
   spring.point = G.R.transpose() * (hit->point - G.r);
   spring.anchor_body = push_anchor_;
   spring.target = hit->point - centre;
-  spring.grab_attitude = G.R;
+  spring.grab_attitude = push_anchor_ >= 0 ? Mat3(last_.body_poses[push_anchor_].R.transpose() * G.R) : G.R;
   const render::CameraPose eye = drawnCameraPose();
   grab_world_ = hit->point - centre;
   grab_normal_ = (eye.eye - hit->point).normalized();
@@ -297,8 +322,7 @@ bool View3D::startPush(QPointF at, SpringPush::Mode mode) {
                          0.1 * std::max(render::bodyBoundsLocal(*model_, hit->body).radius, 0.05));
   cursor_world_ = grab_world_;
   push_ = spring;
-  Q_EMIT pushChanged(push_);
-  if (!suspended_) redraw();
+  push_sent_ = false;  // sent on the first move: a Ctrl+click only selects
   return true;
 }
 
@@ -314,6 +338,7 @@ void View3D::movePush(QPointF at) {
     // the front of the body follows the cursor: a turn about normal × travel (right-handed)
     push_->rotation = grab_normal_.cross(cursor_world_ - grab_world_) / grab_lever_;
   }
+  push_sent_ = true;
   Q_EMIT pushChanged(push_);
   if (!suspended_) redraw();
 }
@@ -325,13 +350,15 @@ Vec3 View3D::anchorCentre() const {
 
 void View3D::endPush() {
   push_.reset();
+  push_button_ = drag_button_ = Qt::NoButton;
   if (graph_) graph_->hidePushLine();
-  Q_EMIT pushChanged(std::nullopt);
+  if (push_sent_) Q_EMIT pushChanged(std::nullopt);
+  push_sent_ = false;
   if (graph_ && !suspended_) redraw();
 }
 
 void View3D::updatePushLine() {
-  if (!graph_ || !push_) return;
+  if (!graph_ || !push_ || !push_sent_) return;
   const Pose& G = last_.body_poses[push_->body];
   graph_->setPushLine(G.R * push_->point + G.r, anchorCentre() + cursor_world_);
 }

@@ -59,7 +59,8 @@ class View3D : public QWidget {
   /// The selected body (−1: none): outlined in the view; the follow camera follows it.
   int selectedBody() const { return selected_; }
   void selectBody(int body);
-  /// While the user drags a body: the spring as last sent by pushChanged.
+  /// While the user holds a body (Ctrl + button down on it): the spring, sent by pushChanged once
+  /// the cursor moves.
   const std::optional<SpringPush>& push() const { return push_; }
   /// The camera as drawn at this widget's size (for turning widget pixels into rays).
   render::CameraPose drawnCameraPose() const;
@@ -89,6 +90,7 @@ class View3D : public QWidget {
   void mouseDoubleClickEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
   void keyPressEvent(QKeyEvent* event) override;
+  void focusOutEvent(QFocusEvent* event) override;
   void wheelEvent(QWheelEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
 
@@ -110,7 +112,10 @@ class View3D : public QWidget {
   Vec3 drag_target_ = Vec3::Zero();
   double drag_azimuth_ = 0.0, drag_elevation_ = 0.0;
   int selected_ = -1;
+  std::string selected_name_;       ///< kept across a reload of the same file
   std::optional<SpringPush> push_;  ///< the spring of the drag in progress
+  Qt::MouseButton push_button_ = Qt::NoButton;  ///< the button holding it
+  bool push_sent_ = false;          ///< sent (the cursor moved since the press)
   int push_anchor_ = -1;            ///< the followed body the drag moves with (−1: the world)
   Vec3 grab_world_ = Vec3::Zero();  ///< where the drag started, relative to the anchor's centre
   Vec3 grab_normal_ = Vec3::UnitX(); ///< the drag plane's normal: towards the eye

@@ -137,11 +137,11 @@ TEST(NoAllocation, PushesAllocateNothing) {
   spring.body = 0;
   spring.target = Vec3(1.0, 0.0, 0.0);
   pushes.setSpring(spring);
-  pushes.latch(0.7, 1e-12);
+  pushes.restart(0.7, 1e-12);
   ASSERT_EQ(computeForwardDynamicsWithPushes(m, s, u, ws, 0.0, &pushes), DynamicsStatus::Ok);  // warm-up
   const long n = allocationsDuring([&] {
     for (int k = 0; k < 10; ++k) {
-      pushes.latch(0.3 * k, 1e-12);
+      pushes.restart(0.3 * k, 1e-12);
       computeForwardDynamicsWithPushes(m, s, u, ws, 0.0, &pushes);
     }
   });

@@ -75,8 +75,8 @@ TEST(UserPush, PullingTheLoopingQuadcopterRaisesTheErrorAndTheControllerRecovers
   QTest::mousePress(view, Qt::RightButton, Qt::ControlModifier, at);
   const double t_press = user.shownTime();
   ASSERT_TRUE(view->push().has_value()) << "the press on the quadcopter grabs it";
-  EXPECT_TRUE(user.transientMessage().contains("Pulling 'base'")) << user.transientMessage().toStdString();
   for (int i = 1; i <= 6; ++i) QTest::mouseMove(view, at + QPoint(5 * i, 0));
+  EXPECT_TRUE(user.transientMessage().contains("Pulling 'base'")) << user.transientMessage().toStdString();
   EXPECT_TRUE(view->sceneGraph()->pushLineVisible());
   ASSERT_TRUE(user.waitFor([&] { return user.shownTime() >= t_press + 0.3; }));
   const double t_before_release = user.shownTime();
@@ -134,9 +134,11 @@ TEST(UserPush, CtrlDragBesideTheBodiesSaysSoAndEscClearsTheSelection) {
   EXPECT_FALSE(view->push().has_value());
   EXPECT_TRUE(user.transientMessage().contains("No body under the cursor")) << user.transientMessage().toStdString();
   QTest::mouseRelease(view, Qt::RightButton, Qt::ControlModifier, QPoint(5, 5));
-  // Ctrl+click selects; Esc clears
+  // Ctrl+click selects, and pushes nothing (no spring without a drag); Esc clears
   QTest::mouseClick(view, Qt::LeftButton, Qt::ControlModifier, bodyOnScreen(view, 1));
   EXPECT_EQ(view->selectedBody(), 1);
+  EXPECT_FALSE(view->push().has_value());
+  EXPECT_FALSE(user.transientMessage().contains("Turning")) << user.transientMessage().toStdString();
   user.key(Qt::Key_Escape);
   EXPECT_EQ(view->selectedBody(), -1);
   EXPECT_EQ(view->sceneGraph()->highlight(), -1);
