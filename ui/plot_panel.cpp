@@ -15,6 +15,7 @@
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMenu>
 #include <QMessageBox>
 #include <QMouseEvent>
 #include <QPushButton>
@@ -134,14 +135,38 @@ PlotPanel::Plot& PlotPanel::makePlot(const std::string& title, const std::vector
   p.widget->plotLayout()->insertRow(0);
   p.widget->plotLayout()->addElement(0, 0, new QCPTextElement(p.widget, QString::fromStdString(title)));
   p.widget->xAxis->setLabel("t [s]");
+  // the legend in a row of its own below the axes, so that it never covers a curve
   p.widget->legend->setVisible(true);
   p.widget->legend->setFont(QFont(font().family(), 8));
-  p.widget->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+  p.widget->axisRect()->insetLayout()->take(p.widget->legend);
+  p.widget->plotLayout()->addElement(2, 0, p.widget->legend);
+  p.widget->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  p.widget->legend->setWrap(2);
+  p.widget->legend->setBorderPen(Qt::NoPen);
+  p.widget->plotLayout()->setRowStretchFactor(2, 0.001);
+  p.widget->plotLayout()->setRowSpacing(0);
+  // wheel zooms, drag pans (both stop the scrolling); double click resumes it; right click: menu
+  p.widget->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  p.widget->setContextMenuPolicy(Qt::CustomContextMenu);
+  QCustomPlot* widget = p.widget;
+  const auto stopScrolling = [this, widget] {
+    if (const int i = indexOf(widget); i >= 0) plots_[i].auto_scroll = false;
+  };
+  connect(widget, &QCustomPlot::mouseWheel, this, stopScrolling);
+  connect(widget, &QCustomPlot::mousePress, this, [stopScrolling](QMouseEvent* e) {
+    if (e->button() == Qt::LeftButton) stopScrolling();
+  });
+  connect(widget, &QCustomPlot::mouseDoubleClick, this, [this, widget](QMouseEvent* e) {
+    if (const int i = indexOf(widget); i >= 0 && e->button() == Qt::LeftButton) resumeScrolling(i);
+  });
+  connect(widget, &QWidget::customContextMenuRequested, this, [this, widget](const QPoint& at) {
+    if (const int i = indexOf(widget); i >= 0) showContextMenu(i, at);
+  });
   p.cursor = new QCPItemStraightLine(p.widget);
   p.cursor->setPen(QPen(QColor(120, 120, 120), 1, Qt::DashLine));
   p.cursor->setVisible(false);
   p.readout = new QCPItemText(p.widget);
-  p.readout->setPositionAlignment(Qt::AlignBottom | Qt::AlignRight);  // the legend sits top left
+  p.readout->setPositionAlignment(Qt::AlignBottom | Qt::AlignRight);
   p.readout->position->setType(QCPItemPosition::ptAxisRectRatio);
   p.readout->position->setCoords(0.99, 0.98);
   p.readout->setTextAlignment(Qt::AlignRight);
@@ -211,6 +236,7 @@ long PlotPanel::pointCount() const {
 }
 
 void PlotPanel::scrollPlot(Plot& plot) {
+  if (!plot.auto_scroll) return;  // the user put it where it is
   // the newest sample in the curves (not in the log: a paused plot has not taken the newer ones)
   const double t = log_ && added_ > 0 ? log_->time[added_ - 1] : 0.0;
   const double w = windowLength();
@@ -300,6 +326,84 @@ bool PlotPanel::eventFilter(QObject* watched, QEvent* event) {
     p.widget->replot(QCustomPlot::rpQueuedReplot);
   }
   return QWidget::eventFilter(watched, event);
+}
+
+int PlotPanel::indexOf(const QObject* widget) const {
+  for (std::size_t i = 0; i < plots_.size(); ++i)
+    if (plots_[i].widget == widget) return static_cast<int>(i);
+  return -1;
+}
+
+void PlotPanel::resumeScrolling(int i) {
+  plots_[i].auto_scroll = true;
+  scrollPlot(plots_[i]);
+  plots_[i].widget->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void PlotPanel::fitToData(int i, bool clip_outliers) {
+  Plot& p = plots_[i];
+  double t0 = std::numeric_limits<double>::infinity(), t1 = -t0;
+  std::vector<double> values;
+  for (int g = 0; g < p.widget->graphCount(); ++g)
+    for (const QCPGraphData& d : *p.widget->graph(g)->data()) {
+      if (!std::isfinite(d.key)) continue;
+      t0 = std::min(t0, d.key);
+      t1 = std::max(t1, d.key);
+      if (std::isfinite(d.value)) values.push_back(d.value);
+    }
+  p.auto_scroll = false;
+  if (!(t1 >= t0)) return;  // no data yet
+  p.widget->xAxis->setRange(t0, std::max(t1, t0 + 1e-9));
+  if (!values.empty()) {
+    std::sort(values.begin(), values.end());
+    const std::size_t n = values.size();
+    // the 1st and 99th percentile (nearest rank) when clipping, else the extremes
+    const std::size_t lo = clip_outliers ? static_cast<std::size_t>(0.01 * static_cast<double>(n - 1) + 0.5) : 0;
+    const std::size_t hi = clip_outliers ? static_cast<std::size_t>(0.99 * static_cast<double>(n - 1) + 0.5) : n - 1;
+    const double a = values[lo], b = values[hi];
+    const double pad = b - a > 1e-12 * std::max(1.0, std::abs(a)) ? 0.05 * (b - a) : std::max(1e-3, 0.05 * std::abs(a));
+    p.widget->yAxis->setRange(a - pad, b + pad);
+  }
+  p.widget->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void PlotPanel::removeCurve(int i, int g) {
+  Plot& p = plots_[i];
+  if (g < 0 || g >= static_cast<int>(p.channels.size())) return;
+  p.widget->removeGraph(g);
+  p.channels.erase(p.channels.begin() + g);
+  // the remaining curves keep their colours; the legend loses the entry
+  scrollPlot(p);
+  p.widget->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void PlotPanel::showContextMenu(int i, const QPoint& at) {
+  auto* menu = new QMenu(this);
+  menu->setObjectName("plots.menu");
+  menu->setAttribute(Qt::WA_DeleteOnClose);
+  QCustomPlot* widget = plots_[i].widget;
+  // by widget, not index: the plots may be rebuilt (a new run) while the menu is open
+  const auto withPlot = [this, widget](auto&& f) {
+    return [this, widget, f] {
+      if (const int k = indexOf(widget); k >= 0) f(k);
+    };
+  };
+  menu->addAction(tr("Scroll with the run (double click)"), this, withPlot([this](int k) { resumeScrolling(k); }))
+      ->setEnabled(!plots_[i].auto_scroll);
+  menu->addAction(tr("Fit to data"), this, withPlot([this](int k) { fitToData(k, false); }));
+  menu->addAction(tr("Fit to data, clipping outliers (1 % on each side)"), this,
+                  withPlot([this](int k) { fitToData(k, true); }));
+  if (!plots_[i].channels.empty()) menu->addSeparator();
+  for (std::size_t g = 0; g < plots_[i].channels.size(); ++g) {
+    const int channel = plots_[i].channels[g];
+    menu->addAction(tr("Remove %1").arg(QString::fromStdString(log_->channels[channel].name)), this,
+                    withPlot([this, channel](int k) {
+                      const auto& c = plots_[k].channels;
+                      const auto it = std::find(c.begin(), c.end(), channel);
+                      if (it != c.end()) removeCurve(k, static_cast<int>(it - c.begin()));
+                    }));
+  }
+  menu->popup(widget->mapToGlobal(at));
 }
 
 std::string PlotPanel::fileStem(int i) const {

@@ -1,7 +1,10 @@
 // The plot panel: one QCustomPlot per plot group of the scene (energies, tracking errors, inputs,
 // constraint drift), plus a "custom" plot any channel can be added to. Data arrive in batches on
 // a timer (never per simulation step); the key axis scrolls with an adjustable window; pause
-// freezes the view (data keep coming); a crosshair reads out every curve; legends on.
+// freezes the view (data keep coming); a crosshair reads out every curve; legends below the
+// curves. The mouse zooms (wheel) and pans (drag) a plot, which then stays where it was put until
+// a double click sends it back to scrolling; its context menu fits it to the data (non-finite
+// values ignored, optionally the outer 1 % on each side clipped) and removes curves.
 // Export: PNG, PDF and CSV of one or all groups, the visible window or the whole run.
 #pragma once
 
@@ -69,6 +72,15 @@ class PlotPanel : public QWidget {
   double replotsPerSecond() const { return replot_rate_; }
   long replotCount() const { return replots_total_; }
   int curveCount(int i) const { return static_cast<int>(plots_[i].channels.size()); }
+  /// Whether plot i scrolls with the newest samples (false after the user zoomed, panned or fit it).
+  bool autoScrolls(int i) const { return plots_[i].auto_scroll; }
+  /// Plot i back to scrolling with the newest samples (what a double click does).
+  void resumeScrolling(int i);
+  /// Fits plot i to its curves' data: every sample in time; in value the finite samples, or with
+  /// `clip_outliers` the 1st to 99th percentile of them. The plot then stops scrolling.
+  void fitToData(int i, bool clip_outliers);
+  /// Removes curve g of plot i.
+  void removeCurve(int i, int g);
   /// Points the curves hold in total.
   long pointCount() const;
 
@@ -89,6 +101,7 @@ class PlotPanel : public QWidget {
     QCustomPlot* widget = nullptr;
     QCPItemStraightLine* cursor = nullptr;
     QCPItemText* readout = nullptr;
+    bool auto_scroll = true;  ///< false once the user zoomed, panned or fit the plot
   };
   const RunLog* log_ = nullptr;
   std::vector<Plot> plots_;
@@ -106,6 +119,9 @@ class PlotPanel : public QWidget {
   Plot& makePlot(const std::string& title, const std::vector<int>& channels);
   void addCurve(Plot& plot, int channel);
   void scrollPlot(Plot& plot);
+  /// The index of the plot drawn by `widget`, −1 if none.
+  int indexOf(const QObject* widget) const;
+  void showContextMenu(int i, const QPoint& at);
   void exportDialog();
 };
 
