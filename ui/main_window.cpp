@@ -10,8 +10,10 @@
 #include <QCloseEvent>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QInputDialog>
@@ -118,6 +120,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   restoreGeometry(settings.value("window/geometry").toByteArray());
   layout_restored_ = restoreState(settings.value("window/state").toByteArray());
   browser_->setRecentFiles(settings.value("scenes/recent").toStringList());
+  export_folder_ = settings.value("export/folder").toString();  // where exports went last
+  plots_->setExportFolder(export_folder_);
+  connect(plots_, &PlotPanel::exported, this, [this](const QString& message, const QString& folder) {
+    statusBar()->showMessage(message, 15000);
+    rememberExportFolder(folder);
+  });
   connect(gains_, &GainPanel::inputNotice, this, [this](const QString& m) {
     if (!m.isEmpty()) statusBar()->showMessage(m, 10000);
     else if (statusBar()->currentMessage() == last_gain_notice_) statusBar()->clearMessage();
@@ -775,21 +783,36 @@ bool MainWindow::recordVideo(const std::filesystem::path& file, double t_end, bo
   return result.ok;
 }
 
+void MainWindow::rememberExportFolder(const QString& folder) {
+  export_folder_ = folder;
+  plots_->setExportFolder(folder);
+  if (persistent_) QSettings().setValue("export/folder", folder);
+}
+
+QString MainWindow::exportPath(const QString& file_name) const {
+  return export_folder_.isEmpty() ? file_name : QDir(export_folder_).filePath(file_name);
+}
+
 void MainWindow::exportRunCsvDialog() {
-  const QString f = QFileDialog::getSaveFileName(this, tr("Export run as CSV"), "run.csv", tr("CSV (*.csv)"));
+  const QString f = QFileDialog::getSaveFileName(this, tr("Export run as CSV"), exportPath("run.csv"), tr("CSV (*.csv)"));
   if (f.isEmpty()) return;
   try {
     writeRunCsv(f.toStdString());
+    statusBar()->showMessage(tr("Wrote the run (%1 samples) to %2").arg(log_.time.size()).arg(f), 15000);
+    rememberExportFolder(QFileInfo(f).absolutePath());
   } catch (const std::exception& e) {
     showError(tr("Export"), QString::fromStdString(e.what()));
   }
 }
 
 void MainWindow::screenshotDialog() {
-  const QString f = QFileDialog::getSaveFileName(this, tr("Screenshot of the 3D view"), "screenshot.png", tr("PNG (*.png)"));
+  const QString f =
+      QFileDialog::getSaveFileName(this, tr("Screenshot of the 3D view"), exportPath("screenshot.png"), tr("PNG (*.png)"));
   if (f.isEmpty()) return;
   try {
     writeScreenshot(f.toStdString(), view_->width() & ~1, view_->height() & ~1);
+    statusBar()->showMessage(tr("Saved the 3D view to %1").arg(f), 15000);
+    rememberExportFolder(QFileInfo(f).absolutePath());
   } catch (const std::exception& e) {
     showError(tr("Screenshot"), QString::fromStdString(e.what()));
   }
@@ -797,12 +820,14 @@ void MainWindow::screenshotDialog() {
 
 void MainWindow::videoDialog() {
   if (!scene_) return;
-  const QString f = QFileDialog::getSaveFileName(this, tr("Record video"), "rbsim.mp4", tr("MP4 video (*.mp4)"));
+  const QString f = QFileDialog::getSaveFileName(this, tr("Record video"), exportPath("rbsim.mp4"), tr("MP4 video (*.mp4)"));
   if (f.isEmpty()) return;
   bool ok = false;
   const double t_end = QInputDialog::getDouble(this, tr("Record video"), tr("Simulated time [s]"),
                                                scene_->integrator.t_end, 0.1, 3600.0, 2, &ok);
-  if (ok) recordVideo(f.toStdString(), t_end, true);
+  if (!ok) return;
+  rememberExportFolder(QFileInfo(f).absolutePath());
+  recordVideo(f.toStdString(), t_end, true);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -126,6 +126,7 @@ class MainWindow : public QMainWindow {
 
   View3D* view_ = nullptr;
   bool pushing_ = false;  ///< a Ctrl+drag on a body is in progress
+  QString export_folder_;  ///< where the last export went: the next one starts there
   SceneBrowser* browser_ = nullptr;
   GainPanel* gains_ = nullptr;
   PlotPanel* plots_ = nullptr;
@@ -153,6 +154,10 @@ class MainWindow : public QMainWindow {
   void packagePathsDialog();
   void exportRunCsvDialog();
   void screenshotDialog();
+  /// The folder the next export dialog starts in (persisted when the window is).
+  void rememberExportFolder(const QString& folder);
+  /// `file_name` in that folder.
+  QString exportPath(const QString& file_name) const;
   void videoDialog();
   /// View menu and toolbar: overlay toggles and camera presets.
   void buildViewControls(QMenu* view);

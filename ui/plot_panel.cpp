@@ -9,6 +9,12 @@
 #include <stdexcept>
 
 #include <QCheckBox>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QFormLayout>
+#include <QLineEdit>
+#include <QRadioButton>
 #include <QComboBox>
 #include <QDateTime>
 #include <QDoubleSpinBox>
@@ -57,7 +63,7 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
   bar->addWidget(pause_box_);
   auto* export_button = new QPushButton(tr("Export…"), this);
   export_button->setObjectName("plots.export");
-  export_button->setToolTip(tr("save the plots as PNG or PDF pictures, or their data as CSV"));
+  export_button->setToolTip(tr("save every plot as PNG and PDF pictures and its data as CSV, into a folder you choose"));
   export_button->setFocusPolicy(Qt::TabFocus);
   bar->addStretch();
   bar->addWidget(export_button);
@@ -417,7 +423,8 @@ std::string PlotPanel::fileStem(int i) const {
   return stem.empty() ? "plot" + std::to_string(i + 1) : stem;
 }
 
-std::vector<std::filesystem::path> PlotPanel::exportPlot(int i, const std::filesystem::path& dir, bool whole_run) {
+std::vector<std::filesystem::path> PlotPanel::exportPlot(int i, const std::filesystem::path& dir, bool whole_run,
+                                                         const PlotExportFormats& formats) {
   Plot& p = plots_[i];
   const std::filesystem::path stem = dir / fileStem(i);
   const QCPRange visible = p.widget->xAxis->range();
@@ -441,9 +448,9 @@ std::vector<std::filesystem::path> PlotPanel::exportPlot(int i, const std::files
   };
   const int w = std::max(p.widget->width(), 800), h = std::max(p.widget->height(), 400);
   const std::filesystem::path png = stem.string() + ".png", pdf = stem.string() + ".pdf", csv = stem.string() + ".csv";
-  check(p.widget->savePng(QString::fromStdString(png.string()), w, h), png);
-  check(p.widget->savePdf(QString::fromStdString(pdf.string()), w, h), pdf);
-  {
+  if (formats.png) check(p.widget->savePng(QString::fromStdString(png.string()), w, h), png);
+  if (formats.pdf) check(p.widget->savePdf(QString::fromStdString(pdf.string()), w, h), pdf);
+  if (formats.csv) {
     std::ofstream out(csv);
     out << "t";
     for (int c : p.channels) out << ',' << log_->channels[c].name;
@@ -466,15 +473,77 @@ std::vector<std::filesystem::path> PlotPanel::exportPlot(int i, const std::files
 
 void PlotPanel::exportDialog() {
   if (plots_.empty()) return;
-  const QString dir = QFileDialog::getExistingDirectory(this, tr("Export plots into folder"));
-  if (dir.isEmpty()) return;
-  const bool whole = QMessageBox::question(this, tr("Export plots"),
-                                           tr("Export the whole run? (No: the visible window only.)")) ==
-                     QMessageBox::Yes;
+  // one dialog with everything an export needs; the choices stay for the next export
+  QDialog dialog(this);
+  dialog.setObjectName("plots.export_dialog");
+  dialog.setWindowTitle(tr("Export plots"));
+  auto* form = new QFormLayout(&dialog);
+  auto* folder = new QLineEdit(export_folder_.isEmpty() ? QDir::homePath() : export_folder_, &dialog);
+  folder->setObjectName("export.folder");
+  folder->setToolTip(tr("the folder the files go into (created if it does not exist)"));
+  auto* browse = new QPushButton(tr("Browse…"), &dialog);
+  browse->setObjectName("export.browse");
+  browse->setToolTip(tr("choose the folder"));
+  auto* folder_row = new QHBoxLayout;
+  folder_row->addWidget(folder, 1);
+  folder_row->addWidget(browse);
+  form->addRow(tr("Folder"), folder_row);
+  auto* png = new QCheckBox(tr("PNG picture"), &dialog);
+  auto* pdf = new QCheckBox(tr("PDF (vector)"), &dialog);
+  auto* csv = new QCheckBox(tr("CSV data"), &dialog);
+  png->setObjectName("export.png");
+  pdf->setObjectName("export.pdf");
+  csv->setObjectName("export.csv");
+  png->setToolTip(tr("a picture of each plot as shown"));
+  pdf->setToolTip(tr("each plot as a vector drawing, for papers"));
+  csv->setToolTip(tr("the numbers behind each plot: time and one column per curve"));
+  png->setChecked(export_formats_.png);
+  pdf->setChecked(export_formats_.pdf);
+  csv->setChecked(export_formats_.csv);
+  auto* formats = new QHBoxLayout;
+  for (QCheckBox* box : {png, pdf, csv}) formats->addWidget(box);
+  form->addRow(tr("Files per plot"), formats);
+  auto* visible = new QRadioButton(tr("the visible window"), &dialog);
+  auto* whole = new QRadioButton(tr("the whole run"), &dialog);
+  visible->setObjectName("export.visible");
+  whole->setObjectName("export.whole");
+  visible->setToolTip(tr("the time range each plot shows now"));
+  whole->setToolTip(tr("every sample of the run"));
+  (export_whole_run_ ? whole : visible)->setChecked(true);
+  auto* range = new QHBoxLayout;
+  range->addWidget(visible);
+  range->addWidget(whole);
+  form->addRow(tr("Time range"), range);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+  buttons->button(QDialogButtonBox::Ok)->setText(tr("Export"));
+  form->addRow(buttons);
+  connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+  connect(browse, &QPushButton::clicked, &dialog, [&] {
+    const QString d = QFileDialog::getExistingDirectory(&dialog, tr("Export plots into folder"), folder->text());
+    if (!d.isEmpty()) folder->setText(d);
+  });
+  const auto update = [&] {
+    buttons->button(QDialogButtonBox::Ok)->setEnabled(!folder->text().trimmed().isEmpty() &&
+                                                      (png->isChecked() || pdf->isChecked() || csv->isChecked()));
+  };
+  for (QCheckBox* box : {png, pdf, csv}) connect(box, &QCheckBox::toggled, &dialog, update);
+  connect(folder, &QLineEdit::textChanged, &dialog, update);
+  update();
+  if (dialog.exec() != QDialog::Accepted) return;
+
+  export_formats_ = PlotExportFormats{png->isChecked(), pdf->isChecked(), csv->isChecked()};
+  export_whole_run_ = whole->isChecked();
+  const QString dir = QDir::cleanPath(folder->text().trimmed());
   try {
+    std::error_code ec;
+    std::filesystem::create_directories(dir.toStdString(), ec);
+    if (ec) throw std::runtime_error("cannot create the folder '" + dir.toStdString() + "': " + ec.message());
     int files = 0;
-    for (int i = 0; i < plotCount(); ++i) files += static_cast<int>(exportPlot(i, dir.toStdString(), whole).size());
-    QMessageBox::information(this, tr("Export plots"), tr("Wrote %1 files into %2.").arg(files).arg(dir));
+    for (int i = 0; i < plotCount(); ++i)
+      files += static_cast<int>(exportPlot(i, dir.toStdString(), export_whole_run_, export_formats_).size());
+    export_folder_ = dir;
+    Q_EMIT exported(tr("Wrote %1 files into %2").arg(files).arg(dir), dir);
   } catch (const std::exception& e) {
     QMessageBox::warning(this, tr("Export plots"), QString::fromStdString(e.what()));
   }

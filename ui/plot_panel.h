@@ -5,7 +5,8 @@
 // curves. The mouse zooms (wheel) and pans (drag) a plot, which then stays where it was put until
 // a double click sends it back to scrolling; its context menu fits it to the data (non-finite
 // values ignored, optionally the outer 1 % on each side clipped) and removes curves.
-// Export: PNG, PDF and CSV of one or all groups, the visible window or the whole run.
+// Export: one dialog (folder, formats PNG/PDF/CSV, visible window or whole run) for every plot;
+// the status bar says where the files went.
 #pragma once
 
 #include <filesystem>
@@ -46,6 +47,11 @@ struct RunLog {
   }
 };
 
+/// Which files a plot export writes per plot.
+struct PlotExportFormats {
+  bool png = true, pdf = true, csv = true;
+};
+
 class PlotPanel : public QWidget {
   Q_OBJECT
  public:
@@ -84,10 +90,20 @@ class PlotPanel : public QWidget {
   /// Points the curves hold in total.
   long pointCount() const;
 
-  /// Writes DIR/STEM.png, .pdf, .csv for plot i (STEM from the title). `whole_run`: the full
-  /// time range, else the visible window. Returns the files written; throws std::runtime_error
-  /// naming the file that could not be written.
-  std::vector<std::filesystem::path> exportPlot(int i, const std::filesystem::path& dir, bool whole_run);
+  /// Writes DIR/STEM.png, .pdf, .csv (those in `formats`) for plot i (STEM from the title).
+  /// `whole_run`: the full time range, else the visible window. Returns the files written; throws
+  /// std::runtime_error naming the file that could not be written.
+  std::vector<std::filesystem::path> exportPlot(int i, const std::filesystem::path& dir, bool whole_run,
+                                                const PlotExportFormats& formats = {});
+  /// The folder the Export dialog proposes (the window remembers the last one used).
+  void setExportFolder(const QString& folder) { export_folder_ = folder; }
+  const QString& exportFolder() const { return export_folder_; }
+
+ Q_SIGNALS:
+  /// An export wrote its files: `message` for the status bar, `folder` where they went.
+  void exported(const QString& message, const QString& folder);
+
+ public:
   /// File-name stem of plot i ("Energies" -> "energies").
   std::string fileStem(int i) const;
 
@@ -115,6 +131,9 @@ class PlotPanel : public QWidget {
   long replots_total_ = 0;
   double replot_rate_ = 0.0;
   qint64 rate_start_ms_ = 0;
+  QString export_folder_;
+  PlotExportFormats export_formats_;  ///< the dialog's last choices (this session)
+  bool export_whole_run_ = true;
 
   Plot& makePlot(const std::string& title, const std::vector<int>& channels);
   void addCurve(Plot& plot, int channel);

@@ -410,21 +410,27 @@ TEST(UserPlots, ExportPlotsAndTheRunAsFiles) {
   ASSERT_TRUE(user.waitFor([&] { return user.rateText() == "paused"; }));
 
   const std::filesystem::path dir = test::freshDir("user_export");
-  user.answerFileDialog(dir);
-  user.answerMessageBox(QMessageBox::Yes);  // the whole run
-  QString report;
-  user.answerMessageBox(QMessageBox::Ok, &report);
+  // one dialog: folder, formats, time range; the status bar says where the files went
+  user.answerExportDialog(dir / "plots", true);
   user.click("plots.export");
   ASSERT_TRUE(user.allDialogsAnswered());
-  EXPECT_TRUE(report.startsWith("Wrote ")) << report.toStdString();
+  EXPECT_TRUE(user.transientMessage().startsWith("Wrote 6 files into ")) << user.transientMessage().toStdString();
+  EXPECT_TRUE(user.transientMessage().contains(QString::fromStdString((dir / "plots").string())));
   for (const char* ext : {".png", ".pdf", ".csv"})
-    EXPECT_GT(std::filesystem::file_size(dir / (std::string("energies") + ext)), 100u) << ext;
-  const std::string energies = slurp(dir / "energies.csv");
+    EXPECT_GT(std::filesystem::file_size(dir / "plots" / (std::string("energies") + ext)), 100u) << ext;
+  // the next export proposes the same folder
+  QString proposed;
+  user.answerExportDialog({}, false, &proposed);
+  user.click("plots.export");
+  ASSERT_TRUE(user.allDialogsAnswered());
+  EXPECT_EQ(proposed.toStdString(), (dir / "plots").string());
+  const std::string energies = slurp(dir / "plots" / "energies.csv");
   EXPECT_EQ(energies.rfind("t,energy.", 0), 0u) << energies.substr(0, 80);
 
   user.answerFileDialog(dir / "run.csv");
   user.menu("File", "Export run as CSV");
   ASSERT_TRUE(user.allDialogsAnswered());
+  EXPECT_TRUE(user.transientMessage().contains("run.csv")) << user.transientMessage().toStdString();
   const std::string run = slurp(dir / "run.csv");
   EXPECT_EQ(run.rfind("t,body.", 0), 0u) << run.substr(0, 80);
   const long rows = std::count(run.begin(), run.end(), '\n') - 1;
@@ -433,6 +439,7 @@ TEST(UserPlots, ExportPlotsAndTheRunAsFiles) {
   user.answerFileDialog(dir / "view.png");
   user.menu("File", "Screenshot");
   ASSERT_TRUE(user.allDialogsAnswered());
+  EXPECT_TRUE(user.transientMessage().contains("view.png")) << user.transientMessage().toStdString();
   const QImage shot(QString::fromStdString((dir / "view.png").string()));
   ASSERT_FALSE(shot.isNull());
   EXPECT_GT(UserSession::distinctColors(shot), 30u);

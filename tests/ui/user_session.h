@@ -228,6 +228,29 @@ class UserSession {
       return true;
     });
   }
+  /// The next Export plots dialog: `folder` typed into its folder field (empty: the proposed
+  /// folder is kept; it is written to *proposed), the time range chosen, and Export clicked.
+  void answerExportDialog(const std::filesystem::path& folder, bool whole_run, QString* proposed = nullptr) {
+    const QString text = QString::fromStdString(folder.string());
+    answers_.push_back([this, text, whole_run, proposed] {
+      auto* dialog = focusedDialog<QDialog>();
+      if (!dialog || dialog->objectName() != "plots.export_dialog") return false;
+      auto* field = dialog->findChild<QLineEdit*>("export.folder");
+      EXPECT_NE(field, nullptr);
+      if (!field) return true;
+      if (proposed) *proposed = field->text();
+      if (!text.isEmpty()) {
+        click(field);
+        key(Qt::Key_A, Qt::ControlModifier);
+        typeText(text);
+      }
+      click(dialog->findChild<QWidget*>(whole_run ? "export.whole" : "export.visible"));
+      auto* buttons = dialog->findChild<QDialogButtonBox*>();
+      EXPECT_NE(buttons, nullptr);
+      if (buttons) click(buttons->button(QDialogButtonBox::Ok));
+      return true;
+    });
+  }
   /// The next file dialog is closed with Escape.
   void cancelFileDialog() {
     answers_.push_back([this] {
