@@ -295,6 +295,32 @@ TEST_F(RenderCli, EveryOverlayAndCameraPresetChangesThePicture) {
   }
 }
 
+// A scripted push is drawn in the video as a magenta arrow while it acts (4 N along y from t = 4 s
+// for 0.3 s in scenes/quadcopter_looping_push.yaml), and not before. Seen from the side (the
+// scene's own camera looks along y, where the arrow would be a dot), following the vehicle.
+TEST_F(RenderCli, AScriptedPushIsDrawnWhileItActs) {
+  const auto magenta = [&](const std::string& at) {
+    const auto png = dir_ / ("push_" + at + ".png");
+    const test::CliResult r = run("render " + scene("quadcopter_looping_push.yaml") + " --screenshot '" + png.string() +
+                                  "' --at " + at + " --size 480x270 --set camera.mode=follow --set camera.target=base" +
+                                  " --set camera.distance=1.5 --set camera.azimuth=0 --set camera.elevation=0.3");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    osg::ref_ptr<osg::Image> img = osgDB::readRefImageFile(png.string());
+    if (!img.valid()) return -1;
+    int n = 0;
+    for (int row = 0; row < img->t(); ++row)
+      for (int c = 0; c < img->s(); ++c) {
+        const unsigned char* p = img->data(c, row);
+        n += p[0] > 120 && p[1] < 90 && p[2] > 70 && p[2] > p[1] + 40;  // the push arrow's hue
+      }
+    return n;
+  };
+  const int before = magenta("3.9"), during = magenta("4.15");
+  EXPECT_LT(before, 5);
+  EXPECT_GT(during, 40) << "before: " << before;
+  RecordProperty("push_arrow_pixels", std::to_string(during));
+}
+
 TEST_F(RenderCli, BadInputIsAClearMessageWithExitTwo) {
   const std::string quad = scene("quadcopter_looping.yaml");
   struct Case {
