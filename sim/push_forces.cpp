@@ -97,8 +97,6 @@ void PushForces::setSpring(const std::optional<SpringPush>& spring) {
 void PushForces::clearTotals() {
   force_.setZero();
   torque_.setZero();
-  spring_force_.setZero();
-  spring_torque_.setZero();
   power_ = 0.0;
 }
 
@@ -156,12 +154,6 @@ void PushForces::collect(const Model& model, const Workspace& ws) {
 
 void PushForces::apply(const Model& model, const VecX& xi, Workspace& ws) {
   collect(model, ws);
-  spring_force_.setZero();
-  spring_torque_.setZero();
-  if (spring_) {
-    spring_force_ = wrenches_.back().force;
-    spring_torque_ = wrenches_.back().torque;
-  }
   force_.setZero();
   torque_.setZero();
   for (const AppliedWrench& w : wrenches_) {

@@ -80,9 +80,6 @@ class PushForces {
   /// The wrenches acting at `state` (scripted pushes, then the spring; ws gets its kinematics),
   /// null when nothing pushes: for drawing them (render::FrameSnapshot).
   const std::vector<AppliedWrench>* wrenchesAt(const Model& model, const State& state, Workspace& ws);
-  /// The spring's force or torque at the last apply() (zero without a spring), world axes.
-  const Vec3& springForce() const { return spring_force_; }
-  const Vec3& springTorque() const { return spring_torque_; }
 
   /// The composite mass [kg] and rotational inertia (the largest principal moment about the
   /// composite centre of mass) [kg m²] of body b and what it carries, at the initial state: the
@@ -112,7 +109,6 @@ class PushForces {
   std::optional<SpringPush> spring_;
   VecX generalized_;                         ///< scratch: J_bᵀ W summed
   Vec3 force_ = Vec3::Zero(), torque_ = Vec3::Zero();
-  Vec3 spring_force_ = Vec3::Zero(), spring_torque_ = Vec3::Zero();
   double power_ = 0.0;
 };
 
