@@ -1,6 +1,7 @@
 #include "sim/closed_loop.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace rbs {
@@ -56,6 +57,20 @@ void ClosedLoop::evaluate(double t, const State& state, VecX& u, bool record_fai
     if (record_failure && failure_.empty()) failure_ = message;
     u.setConstant(std::numeric_limits<double>::quiet_NaN());
   }
+}
+
+const ReferenceSample* ClosedLoop::referenceForSample() {
+  if (std::isnan(sample_time_)) return nullptr;  // the reference failed at the last evaluation
+  if (!plant_reference_) return &sample_;
+  if (plant_sample_time_ != sample_time_) {
+    try {
+      plant_reference_->sample(sample_time_, plant_sample_);
+    } catch (const std::exception&) {  // it failed on the controller's model too, just not yet
+      return nullptr;
+    }
+    plant_sample_time_ = sample_time_;
+  }
+  return &plant_sample_;
 }
 
 std::vector<ChannelInfo> ClosedLoop::channels() const {

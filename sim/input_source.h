@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "core/control/reference.h"
 #include "core/model/model.h"
 #include "sim/channels.h"
 
@@ -26,6 +27,13 @@ class InputSource {
   virtual std::vector<ChannelInfo> channels() const { return {}; }
   /// Writes the values of channels() for the state of the last compute() (output samples only).
   virtual void sample(double* /*out*/) {}
+  /// True when the source tracks a reference state (x_R, ξ_R): the recorder then adds the
+  /// reference.* channels (fixed after construction).
+  virtual bool tracksReference() const { return false; }
+  /// The reference at the time of the last evaluation (compute() or evaluateForSample()) in the
+  /// plant's coordinates (output samples only); null when there is none (not tracking, or the
+  /// reference failed there).
+  virtual const ReferenceSample* referenceForSample() { return nullptr; }
   /// Non-empty after a failed compute(): the cause, for the simulator's stop message.
   virtual std::string failure() const { return {}; }
 };

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "core/dynamics/energy.h"
+#include "core/dynamics/kinematics.h"
 
 namespace rbs {
 namespace {
@@ -37,35 +38,51 @@ std::string inputUnit(const Actuator& a, const Model& model) {
 SampleRecorder::SampleRecorder(const Model& model, InputSource* source, bool source_held, std::size_t max_samples,
                                PushForces* pushes)
     : model_(model), source_(source), source_held_(source_held), pushes_(pushes), max_samples_(max_samples), ws_(model),
-      u_source_(VecX::Zero(model.numInputs())) {
+      ws_reference_(model), u_source_(VecX::Zero(model.numInputs())) {
   layOutChannels();
   values_.resize(static_cast<std::size_t>(recording_.channels.size()));
   clear();
 }
 
+void SampleRecorder::addPoseChannels(const std::string& prefix, const std::string& what, const std::string& of) {
+  ChannelSet& channels = recording_.channels;
+  channels.add(prefix + "px", "m", what + "position x" + of);
+  channels.add(prefix + "py", "m", what + "position y" + of);
+  channels.add(prefix + "pz", "m", what + "position z" + of);
+  channels.add(prefix + "qw", "1", what + "attitude quaternion w" + of);
+  channels.add(prefix + "qx", "1", what + "attitude quaternion x" + of);
+  channels.add(prefix + "qy", "1", what + "attitude quaternion y" + of);
+  channels.add(prefix + "qz", "1", what + "attitude quaternion z" + of);
+}
+
+void SampleRecorder::addVelocityChannels(const std::string& prefix, const std::string& what, const std::string& of) {
+  ChannelSet& channels = recording_.channels;
+  channels.add(prefix + "vx", "m/s", what + "velocity x of the origin" + of);
+  channels.add(prefix + "vy", "m/s", what + "velocity y of the origin" + of);
+  channels.add(prefix + "vz", "m/s", what + "velocity z of the origin" + of);
+  channels.add(prefix + "wx", "rad/s", what + "angular velocity x" + of);
+  channels.add(prefix + "wy", "rad/s", what + "angular velocity y" + of);
+  channels.add(prefix + "wz", "rad/s", what + "angular velocity z" + of);
+}
+
+void SampleRecorder::addJointChannels(const std::string& prefix, const std::string& what) {
+  ChannelSet& channels = recording_.channels;
+  for (const Joint& j : model_.joints) {
+    const std::string p = prefix + j.name + ".";
+    const std::string of = " of joint " + j.name + " (" + std::string(jointTypeName(j.type)) + ")";
+    for (const CoordinateInfo& c : configurationCoordinates(j.type))
+      channels.add(p + std::string(c.name), std::string(c.unit), what + std::string(c.meaning) + of);
+    for (const CoordinateInfo& c : velocityCoordinates(j.type))
+      channels.add(p + std::string(c.name), std::string(c.unit), what + std::string(c.meaning) + of);
+  }
+}
+
 void SampleRecorder::layOutChannels() {
   ChannelSet& channels = recording_.channels;
-  for (const Body& b : model_.bodies) {
-    const std::string p = "body." + b.name + ".";
-    channels.add(p + "px", "m", "position x of body " + b.name + " (world)");
-    channels.add(p + "py", "m", "position y of body " + b.name + " (world)");
-    channels.add(p + "pz", "m", "position z of body " + b.name + " (world)");
-    channels.add(p + "qw", "1", "attitude quaternion w of body " + b.name + " (world)");
-    channels.add(p + "qx", "1", "attitude quaternion x of body " + b.name + " (world)");
-    channels.add(p + "qy", "1", "attitude quaternion y of body " + b.name + " (world)");
-    channels.add(p + "qz", "1", "attitude quaternion z of body " + b.name + " (world)");
-  }
-  for (const NamedFrame& f : model_.frames) {
-    const std::string p = "frame." + f.name + ".";
-    const std::string on = " of frame " + f.name + " (world; on body " + model_.bodies[f.frame.body].name + ")";
-    channels.add(p + "px", "m", "position x" + on);
-    channels.add(p + "py", "m", "position y" + on);
-    channels.add(p + "pz", "m", "position z" + on);
-    channels.add(p + "qw", "1", "attitude quaternion w" + on);
-    channels.add(p + "qx", "1", "attitude quaternion x" + on);
-    channels.add(p + "qy", "1", "attitude quaternion y" + on);
-    channels.add(p + "qz", "1", "attitude quaternion z" + on);
-  }
+  for (const Body& b : model_.bodies) addPoseChannels("body." + b.name + ".", "", " of body " + b.name + " (world)");
+  for (const NamedFrame& f : model_.frames)
+    addPoseChannels("frame." + f.name + ".", "",
+                    " of frame " + f.name + " (world; on body " + model_.bodies[f.frame.body].name + ")");
   ch_energy_ = channels.add("energy.kinetic", "J", "kinetic energy T");
   channels.add("energy.potential", "J", "potential energy V_G + V_K (gravity and springs)");
   channels.add("energy.total", "J", "total energy W = T + V_G + V_K");
@@ -87,6 +104,18 @@ void SampleRecorder::layOutChannels() {
   for (const char* axis : {"x", "y", "z"})
     channels.add(std::string("perturbation.torque.") + axis, "N m",
                  std::string("total pure push torque, world ") + axis + " (without the moment of the push forces)");
+  // The motion: body velocities in the world, then every joint's own coordinates and velocities.
+  ch_velocity_ = channels.size();
+  for (const Body& b : model_.bodies) addVelocityChannels("body." + b.name + ".", "", " of body " + b.name + " (world)");
+  addJointChannels("joint.", "");
+  if (source_ && source_->tracksReference()) {
+    ch_reference_ = channels.size();
+    for (const Body& b : model_.bodies)
+      addPoseChannels("reference.body." + b.name + ".", "reference ", " of body " + b.name + " (world)");
+    for (const Body& b : model_.bodies)
+      addVelocityChannels("reference.body." + b.name + ".", "reference ", " of body " + b.name + " (world)");
+    addJointChannels("reference.joint.", "reference ");
+  }
   if (source_) {
     for (const ChannelInfo& c : source_->channels()) {
       const int i = channels.add(c.name, c.unit, c.description);
@@ -99,7 +128,7 @@ void SampleRecorder::clear() {
   recording_.time.clear();
   recording_.values.clear();
   recording_.dropped = 0;
-  last_quaternion_.assign(model_.numBodies() + model_.frames.size(), Vec4::Zero());
+  last_quaternion_.assign(2 * model_.numBodies() + model_.frames.size(), Vec4::Zero());
 }
 
 DynamicsStatus SampleRecorder::record(double t, const State& state, bool finite, const VecX& u, double drift) {
@@ -111,22 +140,10 @@ DynamicsStatus SampleRecorder::record(double t, const State& state, bool finite,
   }
   status = computeForwardDynamicsWithPushes(model_, state, u, ws_, 0.0, pushes_);
   int c = 0;
-  // Position and attitude quaternion of body or frame k. The quaternion's sign is kept continuous
-  // from sample to sample (q and −q are the same attitude); the first sample has qw ≥ 0.
-  auto writePose = [&](const Pose& G, std::size_t k) {
-    Vec4 q = rotationToQuaternion(G.R);
-    const Vec4& prev = last_quaternion_[k];
-    if (prev.isZero() ? q(0) < 0.0 : q.dot(prev) < 0.0) q = -q;
-    last_quaternion_[k] = q;
-    values_[c++] = G.r.x();
-    values_[c++] = G.r.y();
-    values_[c++] = G.r.z();
-    for (int i = 0; i < 4; ++i) values_[c++] = q(i);
-  };
-  for (int b = 0; b < model_.numBodies(); ++b) writePose(ws_.pose[b], static_cast<std::size_t>(b));
+  for (int b = 0; b < model_.numBodies(); ++b) writePose(ws_.pose[b], static_cast<std::size_t>(b), c);
   for (std::size_t f = 0; f < model_.frames.size(); ++f) {
     const Frame& frame = model_.frames[f].frame;
-    writePose(ws_.pose[frame.body] * frame.offset, static_cast<std::size_t>(model_.numBodies()) + f);
+    writePose(ws_.pose[frame.body] * frame.offset, static_cast<std::size_t>(model_.numBodies()) + f, c);
   }
   const Energies e = computeEnergies(model_, state.x, state.xi, ws_);
   values_[ch_energy_ + 0] = e.kinetic;
@@ -149,13 +166,59 @@ DynamicsStatus SampleRecorder::record(double t, const State& state, bool finite,
     values_[ch_push_ + 1 + i] = pushed ? pushes_->force()(i) : 0.0;
     values_[ch_push_ + 4 + i] = pushed ? pushes_->torque()(i) : 0.0;
   }
-  if (ch_source_ >= 0) {
-    // Under a hold the source last ran at the hold instant: evaluate it at this sample.
-    if (source_held_) source_->evaluateForSample(t, state, u_source_);
-    source_->sample(values_.data() + ch_source_);
+  c = ch_velocity_;
+  writeVelocities(ws_, c);
+  writeJoints(state.x, state.xi, c);
+  // Under a hold the source last ran at the hold instant: evaluate it at this sample.
+  if (source_ && source_held_ && (ch_source_ >= 0 || ch_reference_ >= 0))
+    source_->evaluateForSample(t, state, u_source_);
+  if (ch_reference_ >= 0) {
+    const ReferenceSample* ref = source_->referenceForSample();
+    c = ch_reference_;
+    if (ref && ref->x.size() == model_.nx && ref->xi.size() == model_.nxi && ref->x.allFinite() &&
+        ref->xi.allFinite()) {
+      computeKinematics(model_, ref->x, ref->xi, ws_reference_);
+      const std::size_t history = static_cast<std::size_t>(model_.numBodies()) + model_.frames.size();
+      for (int b = 0; b < model_.numBodies(); ++b) writePose(ws_reference_.pose[b], history + b, c);
+      writeVelocities(ws_reference_, c);
+      writeJoints(ref->x, ref->xi, c);
+    } else {
+      const auto end = ch_source_ < 0 ? values_.end() : values_.begin() + ch_source_;
+      std::fill(values_.begin() + ch_reference_, end, std::numeric_limits<double>::quiet_NaN());
+    }
   }
+  if (ch_source_ >= 0) source_->sample(values_.data() + ch_source_);
   append(t);
   return status;
+}
+
+void SampleRecorder::writePose(const Pose& G, std::size_t k, int& c) {
+  // The quaternion's sign is kept continuous from sample to sample (q and −q are the same
+  // attitude); the first sample has qw ≥ 0.
+  Vec4 q = rotationToQuaternion(G.R);
+  const Vec4& prev = last_quaternion_[k];
+  if (prev.isZero() ? q(0) < 0.0 : q.dot(prev) < 0.0) q = -q;
+  last_quaternion_[k] = q;
+  values_[c++] = G.r.x();
+  values_[c++] = G.r.y();
+  values_[c++] = G.r.z();
+  for (int i = 0; i < 4; ++i) values_[c++] = q(i);
+}
+
+void SampleRecorder::writeVelocities(const Workspace& ws, int& c) {
+  for (int b = 0; b < model_.numBodies(); ++b) {  // η_b is the body twist in body coordinates
+    const Mat3& R = ws.pose[b].R;
+    const Vec3 v = R * ws.twist[b].head<3>(), w = R * ws.twist[b].tail<3>();
+    for (int i = 0; i < 3; ++i) values_[c++] = v(i);
+    for (int i = 0; i < 3; ++i) values_[c++] = w(i);
+  }
+}
+
+void SampleRecorder::writeJoints(const VecX& x, const VecX& xi, int& c) {
+  for (const Joint& j : model_.joints) {
+    for (int i = 0; i < configurationSize(j.type); ++i) values_[c++] = x[j.x_offset + i];
+    for (int i = 0; i < velocitySize(j.type); ++i) values_[c++] = xi[j.xi_offset + i];
+  }
 }
 
 void SampleRecorder::append(double t) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include "core/dynamics/dynamics.h"
@@ -36,6 +37,19 @@ class SampleRecorder {
 
  private:
   void layOutChannels();
+  /// Appends PREFIXpx … PREFIXqz: a position and attitude quaternion, described as
+  /// WHAT + "position x" + OF.
+  void addPoseChannels(const std::string& prefix, const std::string& what, const std::string& of);
+  /// Appends PREFIXvx … PREFIXwz: velocity of the origin and angular velocity (world).
+  void addVelocityChannels(const std::string& prefix, const std::string& what, const std::string& of);
+  /// Appends joint.J.COORD for x_e then ξ_e of every joint (prefix "joint." or "reference.joint.").
+  void addJointChannels(const std::string& prefix, const std::string& what);
+  /// Writes position and continuous-sign quaternion of G at values_[c…c+6]; k: its sign history.
+  void writePose(const Pose& G, std::size_t k, int& c);
+  /// Writes the world velocity and angular velocity of every body in `ws` from c on.
+  void writeVelocities(const Workspace& ws, int& c);
+  /// Writes x then ξ of every joint from c on.
+  void writeJoints(const VecX& x, const VecX& xi, int& c);
   /// Appends to the recording; when it exceeds max_samples_, drops the oldest quarter at once
   /// (so that erasing at the front costs O(1) per sample on average) and counts them.
   void append(double t);
@@ -51,9 +65,13 @@ class SampleRecorder {
   int ch_inputs_ = -1;  ///< first u.*
   int ch_closure_ = -1;
   int ch_push_ = 0;     ///< power.perturbation, then perturbation.force.x/y/z, perturbation.torque.x/y/z
+  int ch_velocity_ = 0;  ///< body.B.vx … wz for every body, then joint.J.* (x_e, then ξ_e) for every joint
+  int ch_reference_ = -1;  ///< reference.body.B.px … qz, then .vx … wz for every body, then reference.joint.J.*
   int ch_source_ = -1;  ///< first channel of the input source
   Workspace ws_;
-  std::vector<Vec4> last_quaternion_;  ///< per body, then per named frame: for a continuous quaternion sign
+  Workspace ws_reference_;  ///< kinematics of the reference state (when the source tracks one)
+  /// Per body, then per named frame, then per body for the reference: for a continuous quaternion sign.
+  std::vector<Vec4> last_quaternion_;
   std::vector<double> values_;
   VecX u_source_;  ///< scratch for the source's evaluation at a sample under a hold
 };

@@ -65,10 +65,11 @@ SceneLoop makeSceneLoop(const Scene& scene, const std::string& chosen) {
     if (in_actuation) throw error(actuation.line, actuation.column, std::string("controller.actuation: ") + e.what());
     throw error(from_scene ? scene.controller.line : 0, scene.controller.column, std::string("controller: ") + e.what());
   }
-  std::unique_ptr<Reference> reference;
+  std::unique_ptr<Reference> reference, plant_reference;
   try {
     reference = makeReference(design_model, scene.reference);
     loop.ghost_reference = makeReference(scene.model, scene.reference);
+    if (scene.force_model) plant_reference = makeReference(scene.model, scene.reference);  // reference.* channels
   } catch (const ControlError& e) {
     throw error(scene.reference.line, scene.reference.column, std::string("reference: ") + e.what());
   }
@@ -83,6 +84,7 @@ SceneLoop makeSceneLoop(const Scene& scene, const std::string& chosen) {
   } else {
     closed_loop = std::make_shared<ClosedLoop>(std::move(controller), std::move(reference), std::move(controller_model));
   }
+  if (plant_reference) closed_loop->setPlantReference(std::move(plant_reference));
   loop.controller = &closed_loop->controller();
   loop.controller_name = chosen;
   loop.source = std::move(closed_loop);

@@ -112,6 +112,100 @@ Vec6 angular(const Vec3& w) {
 
 }  // namespace
 
+namespace {
+
+// Coordinate names per joint type (the layouts of the joint table above).
+constexpr CoordinateInfo kAngle[] = {{"angle", "rad", "joint angle about the axis"}};
+constexpr CoordinateInfo kUnitCircle[] = {{"c", "1", "cosine of the joint angle (unit-circle coordinate)"},
+                                          {"s", "1", "sine of the joint angle (unit-circle coordinate)"}};
+constexpr CoordinateInfo kDisplacement[] = {{"position", "m", "displacement along the axis"}};
+constexpr CoordinateInfo kRate[] = {{"rate", "rad/s", "joint rate about the axis"}};
+constexpr CoordinateInfo kLinearRate[] = {{"rate", "m/s", "joint rate along the axis"}};
+#define RBS_R_ENTRY(i, j) {"R" #i #j, "1", "rotation matrix entry (" #i ", " #j ") of the joint's rotation"}
+constexpr CoordinateInfo kRotation[] = {RBS_R_ENTRY(1, 1), RBS_R_ENTRY(2, 1), RBS_R_ENTRY(3, 1),
+                                        RBS_R_ENTRY(1, 2), RBS_R_ENTRY(2, 2), RBS_R_ENTRY(3, 2),
+                                        RBS_R_ENTRY(1, 3), RBS_R_ENTRY(2, 3), RBS_R_ENTRY(3, 3)};
+constexpr CoordinateInfo kPositionRotation[] = {
+    {"x", "m", "position x in the joint frame"}, {"y", "m", "position y in the joint frame"},
+    {"z", "m", "position z in the joint frame"}, RBS_R_ENTRY(1, 1), RBS_R_ENTRY(2, 1), RBS_R_ENTRY(3, 1),
+    RBS_R_ENTRY(1, 2), RBS_R_ENTRY(2, 2), RBS_R_ENTRY(3, 2), RBS_R_ENTRY(1, 3), RBS_R_ENTRY(2, 3), RBS_R_ENTRY(3, 3)};
+#undef RBS_R_ENTRY
+constexpr CoordinateInfo kQuaternion[] = {{"qw", "1", "quaternion w of the joint's rotation"},
+                                          {"qx", "1", "quaternion x of the joint's rotation"},
+                                          {"qy", "1", "quaternion y of the joint's rotation"},
+                                          {"qz", "1", "quaternion z of the joint's rotation"}};
+constexpr CoordinateInfo kPositionQuaternion[] = {
+    {"x", "m", "position x in the joint frame"}, {"y", "m", "position y in the joint frame"},
+    {"z", "m", "position z in the joint frame"}, {"qw", "1", "quaternion w of the joint's rotation"},
+    {"qx", "1", "quaternion x of the joint's rotation"}, {"qy", "1", "quaternion y of the joint's rotation"},
+    {"qz", "1", "quaternion z of the joint's rotation"}};
+constexpr CoordinateInfo kEuler[] = {{"roll", "rad", "roll angle (about x, applied first)"},
+                                     {"pitch", "rad", "pitch angle (about y)"},
+                                     {"yaw", "rad", "yaw angle (about z, applied last)"}};
+constexpr CoordinateInfo kEulerRates[] = {{"roll_rate", "rad/s", "roll rate"},
+                                          {"pitch_rate", "rad/s", "pitch rate"},
+                                          {"yaw_rate", "rad/s", "yaw rate"}};
+constexpr CoordinateInfo kRelativeOmega[] = {{"wx", "rad/s", "angular velocity x relative to the parent (child frame)"},
+                                             {"wy", "rad/s", "angular velocity y relative to the parent (child frame)"},
+                                             {"wz", "rad/s", "angular velocity z relative to the parent (child frame)"}};
+constexpr CoordinateInfo kAbsoluteOmega[] = {{"wx", "rad/s", "absolute angular velocity x of the child (child frame)"},
+                                             {"wy", "rad/s", "absolute angular velocity y of the child (child frame)"},
+                                             {"wz", "rad/s", "absolute angular velocity z of the child (child frame)"}};
+constexpr CoordinateInfo kBodyTwist[] = {{"vx", "m/s", "velocity x relative to the parent (child frame)"},
+                                         {"vy", "m/s", "velocity y relative to the parent (child frame)"},
+                                         {"vz", "m/s", "velocity z relative to the parent (child frame)"},
+                                         {"wx", "rad/s", "angular velocity x relative to the parent (child frame)"},
+                                         {"wy", "rad/s", "angular velocity y relative to the parent (child frame)"},
+                                         {"wz", "rad/s", "angular velocity z relative to the parent (child frame)"}};
+constexpr CoordinateInfo kPlanar[] = {{"x", "m", "position x in the joint frame's plane"},
+                                      {"y", "m", "position y in the joint frame's plane"},
+                                      {"angle", "rad", "rotation angle about the plane's normal"}};
+constexpr CoordinateInfo kPlanarTwist[] = {{"vx", "m/s", "velocity x in the moving frame"},
+                                           {"vy", "m/s", "velocity y in the moving frame"},
+                                           {"wz", "rad/s", "angular velocity about the plane's normal"}};
+constexpr CoordinateInfo kUniversal[] = {{"angle1", "rad", "angle about the first axis"},
+                                         {"angle2", "rad", "angle about the second axis"}};
+constexpr CoordinateInfo kUniversalRates[] = {{"rate1", "rad/s", "rate about the first axis"},
+                                              {"rate2", "rad/s", "rate about the second axis"}};
+
+}  // namespace
+
+std::span<const CoordinateInfo> configurationCoordinates(JointType type) {
+  switch (type) {
+    case JointType::Fixed: return {};
+    case JointType::Revolute: return kAngle;
+    case JointType::RevoluteUnitCircle: return kUnitCircle;
+    case JointType::Prismatic: return kDisplacement;
+    case JointType::Spherical:
+    case JointType::SphericalAbsolute: return kRotation;
+    case JointType::SphericalQuaternion: return kQuaternion;
+    case JointType::SphericalEulerZYX: return kEuler;
+    case JointType::Free: return kPositionRotation;
+    case JointType::FreeQuaternion: return kPositionQuaternion;
+    case JointType::Planar: return kPlanar;
+    case JointType::Universal: return kUniversal;
+  }
+  return {};
+}
+
+std::span<const CoordinateInfo> velocityCoordinates(JointType type) {
+  switch (type) {
+    case JointType::Fixed: return {};
+    case JointType::Revolute:
+    case JointType::RevoluteUnitCircle: return kRate;
+    case JointType::Prismatic: return kLinearRate;
+    case JointType::Spherical:
+    case JointType::SphericalQuaternion: return kRelativeOmega;
+    case JointType::SphericalAbsolute: return kAbsoluteOmega;
+    case JointType::SphericalEulerZYX: return kEulerRates;
+    case JointType::Free:
+    case JointType::FreeQuaternion: return kBodyTwist;
+    case JointType::Planar: return kPlanarTwist;
+    case JointType::Universal: return kUniversalRates;
+  }
+  return {};
+}
+
 int configurationSize(JointType type) { return info(type).nx; }
 int velocitySize(JointType type) { return info(type).nxi; }
 std::string_view jointTypeName(JointType type) { return info(type).name; }

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -50,6 +51,21 @@ bool hasCoordinateConstraint(JointType type);
 /// rate matrices vary with the angles). Below a moving parent the absolute-ω spherical joint
 /// also reads the parent's motion, which the caller has to consider.
 bool hasConstantMotionSubspace(JointType type);
+/// One coordinate of a joint type, for channels, the inspect panel and scripting: its short name
+/// ("angle", "R21", "qw", "vx"), SI unit, and what it is in plain words.
+struct CoordinateInfo {
+  std::string_view name;
+  std::string_view unit;
+  std::string_view meaning;
+};
+/// The entries of x_e in order (configurationSize(type) of them): "angle" (revolute), "c", "s"
+/// (unit circle), "position" (prismatic), "R11" … "R33" column-stacked (rotation matrices), "qw" …
+/// "qz", "roll", "pitch", "yaw", "x", "y", "z", "angle1", "angle2". Names differ from those of
+/// velocityCoordinates(type), so "JOINT.NAME" is unique.
+std::span<const CoordinateInfo> configurationCoordinates(JointType type);
+/// The entries of ξ_e in order (velocitySize(type) of them): "rate", "wx" … (relative or absolute
+/// body ω), "vx" … (body twist), "roll_rate", "rate1", ….
+std::span<const CoordinateInfo> velocityCoordinates(JointType type);
 /// True for the ball joints: spherical, spherical_quaternion, spherical_euler_zyx,
 /// spherical_absolute (three rotational freedoms about a fixed centre).
 bool isSphericalType(JointType type);

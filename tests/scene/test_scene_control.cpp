@@ -72,6 +72,56 @@ TEST(SceneControl, TheSceneLoopGivesTheFrontEndsEverythingTheyUse) {
   EXPECT_EQ(none.controller_name, "none");
 }
 
+/// Checks a run's reference.* channels against the scene's reference sampled at the same times on
+/// `model` (the plant): the joints' reference coordinates exactly, and the bodies' reference
+/// positions where the tracking error compares them with the body's position.
+void expectReferenceChannels(const std::string& file, double t_end) {
+  const Scene scene = loadScene(test::libraryScene(file), {"integrator.t_end=" + std::to_string(t_end)});
+  const SceneRun run = runLibraryScene(file, {"integrator.t_end=" + std::to_string(t_end)});
+  ASSERT_TRUE(run.ok) << run.message;
+  const std::unique_ptr<Reference> reference = makeReference(scene.model, scene.reference);
+  ReferenceSample expected;
+  int compared = 0;
+  for (std::size_t k = 0; k < run.rec.time.size(); k += 37) {
+    reference->sample(run.rec.time[k], expected);
+    for (const Joint& j : scene.model.joints) {
+      const auto x = configurationCoordinates(j.type), xi = velocityCoordinates(j.type);
+      for (std::size_t i = 0; i < x.size(); ++i, ++compared)
+        EXPECT_EQ(run.rec.values[k][run.column("reference.joint." + j.name + "." + std::string(x[i].name))],
+                  expected.x[j.x_offset + static_cast<int>(i)])
+            << file << " t = " << run.rec.time[k] << " " << j.name << "." << x[i].name;
+      for (std::size_t i = 0; i < xi.size(); ++i, ++compared)
+        EXPECT_EQ(run.rec.values[k][run.column("reference.joint." + j.name + "." + std::string(xi[i].name))],
+                  expected.xi[j.xi_offset + static_cast<int>(i)])
+            << file << " t = " << run.rec.time[k] << " " << j.name << "." << xi[i].name;
+    }
+  }
+  EXPECT_GT(compared, 100);
+}
+
+TEST(SceneControl, TheReferenceChannelsAreTheTrackedReferenceInThePlantsCoordinates) {
+  // The looping quadcopter's controller works on the plant; the tricopter's on its force model
+  // (no rotor joints), so its reference.* channels come from the reference made on the plant.
+  expectReferenceChannels("quadcopter_looping.yaml", 3.0);
+  expectReferenceChannels("tricopter_table51.yaml", 1.0);
+  // error.position is |r − r_R| and error.velocity |v − v_R| of the tracked body, computed inside
+  // the controller: the same distances between the body.* and reference.body.* channels.
+  const SceneRun run = runLibraryScene("quadcopter_looping_push.yaml", {"integrator.t_end=5"});
+  double largest = 0.0;
+  for (const auto& v : run.rec.values) {
+    const Vec3 r(v[run.column("body.base.px")], v[run.column("body.base.py")], v[run.column("body.base.pz")]);
+    const Vec3 r_ref(v[run.column("reference.body.base.px")], v[run.column("reference.body.base.py")],
+                     v[run.column("reference.body.base.pz")]);
+    EXPECT_NEAR((r - r_ref).norm(), v[run.column("error.position")], 1e-12);
+    const Vec3 w(v[run.column("body.base.vx")], v[run.column("body.base.vy")], v[run.column("body.base.vz")]);
+    const Vec3 w_ref(v[run.column("reference.body.base.vx")], v[run.column("reference.body.base.vy")],
+                     v[run.column("reference.body.base.vz")]);
+    EXPECT_NEAR((w - w_ref).norm(), v[run.column("error.velocity")], 1e-12);
+    largest = std::max(largest, v[run.column("error.position")]);
+  }
+  EXPECT_GT(largest, 0.1) << "the push at t = 4 s moves the vehicle off its reference";
+}
+
 TEST(SceneControl, EveryControllerOfTheLibraryAppliesEveryParameterItDeclares) {
   // Parameters are read by the handle their declaration returned (core/control/parameters.h); one
   // that no code path reads is declared but applied nowhere: its slider would do nothing.
