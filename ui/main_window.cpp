@@ -67,13 +67,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   // selecting and pushing bodies (issue 19): the view says where, the worker applies the spring
   connect(view_, &View3D::hint, this, [this](const QString& text) { statusBar()->showMessage(text, 6000); });
   connect(view_, &View3D::bodySelected, this, [this](int body) {
+    inspect_->setBody(worker_ ? body : -1);
     if (!worker_ || body < 0) {
       statusBar()->showMessage(tr("No body selected"), 3000);
       return;
     }
     const Body& b = worker_->scene().model.bodies[body];
-    statusBar()->showMessage(tr("Selected body '%1' (%2 kg): Ctrl+right-drag pulls it, Ctrl+left-drag turns it, "
-                                "Esc clears the selection")
+    if (QDockWidget* d = findChild<QDockWidget*>("dock.inspect")) d->raise();  // its state, live
+    statusBar()->showMessage(tr("Selected body '%1' (%2 kg), its state in the Inspect panel: Ctrl+right-drag pulls it, "
+                                "Ctrl+left-drag turns it, Esc clears the selection")
                                  .arg(QString::fromStdString(b.name))
                                  .arg(b.mass, 0, 'g', 4));
   });
@@ -265,8 +267,23 @@ void MainWindow::buildDocks() {
   connect(gains_, &GainPanel::parameterChanged, this, [this](int i, double v) { if (worker_) worker_->setParameter(i, v); });
   connect(gains_, &GainPanel::resetAll, this, [this] { if (worker_) worker_->resetParameters(); });
 
+  // the selected body's state, a tab beside the scenes and gains
+  inspect_ = new InspectPanel(this);
+  QDockWidget* inspect = dock(tr("Inspect"), "dock.inspect", inspect_, Qt::LeftDockWidgetArea);
+  inspect->setMaximumWidth(480);
+  tabifyDockWidget(gains, inspect);
+  gains->raise();
+
   plots_ = new PlotPanel(this);
   dock(tr("Plots"), "dock.plots", plots_, Qt::RightDockWidgetArea)->setMaximumWidth(1000);
+  connect(inspect_, &InspectPanel::plotRequested, this, [this](const std::vector<std::string>& channels) {
+    QStringList names;
+    for (const std::string& c : channels) {
+      plots_->addChannel(c);
+      names << QString::fromStdString(c);
+    }
+    statusBar()->showMessage(tr("On the Custom plot: %1").arg(names.join(", ")), 5000);
+  });
 }
 
 void MainWindow::buildMenus() {
@@ -592,8 +609,8 @@ bool MainWindow::start(std::shared_ptr<const Scene> scene, const std::string& co
   run_ = 0;
   log_.channels = worker_->channels();
   log_.clear();
-  // Memory budget of the run log: ~256 MB with the curves' copies (at 200 samples/s and 34
-  // channels about 45 min of a run).
+  // Memory budget of the run log: ~256 MB with the curves' copies (at 200 samples/s and the
+  // looping quadcopter's 90 channels about 10 min of a run).
   constexpr std::size_t kRunLogBytes = std::size_t{256} << 20;
   setRunLogCapacity(kRunLogBytes / (3 * sizeof(double) * (static_cast<std::size_t>(log_.channels.size()) + 1) + 64));
   // What the scene file says but rbsim does not simulate as written (SceneWarning), then what the
@@ -608,7 +625,9 @@ bool MainWindow::start(std::shared_ptr<const Scene> scene, const std::string& co
     add(e.what());
   }
   warning_ = QString::fromStdString(warnings);
-  plots_->setup(&log_, scene_->plots);
+  plots_->setup(&log_, scene_->plots, worker_->scene().model);
+  inspect_->setup(&log_, worker_->scene().model);
+  inspect_->setBody(view_->selectedBody());  // a reload of the same file keeps the selection
   gains_->setParameters(worker_->parameterSpecs());
   worker_->setSpeed(speed_box_->currentData().toDouble());
   fillSelectors();
@@ -699,6 +718,7 @@ void MainWindow::plotTick() {
     plots_->dropOldest(drop);
   }
   plots_->refresh();
+  inspect_->refresh();
 }
 
 double MainWindow::framesPerSecond() const { return view_->framesPerSecond(); }

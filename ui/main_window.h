@@ -25,6 +25,7 @@ class QMenu;
 namespace rbs::render {
 enum class Overlay;  // render/scene_graph.h
 }
+#include "ui/inspect_panel.h"
 #include "ui/plot_panel.h"
 #include "ui/simulation_worker.h"
 
@@ -67,6 +68,7 @@ class MainWindow : public QMainWindow {
   View3D* view() const { return view_; }
   GainPanel* gains() const { return gains_; }
   PlotPanel* plots() const { return plots_; }
+  InspectPanel* inspector() const { return inspect_; }
   const RunLog& runLog() const { return log_; }
   /// Most samples the run log (and the plots) keep; the oldest quarter goes when it is full.
   /// Set from a memory budget when a scene is opened; tests make it small.
@@ -130,6 +132,7 @@ class MainWindow : public QMainWindow {
   SceneBrowser* browser_ = nullptr;
   GainPanel* gains_ = nullptr;
   PlotPanel* plots_ = nullptr;
+  InspectPanel* inspect_ = nullptr;
   QComboBox* speed_box_ = nullptr;
   QComboBox* controller_box_ = nullptr;
   QComboBox* stepper_box_ = nullptr;

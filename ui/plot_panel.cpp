@@ -26,8 +26,11 @@
 #include <QMouseEvent>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QStandardItemModel>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
+
+#include "ui/channel_groups.h"
 
 namespace rbs::ui {
 namespace {
@@ -83,12 +86,12 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
   add->setFocusPolicy(Qt::TabFocus);
   channels->addWidget(add);
   outer->addLayout(channels);
-  auto* scroll = new QScrollArea(this);
-  scroll->setWidgetResizable(true);
-  auto* body = new QWidget(scroll);
+  scroll_ = new QScrollArea(this);
+  scroll_->setWidgetResizable(true);
+  auto* body = new QWidget(scroll_);
   plots_layout_ = new QVBoxLayout(body);
-  scroll->setWidget(body);
-  outer->addWidget(scroll, 1);
+  scroll_->setWidget(body);
+  outer->addWidget(scroll_, 1);
 
   connect(pause_box_, &QCheckBox::toggled, this, [this](bool on) {
     paused_ = on;
@@ -97,21 +100,45 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
   connect(window_box_, &QDoubleSpinBox::valueChanged, this, [this] {
     for (Plot& p : plots_) scrollPlot(p);
   });
-  connect(add, &QPushButton::clicked, this, [this] { addChannel(channel_box_->currentText().toStdString()); });
+  connect(add, &QPushButton::clicked, this, [this] { addChannel(channel_box_->currentData().toString().toStdString()); });
   connect(export_button, &QPushButton::clicked, this, [this] { exportDialog(); });
+}
+
+void PlotPanel::fillChannelBox(const Model& model) {
+  // A header row per group (bold, not selectable), then its channels, indented; the channel's
+  // name is the item's data, its description and unit the tooltip.
+  auto* items = new QStandardItemModel(channel_box_);
+  QFont bold = channel_box_->font();
+  bold.setBold(true);
+  int first_channel = -1;
+  for (const ChannelGroup& g : groupChannels(log_->channels, model)) {
+    auto* header = new QStandardItem(QString::fromStdString(g.title));
+    header->setFlags(Qt::ItemIsEnabled);
+    header->setFont(bold);
+    items->appendRow(header);
+    for (int c : g.channels) {
+      const ChannelInfo& info = log_->channels[c];
+      auto* item = new QStandardItem(QStringLiteral("    ") + QString::fromStdString(info.name));
+      item->setData(QString::fromStdString(info.name), Qt::UserRole);
+      item->setToolTip(QString::fromStdString(info.description + " [" + info.unit + "]"));
+      items->appendRow(item);
+      if (first_channel < 0) first_channel = items->rowCount() - 1;
+    }
+  }
+  channel_box_->setModel(items);  // the box owns the model through its parent
+  channel_box_->setCurrentIndex(first_channel);
 }
 
 double PlotPanel::windowLength() const { return window_box_->value(); }
 void PlotPanel::setWindowLength(double seconds) { window_box_->setValue(seconds); }
 void PlotPanel::setPaused(bool paused) { pause_box_->setChecked(paused); }
 
-void PlotPanel::setup(const RunLog* log, const std::vector<PlotGroup>& groups) {
+void PlotPanel::setup(const RunLog* log, const std::vector<PlotGroup>& groups, const Model& model) {
   for (Plot& p : plots_) delete p.widget;
   plots_.clear();
   log_ = log;
   added_ = 0;
-  channel_box_->clear();
-  for (int i = 0; i < log->channels.size(); ++i) channel_box_->addItem(QString::fromStdString(log->channels[i].name));
+  fillChannelBox(model);
   for (const PlotGroup& g : groups) {
     std::vector<int> channels;
     std::string missing;
@@ -210,14 +237,13 @@ void PlotPanel::addChannel(const std::string& name) {
   auto custom = std::find_if(plots_.begin(), plots_.end(), [](const Plot& p) { return p.title == "Custom"; });
   if (custom == plots_.end()) {
     makePlot("Custom", {c});
-    scrollPlot(plots_.back());
-    plots_.back().widget->replot();
-    return;
+    custom = plots_.end() - 1;
+  } else if (std::find(custom->channels.begin(), custom->channels.end(), c) == custom->channels.end()) {
+    addCurve(*custom, c);
   }
-  if (std::find(custom->channels.begin(), custom->channels.end(), c) != custom->channels.end()) return;
-  addCurve(*custom, c);
   scrollPlot(*custom);
   custom->widget->replot();
+  scroll_->ensureWidgetVisible(custom->widget);  // added from elsewhere (the Inspect panel): show it
 }
 
 void PlotPanel::clearData() {

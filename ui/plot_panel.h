@@ -1,5 +1,6 @@
 // The plot panel: one QCustomPlot per plot group of the scene (energies, tracking errors, inputs,
-// constraint drift), plus a "custom" plot any channel can be added to. Data arrive in batches on
+// constraint drift), plus a "custom" plot any channel can be added to (the picker groups the
+// channels by body and kind, ui/channel_groups.h). Data arrive in batches on
 // a timer (never per simulation step); the key axis scrolls with an adjustable window; pause
 // freezes the view (data keep coming); a crosshair reads out every curve; legends below the
 // curves. The mouse zooms (wheel) and pans (drag) a plot, which then stays where it was put until
@@ -17,6 +18,7 @@
 
 #include "core/scene/scene.h"
 #include "sim/channels.h"
+#include "ui/run_log.h"
 
 class QCustomPlot;
 class QCPItemStraightLine;
@@ -25,27 +27,9 @@ class QComboBox;
 class QDoubleSpinBox;
 class QCheckBox;
 class QVBoxLayout;
+class QScrollArea;
 
 namespace rbs::ui {
-
-/// The whole run as the GUI received it (the worker's samples, in order).
-struct RunLog {
-  ChannelSet channels;
-  std::vector<double> time;
-  std::vector<std::vector<double>> values;
-  std::size_t dropped = 0;  ///< oldest samples dropped to bound memory (MainWindow's capacity)
-  void clear() {
-    time.clear();
-    values.clear();
-    dropped = 0;
-  }
-  /// Drops the n oldest samples (n ≤ size).
-  void dropOldest(std::size_t n) {
-    time.erase(time.begin(), time.begin() + static_cast<std::ptrdiff_t>(n));
-    values.erase(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(n));
-    dropped += n;
-  }
-};
 
 /// Which files a plot export writes per plot.
 struct PlotExportFormats {
@@ -59,13 +43,15 @@ class PlotPanel : public QWidget {
 
   /// One plot per group (channels the run does not have are left out with a note in the title);
   /// the log is read on every refresh() and must outlive the panel's use of it.
-  void setup(const RunLog* log, const std::vector<PlotGroup>& groups);
+  /// The channel picker lists the log's channels grouped by body and kind (groupChannels).
+  void setup(const RunLog* log, const std::vector<PlotGroup>& groups, const Model& model);
   /// Adds samples log.time[from…] to the curves and, unless paused, scrolls and replots.
   void refresh();
   /// Starts the curves over (the run was reset).
   void clearData();
   /// The log dropped its n oldest samples: the curves forget them too.
   void dropOldest(std::size_t n);
+  /// Adds the channel to the Custom plot (made on first use) and scrolls the panel to it.
   void addChannel(const std::string& name);
 
   double windowLength() const;
@@ -124,6 +110,7 @@ class PlotPanel : public QWidget {
   std::size_t added_ = 0;  ///< samples of the log already in the curves
   bool paused_ = false;
   QVBoxLayout* plots_layout_ = nullptr;
+  QScrollArea* scroll_ = nullptr;
   QComboBox* channel_box_ = nullptr;
   QDoubleSpinBox* window_box_ = nullptr;
   QCheckBox* pause_box_ = nullptr;
@@ -135,6 +122,7 @@ class PlotPanel : public QWidget {
   PlotExportFormats export_formats_;  ///< the dialog's last choices (this session)
   bool export_whole_run_ = true;
 
+  void fillChannelBox(const Model& model);
   Plot& makePlot(const std::string& title, const std::vector<int>& channels);
   void addCurve(Plot& plot, int channel);
   void scrollPlot(Plot& plot);

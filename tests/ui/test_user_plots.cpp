@@ -114,7 +114,7 @@ TEST(PlotPanel, FitToDataIgnoresNonFiniteValuesAndClipsOutliersWhenAsked) {
     log.values.push_back({v});
   }
   PlotPanel panel;
-  panel.setup(&log, {PlotGroup{"Signal", {"signal"}}});
+  panel.setup(&log, {PlotGroup{"Signal", {"signal"}}}, Model{});
   panel.refresh();
   QCustomPlot* plot = panel.plot(0);
   panel.fitToData(0, false);

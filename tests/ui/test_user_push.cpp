@@ -43,12 +43,6 @@ std::vector<std::vector<double>> readCsv(const std::filesystem::path& file, std:
   return rows;
 }
 
-/// Where the body `b` is drawn in the view now (its frame origin).
-QPoint bodyOnScreen(View3D* view, int b) {
-  const osg::Vec3d p = view->sceneGraph()->bodyTransform(b)->getMatrix().getTrans();
-  return view->widgetPoint(Vec3(p.x(), p.y(), p.z())).toPoint();
-}
-
 TEST(UserPush, PullingTheLoopingQuadcopterRaisesTheErrorAndTheControllerRecovers) {
   UserSession user;
   user.openLibraryScene("quadcopter_looping");
@@ -57,7 +51,7 @@ TEST(UserPush, PullingTheLoopingQuadcopterRaisesTheErrorAndTheControllerRecovers
   user.typeInto(user.find<QLineEdit>("run.until"), "2.5");  // in the first loop, at 4 m/s
   ASSERT_TRUE(user.waitFor([&] { return user.shownTime() == 2.5 && user.rateText() == "paused"; }));
   user.click(view);
-  QTest::mouseDClick(view, Qt::LeftButton, {}, bodyOnScreen(view, 0));
+  QTest::mouseDClick(view, Qt::LeftButton, {}, user.bodyOnScreen(0));
   ASSERT_TRUE(user.waitFor([&] { return view->selectedBody() == 0; })) << "double click on the quadcopter selects it";
   EXPECT_TRUE(user.transientMessage().contains("Selected body 'base'")) << user.transientMessage().toStdString();
   EXPECT_EQ(view->sceneGraph()->highlight(), 0);
@@ -71,7 +65,7 @@ TEST(UserPush, PullingTheLoopingQuadcopterRaisesTheErrorAndTheControllerRecovers
   user.choose(user.find<QComboBox>("run.speed"), "×0.25");
   user.click("run.play");
   ASSERT_TRUE(user.waitFor([&] { return user.shownTime() >= 2.6; }));
-  const QPoint at = bodyOnScreen(view, 0);
+  const QPoint at = user.bodyOnScreen(0);
   QTest::mousePress(view, Qt::RightButton, Qt::ControlModifier, at);
   const double t_press = user.shownTime();
   ASSERT_TRUE(view->push().has_value()) << "the press on the quadcopter grabs it";
@@ -135,7 +129,7 @@ TEST(UserPush, CtrlDragBesideTheBodiesSaysSoAndEscClearsTheSelection) {
   EXPECT_TRUE(user.transientMessage().contains("No body under the cursor")) << user.transientMessage().toStdString();
   QTest::mouseRelease(view, Qt::RightButton, Qt::ControlModifier, QPoint(5, 5));
   // Ctrl+click selects, and pushes nothing (no spring without a drag); Esc clears
-  QTest::mouseClick(view, Qt::LeftButton, Qt::ControlModifier, bodyOnScreen(view, 1));
+  QTest::mouseClick(view, Qt::LeftButton, Qt::ControlModifier, user.bodyOnScreen(1));
   EXPECT_EQ(view->selectedBody(), 1);
   EXPECT_FALSE(view->push().has_value());
   EXPECT_FALSE(user.transientMessage().contains("Turning")) << user.transientMessage().toStdString();

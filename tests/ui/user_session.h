@@ -326,6 +326,11 @@ class UserSession {
   QString warningText() { return find<ElidedLabel>("status.warning")->text(); }
   QString transientMessage() { return window_.statusBar()->currentMessage(); }
   View3D* view() { return window_.findChild<View3D*>(); }
+  /// Where body b is drawn in the view now (its frame origin), in view coordinates.
+  QPoint bodyOnScreen(int b) {
+    const osg::Vec3d p = view()->sceneGraph()->bodyTransform(b)->getMatrix().getTrans();
+    return view()->widgetPoint(Vec3(p.x(), p.y(), p.z())).toPoint();
+  }
   /// The 3D view as a person sees it.
   QImage viewPicture() { return view()->grab().toImage(); }
   static std::size_t distinctColors(const QImage& image, int step = 3) {
