@@ -91,7 +91,7 @@ void InspectPanel::addGroup(const QString& heading, const std::string& prefix, c
   group->setFirstColumnSpanned(true);
   QFont bold = font();
   bold.setBold(true);
-  group->setFont(kQuantity, bold);
+  group->setFont(0, bold);  // the heading spans the row from column 0
   const std::size_t rows_before = rows_.size();
   for (const std::string& suffix : suffixes) {
     const int c = log_->channels.find(prefix + suffix);

@@ -26,6 +26,7 @@
 #include <QMouseEvent>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QStandardItemModel>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
@@ -243,7 +244,9 @@ void PlotPanel::addChannel(const std::string& name) {
   }
   scrollPlot(*custom);
   custom->widget->replot();
-  scroll_->ensureWidgetVisible(custom->widget);  // added from elsewhere (the Inspect panel): show it
+  // added from elsewhere (the Inspect panel): scroll down to it, keeping the axes' left edge in sight
+  scroll_->ensureWidgetVisible(custom->widget);
+  scroll_->horizontalScrollBar()->setValue(0);
 }
 
 void PlotPanel::clearData() {
