@@ -33,6 +33,21 @@ std::string inputUnit(const Actuator& a, const Model& model) {
   }
 }
 
+// A pose (position, attitude quaternion) and a velocity (of the origin, angular), world coordinates.
+constexpr CoordinateInfo kPose[] = {{"px", "m", "position x"},
+                                    {"py", "m", "position y"},
+                                    {"pz", "m", "position z"},
+                                    {"qw", "1", "attitude quaternion w"},
+                                    {"qx", "1", "attitude quaternion x"},
+                                    {"qy", "1", "attitude quaternion y"},
+                                    {"qz", "1", "attitude quaternion z"}};
+constexpr CoordinateInfo kVelocity[] = {{"vx", "m/s", "velocity x of the origin"},
+                                        {"vy", "m/s", "velocity y of the origin"},
+                                        {"vz", "m/s", "velocity z of the origin"},
+                                        {"wx", "rad/s", "angular velocity x"},
+                                        {"wy", "rad/s", "angular velocity y"},
+                                        {"wz", "rad/s", "angular velocity z"}};
+
 }  // namespace
 
 SampleRecorder::SampleRecorder(const Model& model, InputSource* source, bool source_held, std::size_t max_samples,
@@ -44,45 +59,26 @@ SampleRecorder::SampleRecorder(const Model& model, InputSource* source, bool sou
   clear();
 }
 
-void SampleRecorder::addPoseChannels(const std::string& prefix, const std::string& what, const std::string& of) {
-  ChannelSet& channels = recording_.channels;
-  channels.add(prefix + "px", "m", what + "position x" + of);
-  channels.add(prefix + "py", "m", what + "position y" + of);
-  channels.add(prefix + "pz", "m", what + "position z" + of);
-  channels.add(prefix + "qw", "1", what + "attitude quaternion w" + of);
-  channels.add(prefix + "qx", "1", what + "attitude quaternion x" + of);
-  channels.add(prefix + "qy", "1", what + "attitude quaternion y" + of);
-  channels.add(prefix + "qz", "1", what + "attitude quaternion z" + of);
-}
-
-void SampleRecorder::addVelocityChannels(const std::string& prefix, const std::string& what, const std::string& of) {
-  ChannelSet& channels = recording_.channels;
-  channels.add(prefix + "vx", "m/s", what + "velocity x of the origin" + of);
-  channels.add(prefix + "vy", "m/s", what + "velocity y of the origin" + of);
-  channels.add(prefix + "vz", "m/s", what + "velocity z of the origin" + of);
-  channels.add(prefix + "wx", "rad/s", what + "angular velocity x" + of);
-  channels.add(prefix + "wy", "rad/s", what + "angular velocity y" + of);
-  channels.add(prefix + "wz", "rad/s", what + "angular velocity z" + of);
+void SampleRecorder::addChannels(std::span<const CoordinateInfo> entries, const std::string& prefix,
+                                 const std::string& what, const std::string& of) {
+  for (const CoordinateInfo& e : entries)
+    recording_.channels.add(prefix + std::string(e.name), std::string(e.unit), what + std::string(e.meaning) + of);
 }
 
 void SampleRecorder::addJointChannels(const std::string& prefix, const std::string& what) {
-  ChannelSet& channels = recording_.channels;
   for (const Joint& j : model_.joints) {
-    const std::string p = prefix + j.name + ".";
     const std::string of = " of joint " + j.name + " (" + std::string(jointTypeName(j.type)) + ")";
-    for (const CoordinateInfo& c : configurationCoordinates(j.type))
-      channels.add(p + std::string(c.name), std::string(c.unit), what + std::string(c.meaning) + of);
-    for (const CoordinateInfo& c : velocityCoordinates(j.type))
-      channels.add(p + std::string(c.name), std::string(c.unit), what + std::string(c.meaning) + of);
+    addChannels(configurationCoordinates(j.type), prefix + j.name + ".", what, of);
+    addChannels(velocityCoordinates(j.type), prefix + j.name + ".", what, of);
   }
 }
 
 void SampleRecorder::layOutChannels() {
   ChannelSet& channels = recording_.channels;
-  for (const Body& b : model_.bodies) addPoseChannels("body." + b.name + ".", "", " of body " + b.name + " (world)");
+  for (const Body& b : model_.bodies) addChannels(kPose, "body." + b.name + ".", "", " of body " + b.name + " (world)");
   for (const NamedFrame& f : model_.frames)
-    addPoseChannels("frame." + f.name + ".", "",
-                    " of frame " + f.name + " (world; on body " + model_.bodies[f.frame.body].name + ")");
+    addChannels(kPose, "frame." + f.name + ".", "",
+                " of frame " + f.name + " (world; on body " + model_.bodies[f.frame.body].name + ")");
   ch_energy_ = channels.add("energy.kinetic", "J", "kinetic energy T");
   channels.add("energy.potential", "J", "potential energy V_G + V_K (gravity and springs)");
   channels.add("energy.total", "J", "total energy W = T + V_G + V_K");
@@ -106,14 +102,15 @@ void SampleRecorder::layOutChannels() {
                  std::string("total pure push torque, world ") + axis + " (without the moment of the push forces)");
   // The motion: body velocities in the world, then every joint's own coordinates and velocities.
   ch_velocity_ = channels.size();
-  for (const Body& b : model_.bodies) addVelocityChannels("body." + b.name + ".", "", " of body " + b.name + " (world)");
+  for (const Body& b : model_.bodies)
+    addChannels(kVelocity, "body." + b.name + ".", "", " of body " + b.name + " (world)");
   addJointChannels("joint.", "");
   if (source_ && source_->tracksReference()) {
     ch_reference_ = channels.size();
     for (const Body& b : model_.bodies)
-      addPoseChannels("reference.body." + b.name + ".", "reference ", " of body " + b.name + " (world)");
+      addChannels(kPose, "reference.body." + b.name + ".", "reference ", " of body " + b.name + " (world)");
     for (const Body& b : model_.bodies)
-      addVelocityChannels("reference.body." + b.name + ".", "reference ", " of body " + b.name + " (world)");
+      addChannels(kVelocity, "reference.body." + b.name + ".", "reference ", " of body " + b.name + " (world)");
     addJointChannels("reference.joint.", "reference ");
   }
   if (source_) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -37,11 +38,9 @@ class SampleRecorder {
 
  private:
   void layOutChannels();
-  /// Appends PREFIXpx … PREFIXqz: a position and attitude quaternion, described as
-  /// WHAT + "position x" + OF.
-  void addPoseChannels(const std::string& prefix, const std::string& what, const std::string& of);
-  /// Appends PREFIXvx … PREFIXwz: velocity of the origin and angular velocity (world).
-  void addVelocityChannels(const std::string& prefix, const std::string& what, const std::string& of);
+  /// Appends PREFIX + name for each entry, described as WHAT + meaning + OF.
+  void addChannels(std::span<const CoordinateInfo> entries, const std::string& prefix, const std::string& what,
+                   const std::string& of);
   /// Appends joint.J.COORD for x_e then ξ_e of every joint (prefix "joint." or "reference.joint.").
   void addJointChannels(const std::string& prefix, const std::string& what);
   /// Writes position and continuous-sign quaternion of G at values_[c…c+6]; k: its sign history.
