@@ -59,18 +59,21 @@ void ClosedLoop::evaluate(double t, const State& state, VecX& u, bool record_fai
   }
 }
 
-const ReferenceSample* ClosedLoop::referenceForSample() {
-  if (std::isnan(sample_time_)) return nullptr;  // the reference failed at the last evaluation
-  if (!plant_reference_) return &sample_;
-  if (plant_sample_time_ != sample_time_) {
+const ReferenceSample* ClosedLoop::referenceForSample(double t) {
+  // The controller's own sample when it is of this time and on the plant; otherwise the reference
+  // at t on its own (a Reference is a function of t alone): under a hold the controller may have
+  // last run at an earlier instant.
+  if (!plant_reference_ && t == sample_time_) return &sample_;
+  if (t != output_sample_time_) {
+    output_sample_time_ = std::numeric_limits<double>::quiet_NaN();  // stays unset if sample() throws
     try {
-      plant_reference_->sample(sample_time_, plant_sample_);
-    } catch (const std::exception&) {  // it failed on the controller's model too, just not yet
+      (plant_reference_ ? *plant_reference_ : *reference_).sample(t, output_sample_);
+    } catch (const std::exception&) {  // the controller reports the failure where it matters
       return nullptr;
     }
-    plant_sample_time_ = sample_time_;
+    output_sample_time_ = t;
   }
-  return &plant_sample_;
+  return &output_sample_;
 }
 
 std::vector<ChannelInfo> ClosedLoop::channels() const {

@@ -27,7 +27,7 @@ class ClosedLoop : public InputSource {
   void sample(double* out) override;
   std::string failure() const override { return failure_; }
   bool tracksReference() const override { return true; }
-  const ReferenceSample* referenceForSample() override;
+  const ReferenceSample* referenceForSample(double t) override;
   /// The same reference made on the plant, for referenceForSample() when the controller's design
   /// model has other coordinates (a vehicle with propellers: its force model has no rotor joints).
   void setPlantReference(std::unique_ptr<Reference> reference) { plant_reference_ = std::move(reference); }
@@ -44,8 +44,8 @@ class ClosedLoop : public InputSource {
   /// same time (RK4's two midpoint stages, a step's end and the next one's start) share it.
   double sample_time_ = std::numeric_limits<double>::quiet_NaN();
   std::unique_ptr<Reference> plant_reference_;  ///< null: the controller's reference is on the plant
-  ReferenceSample plant_sample_;
-  double plant_sample_time_ = std::numeric_limits<double>::quiet_NaN();
+  ReferenceSample output_sample_;  ///< referenceForSample()'s when it cannot share sample_
+  double output_sample_time_ = std::numeric_limits<double>::quiet_NaN();
   std::string failure_;
   bool last_ok_ = false;  ///< the last evaluation succeeded (signals are meaningful)
   // What the last evaluation saw: a sample at the same time and state with the same parameters

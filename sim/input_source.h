@@ -30,10 +30,10 @@ class InputSource {
   /// True when the source tracks a reference state (x_R, ξ_R): the recorder then adds the
   /// reference.* channels (fixed after construction).
   virtual bool tracksReference() const { return false; }
-  /// The reference at the time of the last evaluation (compute() or evaluateForSample()) in the
-  /// plant's coordinates (output samples only); null when there is none (not tracking, or the
-  /// reference failed there).
-  virtual const ReferenceSample* referenceForSample() { return nullptr; }
+  /// The reference at the output sample time t in the plant's coordinates (output samples only;
+  /// also under a hold, where the controller last ran earlier); null when there is none (not
+  /// tracking, or the reference fails at t).
+  virtual const ReferenceSample* referenceForSample(double /*t*/) { return nullptr; }
   /// Non-empty after a failed compute(): the cause, for the simulator's stop message.
   virtual std::string failure() const { return {}; }
 };

@@ -166,11 +166,11 @@ DynamicsStatus SampleRecorder::record(double t, const State& state, bool finite,
   c = ch_velocity_;
   writeVelocities(ws_, c);
   writeJoints(state.x, state.xi, c);
-  // Under a hold the source last ran at the hold instant: evaluate it at this sample.
-  if (source_ && source_held_ && (ch_source_ >= 0 || ch_reference_ >= 0))
-    source_->evaluateForSample(t, state, u_source_);
+  // Under a hold the source last ran at the hold instant: evaluate it at this sample for its
+  // channels (the reference needs no evaluation: referenceForSample samples it at t).
+  if (ch_source_ >= 0 && source_held_) source_->evaluateForSample(t, state, u_source_);
   if (ch_reference_ >= 0) {
-    const ReferenceSample* ref = source_->referenceForSample();
+    const ReferenceSample* ref = source_->referenceForSample(t);
     c = ch_reference_;
     if (ref && ref->x.size() == model_.nx && ref->xi.size() == model_.nxi && ref->x.allFinite() &&
         ref->xi.allFinite()) {

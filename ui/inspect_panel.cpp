@@ -124,7 +124,7 @@ void InspectPanel::refresh() {
   const std::vector<double>* v = log_->values.empty() ? nullptr : &log_->values.back();
   for (const Row& r : rows_) {
     r.item->setText(kValue, v ? number((*v)[r.channel]) : QStringLiteral("—"));
-    r.item->setText(kReference, v && r.reference >= 0 ? number((*v)[r.reference]) : QString());
+    r.item->setText(kReference, v && r.reference >= 0 ? number((*v)[r.reference]) : QStringLiteral("—"));
   }
 }
 

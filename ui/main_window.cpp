@@ -610,7 +610,7 @@ bool MainWindow::start(std::shared_ptr<const Scene> scene, const std::string& co
   log_.channels = worker_->channels();
   log_.clear();
   // Memory budget of the run log: ~256 MB with the curves' copies (at 200 samples/s and the
-  // looping quadcopter's 90 channels about 10 min of a run).
+  // looping quadcopter's 96 channels about 10 min of a run).
   constexpr std::size_t kRunLogBytes = std::size_t{256} << 20;
   setRunLogCapacity(kRunLogBytes / (3 * sizeof(double) * (static_cast<std::size_t>(log_.channels.size()) + 1) + 64));
   // What the scene file says but rbsim does not simulate as written (SceneWarning), then what the

@@ -25,6 +25,8 @@
 #include <QMessageBox>
 #include <QMouseEvent>
 #include <QPushButton>
+#include <QPointer>
+#include <QTimer>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QStandardItemModel>
@@ -113,9 +115,11 @@ void PlotPanel::fillChannelBox(const Model& model) {
   bold.setBold(true);
   int first_channel = -1;
   for (const ChannelGroup& g : groupChannels(log_->channels, model)) {
+    // disabled, so that arrow keys, the wheel and typing skip it too; drawn in the text colour
     auto* header = new QStandardItem(QString::fromStdString(g.title));
-    header->setFlags(Qt::ItemIsEnabled);
+    header->setFlags(Qt::NoItemFlags);
     header->setFont(bold);
+    header->setData(channel_box_->palette().color(QPalette::Active, QPalette::Text), Qt::ForegroundRole);
     items->appendRow(header);
     for (int c : g.channels) {
       const ChannelInfo& info = log_->channels[c];
@@ -244,9 +248,13 @@ void PlotPanel::addChannel(const std::string& name) {
   }
   scrollPlot(*custom);
   custom->widget->replot();
-  // added from elsewhere (the Inspect panel): scroll down to it, keeping the axes' left edge in sight
-  scroll_->ensureWidgetVisible(custom->widget);
-  scroll_->horizontalScrollBar()->setValue(0);
+  // added from elsewhere (the Inspect panel): scroll down to it, keeping the axes' left edge in
+  // sight; once the layout has placed it (a new plot has no geometry yet)
+  QTimer::singleShot(0, this, [this, widget = QPointer<QCustomPlot>(custom->widget)] {
+    if (!widget) return;
+    scroll_->ensureWidgetVisible(widget);
+    scroll_->horizontalScrollBar()->setValue(0);
+  });
 }
 
 void PlotPanel::clearData() {

@@ -145,18 +145,18 @@ constexpr CoordinateInfo kEuler[] = {{"roll", "rad", "roll angle (about x, appli
 constexpr CoordinateInfo kEulerRates[] = {{"roll_rate", "rad/s", "roll rate"},
                                           {"pitch_rate", "rad/s", "pitch rate"},
                                           {"yaw_rate", "rad/s", "yaw rate"}};
-constexpr CoordinateInfo kRelativeOmega[] = {{"wx", "rad/s", "angular velocity x relative to the parent (child frame)"},
-                                             {"wy", "rad/s", "angular velocity y relative to the parent (child frame)"},
-                                             {"wz", "rad/s", "angular velocity z relative to the parent (child frame)"}};
+constexpr CoordinateInfo kRelativeOmega[] = {{"wx", "rad/s", "angular velocity x relative to the parent (joint's moving frame)"},
+                                             {"wy", "rad/s", "angular velocity y relative to the parent (joint's moving frame)"},
+                                             {"wz", "rad/s", "angular velocity z relative to the parent (joint's moving frame)"}};
 constexpr CoordinateInfo kAbsoluteOmega[] = {{"wx", "rad/s", "absolute angular velocity x of the child (child frame)"},
                                              {"wy", "rad/s", "absolute angular velocity y of the child (child frame)"},
                                              {"wz", "rad/s", "absolute angular velocity z of the child (child frame)"}};
-constexpr CoordinateInfo kBodyTwist[] = {{"vx", "m/s", "velocity x relative to the parent (child frame)"},
-                                         {"vy", "m/s", "velocity y relative to the parent (child frame)"},
-                                         {"vz", "m/s", "velocity z relative to the parent (child frame)"},
-                                         {"wx", "rad/s", "angular velocity x relative to the parent (child frame)"},
-                                         {"wy", "rad/s", "angular velocity y relative to the parent (child frame)"},
-                                         {"wz", "rad/s", "angular velocity z relative to the parent (child frame)"}};
+constexpr CoordinateInfo kBodyTwist[] = {{"vx", "m/s", "velocity x relative to the parent (joint's moving frame)"},
+                                         {"vy", "m/s", "velocity y relative to the parent (joint's moving frame)"},
+                                         {"vz", "m/s", "velocity z relative to the parent (joint's moving frame)"},
+                                         {"wx", "rad/s", "angular velocity x relative to the parent (joint's moving frame)"},
+                                         {"wy", "rad/s", "angular velocity y relative to the parent (joint's moving frame)"},
+                                         {"wz", "rad/s", "angular velocity z relative to the parent (joint's moving frame)"}};
 constexpr CoordinateInfo kPlanar[] = {{"x", "m", "position x in the joint frame's plane"},
                                       {"y", "m", "position y in the joint frame's plane"},
                                       {"angle", "rad", "rotation angle about the plane's normal"}};

@@ -155,7 +155,7 @@ TEST(SampleRecorder, LaysOutTheModelsChannelsThenTheSources) {
   CountingSource source(0.0);
   SampleRecorder recorder(m, &source, false, 0);
   const ChannelSet& c = recorder.channels();
-  ASSERT_EQ(c.size(), 22);
+  ASSERT_EQ(c.size(), 30);
   EXPECT_EQ(c[0].name, "body.link.px");
   EXPECT_EQ(c[7].name, "energy.kinetic");
   EXPECT_EQ(c[12].name, "constraint.drift");
@@ -163,7 +163,13 @@ TEST(SampleRecorder, LaysOutTheModelsChannelsThenTheSources) {
   EXPECT_EQ(c[13].unit, "N m");
   EXPECT_EQ(c[14].name, "power.perturbation");  // the pushes' channels: present without pushes
   EXPECT_EQ(c[20].name, "perturbation.torque.z");
-  EXPECT_EQ(c[21].name, "test.calls");
+  EXPECT_EQ(c[21].name, "body.link.vx");  // the motion: body velocities, then the joints' own coordinates
+  EXPECT_EQ(c[26].name, "body.link.wz");
+  EXPECT_EQ(c[27].name, "joint.hinge.angle");
+  EXPECT_EQ(c[27].unit, "rad");
+  EXPECT_EQ(c[28].name, "joint.hinge.rate");
+  EXPECT_EQ(c[28].unit, "rad/s");
+  EXPECT_EQ(c[29].name, "test.calls");  // no reference.* channels: the source tracks none
 }
 
 TEST(SampleRecorder, ABoundedRecordingKeepsTheNewestAndCountsTheDropped) {

@@ -31,8 +31,10 @@ TEST(Simulator, ChannelsAreOrderedWithUnits) {
                             "power.input", "power.dissipation", "constraint.drift", "u.torque",
                             "power.perturbation", "perturbation.force.x", "perturbation.force.y",
                             "perturbation.force.z", "perturbation.torque.x", "perturbation.torque.y",
-                            "perturbation.torque.z"};
-  ASSERT_EQ(c.size(), 21);
+                            "perturbation.torque.z", "body.link.vx", "body.link.vy", "body.link.vz",
+                            "body.link.wx", "body.link.wy", "body.link.wz", "joint.hinge.angle",
+                            "joint.hinge.rate"};
+  ASSERT_EQ(c.size(), 29);
   for (int i = 0; i < c.size(); ++i) EXPECT_EQ(c[i].name, expected[i]);
   EXPECT_EQ(c[c.find("body.link.px")].unit, "m");
   EXPECT_EQ(c[c.find("energy.total")].unit, "J");
