@@ -69,7 +69,7 @@ QDialog* makeShortcutsDialog(QWidget* parent, const QList<QMenu*>& menus) {
   addRow(table, QObject::tr("middle drag"), QObject::tr("pan (move the camera's target with the picture)"), view);
   addRow(table, QObject::tr("wheel"), QObject::tr("zoom (move the camera closer or farther)"), view);
   addRow(table, QObject::tr("double click on a body, Ctrl + click"),
-         QObject::tr("select the body (outlined; the follow camera follows it)"), view);
+         QObject::tr("select the body (outlined; its state in the Inspect panel; the follow camera follows it)"), view);
   addRow(table, QObject::tr("double click elsewhere"), QObject::tr("clear the selection, back to the scene's camera"), view);
   addRow(table, QObject::tr("Ctrl + right drag"),
          QObject::tr("pull the body under the cursor with a spring towards the cursor, while the button is held"), view);
