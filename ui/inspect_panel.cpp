@@ -119,8 +119,13 @@ void InspectPanel::addGroup(const QString& heading, const std::string& prefix, c
   if (rows_.size() == rows_before) delete group;  // the run has none of them
 }
 
+void InspectPanel::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  refresh();  // refresh() skips a hidden panel (a tab behind Gains): catch up when it shows
+}
+
 void InspectPanel::refresh() {
-  if (!log_ || rows_.empty()) return;
+  if (!log_ || rows_.empty() || !isVisible()) return;
   const std::vector<double>* v = log_->values.empty() ? nullptr : &log_->values.back();
   for (const Row& r : rows_) {
     r.item->setText(kValue, v ? number((*v)[r.channel]) : QStringLiteral("—"));

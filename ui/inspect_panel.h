@@ -31,7 +31,7 @@ class InspectPanel : public QWidget {
   /// Shows body b (−1: none) and fills the values at once.
   void setBody(int body);
   int body() const { return body_; }
-  /// Reads the newest sample of the log into the rows.
+  /// Reads the newest sample of the log into the rows (nothing while the panel is hidden).
   void refresh();
 
   /// The rows shown (tests): the channel of each, and what its Value / Reference columns say.
@@ -43,6 +43,9 @@ class InspectPanel : public QWidget {
  Q_SIGNALS:
   /// The + button of a row: these channels (the value, then its reference if any) to plot.
   void plotRequested(const std::vector<std::string>& channels);
+
+ protected:
+  void showEvent(QShowEvent* event) override;
 
  private:
   struct Row {

@@ -73,7 +73,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
       return;
     }
     const Body& b = worker_->scene().model.bodies[body];
-    if (QDockWidget* d = findChild<QDockWidget*>("dock.inspect")) d->raise();  // its state, live
+    inspect_dock_->raise();  // its state, live
     statusBar()->showMessage(tr("Selected body '%1' (%2 kg), its state in the Inspect panel: Ctrl+right-drag pulls it, "
                                 "Ctrl+left-drag turns it, Esc clears the selection")
                                  .arg(QString::fromStdString(b.name))
@@ -269,9 +269,9 @@ void MainWindow::buildDocks() {
 
   // the selected body's state, a tab beside the scenes and gains
   inspect_ = new InspectPanel(this);
-  QDockWidget* inspect = dock(tr("Inspect"), "dock.inspect", inspect_, Qt::LeftDockWidgetArea);
-  inspect->setMaximumWidth(480);
-  tabifyDockWidget(gains, inspect);
+  inspect_dock_ = dock(tr("Inspect"), "dock.inspect", inspect_, Qt::LeftDockWidgetArea);
+  inspect_dock_->setMaximumWidth(480);
+  tabifyDockWidget(gains, inspect_dock_);
   gains->raise();
 
   plots_ = new PlotPanel(this);

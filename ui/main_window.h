@@ -30,6 +30,7 @@ enum class Overlay;  // render/scene_graph.h
 #include "ui/simulation_worker.h"
 
 class QComboBox;
+class QDockWidget;
 class QLabel;
 class QPushButton;
 
@@ -133,6 +134,7 @@ class MainWindow : public QMainWindow {
   GainPanel* gains_ = nullptr;
   PlotPanel* plots_ = nullptr;
   InspectPanel* inspect_ = nullptr;
+  QDockWidget* inspect_dock_ = nullptr;  ///< raised when a body is selected
   QComboBox* speed_box_ = nullptr;
   QComboBox* controller_box_ = nullptr;
   QComboBox* stepper_box_ = nullptr;
