@@ -306,7 +306,7 @@ int runRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
   if (mode == Output::Screenshot) {
     // the trails up to --at: every output sample adds to them
     Snapshot path;
-    sim.on_sample = [&](double t, const std::vector<double>&) {
+    sim.on_sample = [&](double t, std::span<const double>) {
       fillBodyPoses(model, sim.state().x, t, ws, path);
       graph->apply(path);
     };

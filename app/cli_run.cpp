@@ -204,7 +204,7 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
   std::size_t rows = 0;
   double last_row_t = 0.0;
   writeCsvHeader(csv, sim.channels());
-  sim.on_sample = [&](double t, const std::vector<double>& values) {
+  sim.on_sample = [&](double t, std::span<const double> values) {
     writeCsvRow(csv, t, values);
     ++rows;
     last_row_t = t;

@@ -53,7 +53,7 @@ void writeCsvHeader(std::ostream& out, const ChannelSet& channels) {
   out << '\n';
 }
 
-void writeCsvRow(std::ostream& out, double t, const std::vector<double>& values) {
+void writeCsvRow(std::ostream& out, double t, std::span<const double> values) {
   writeNumber(out, t);
   for (double v : values) {
     out << ',';

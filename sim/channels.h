@@ -4,9 +4,12 @@
 
 #include <cstddef>
 #include <iosfwd>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "sim/sample_table.h"
 
 namespace rbs {
 
@@ -35,7 +38,7 @@ class ChannelSet {
 struct Recording {
   ChannelSet channels;
   std::vector<double> time;                 ///< [s]
-  std::vector<std::vector<double>> values;  ///< values[k][i]: sample k, channel i
+  SampleTable values;                       ///< values[k][i]: sample k, channel i
   std::size_t dropped = 0;                  ///< oldest samples dropped (max_recorded_samples)
 };
 
@@ -45,6 +48,6 @@ void writeCsv(std::ostream& out, const Recording& recording);
 /// The same CSV written as the samples come (a long run need not keep them): the header row, then
 /// one row per sample.
 void writeCsvHeader(std::ostream& out, const ChannelSet& channels);
-void writeCsvRow(std::ostream& out, double t, const std::vector<double>& values);
+void writeCsvRow(std::ostream& out, double t, std::span<const double> values);
 
 }  // namespace rbs

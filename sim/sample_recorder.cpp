@@ -218,14 +218,23 @@ void SampleRecorder::writeJoints(const VecX& x, const VecX& xi, int& c) {
   }
 }
 
+void SampleRecorder::reserve(std::size_t more) {
+  // At most 8 M values (64 MB) ahead: a long t_end still grows by doubling.
+  const std::size_t width = values_.size();
+  std::size_t rows = recording_.time.size() + std::min(more, (std::size_t{1} << 23) / std::max<std::size_t>(width, 1));
+  if (max_samples_ > 0) rows = std::min(rows, max_samples_ + 1);
+  recording_.time.reserve(rows);
+  recording_.values.reserve(rows, width);
+}
+
 void SampleRecorder::append(double t) {
   recording_.time.push_back(t);
   recording_.values.push_back(values_);
   if (max_samples_ > 0 && recording_.time.size() > max_samples_) {
-    const auto drop = static_cast<std::ptrdiff_t>(recording_.time.size() - max_samples_ + max_samples_ / 4);
-    recording_.time.erase(recording_.time.begin(), recording_.time.begin() + drop);
-    recording_.values.erase(recording_.values.begin(), recording_.values.begin() + drop);
-    recording_.dropped += static_cast<std::size_t>(drop);
+    const std::size_t drop = recording_.time.size() - max_samples_ + max_samples_ / 4;
+    recording_.time.erase(recording_.time.begin(), recording_.time.begin() + static_cast<std::ptrdiff_t>(drop));
+    recording_.values.dropOldest(drop);
+    recording_.dropped += drop;
   }
 }
 

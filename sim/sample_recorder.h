@@ -31,6 +31,10 @@ class SampleRecorder {
   /// Forgets every sample and the quaternion sign history (a new run).
   void clear();
 
+  /// Makes room for `more` samples beyond those held (fewer with a bound), so that a run whose
+  /// length is known allocates its recording once.
+  void reserve(std::size_t more);
+
   /// Appends the sample at t of `state` with the input u applied there; `drift`: the coordinate
   /// drift before projection (< 0: measured on state.x). A state that is not finite gives a
   /// sample of NaNs. Returns the status of the forward dynamics at the sample.

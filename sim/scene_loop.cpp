@@ -21,7 +21,7 @@ LoopChannels findLoopChannels(const Model& model, const ChannelSet& channels) {
   return found;
 }
 
-void LoopChannels::readInputs(const std::vector<double>& sample, VecX& u) const {
+void LoopChannels::readInputs(std::span<const double> sample, VecX& u) const {
   for (std::size_t i = 0; i < inputs.size(); ++i)
     u[static_cast<Eigen::Index>(i)] = inputs[i] >= 0 ? sample[static_cast<std::size_t>(inputs[i])] : 0.0;
 }

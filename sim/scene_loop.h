@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <span>
 #include <vector>
 
 #include "core/control/controller.h"
@@ -56,7 +57,7 @@ struct LoopChannels {
   int drift = -1;           ///< constraint.drift
 
   /// u (size inputs.size()) as applied at `sample` (values aligned with the channels).
-  void readInputs(const std::vector<double>& sample, VecX& u) const;
+  void readInputs(std::span<const double> sample, VecX& u) const;
 };
 LoopChannels findLoopChannels(const Model& model, const ChannelSet& channels);
 

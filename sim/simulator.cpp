@@ -154,12 +154,13 @@ struct Simulator::Impl {
     return recorder.record(t, state_now, finite, u_sample, drift_before_projection);
   }
 
-  bool advanceTo(double t_end, const std::function<void(double, const std::vector<double>&)>& on_sample) {
+  bool advanceTo(double t_end, const std::function<void(double, std::span<const double>)>& on_sample) {
     if (!started) throw std::logic_error("Simulator::advanceTo before reset");
     if (failed) return false;
     if (std::isnan(t_end)) throw std::invalid_argument("Simulator::advanceTo: t_end is NaN");
     const auto wall_start = std::chrono::steady_clock::now();
     const double dt_out = options.dt_out;
+    if (std::isfinite(t_end) && t_end > t_now) recorder.reserve(static_cast<std::size_t>(std::min((t_end - t_now) / dt_out, 1e9)) + 2);
     VecX z_event;
     for (;;) {
       // The next events lie within dt_out of t_now.
@@ -264,7 +265,7 @@ IntegrationResult integrate(const Model& model, State& state, double t0, double 
     if (per_step) {
       sim.on_step = observer;
     } else {
-      sim.on_sample = [&](double t, const std::vector<double>&) { observer(t, sim.state()); };
+      sim.on_sample = [&](double t, std::span<const double>) { observer(t, sim.state()); };
     }
   }
   sim.reset(state, t0);

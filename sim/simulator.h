@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <span>
 #include <vector>
 
 #include "sim/channels.h"
@@ -90,7 +91,7 @@ class Simulator {
 
   /// Called after every recorded sample (time, values aligned with channels()); during the call,
   /// state() is the state at that sample.
-  std::function<void(double t, const std::vector<double>& values)> on_sample;
+  std::function<void(double t, std::span<const double> values)> on_sample;
   /// Called after every accepted internal step (after projection), e.g. for event detection.
   std::function<void(double t, const State& state)> on_step;
 

@@ -126,10 +126,11 @@ void InspectPanel::showEvent(QShowEvent* event) {
 
 void InspectPanel::refresh() {
   if (!log_ || rows_.empty() || !isVisible()) return;
-  const std::vector<double>* v = log_->values.empty() ? nullptr : &log_->values.back();
+  const bool any = !log_->values.empty();
+  const std::span<const double> v = any ? log_->values.back() : std::span<const double>();
   for (const Row& r : rows_) {
-    r.item->setText(kValue, v ? number((*v)[r.channel]) : QStringLiteral("—"));
-    r.item->setText(kReference, v && r.reference >= 0 ? number((*v)[r.reference]) : QStringLiteral("—"));
+    r.item->setText(kValue, any ? number(v[r.channel]) : QStringLiteral("—"));
+    r.item->setText(kReference, any && r.reference >= 0 ? number(v[r.reference]) : QStringLiteral("—"));
   }
 }
 

@@ -711,7 +711,7 @@ void MainWindow::plotTick() {
     plots_->clearData();
   }
   log_.time.insert(log_.time.end(), batch_.time.begin(), batch_.time.end());
-  for (auto& v : batch_.values) log_.values.push_back(std::move(v));
+  log_.values.append(batch_.values);
   if (log_.time.size() > run_log_capacity_) {  // a quarter at once: O(1) per sample on average
     const std::size_t drop = log_.time.size() - run_log_capacity_ + run_log_capacity_ / 4;
     log_.dropOldest(drop);

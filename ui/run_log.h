@@ -12,7 +12,7 @@ namespace rbs::ui {
 struct RunLog {
   ChannelSet channels;
   std::vector<double> time;
-  std::vector<std::vector<double>> values;
+  SampleTable values;
   std::size_t dropped = 0;  ///< oldest samples dropped to bound memory (MainWindow's capacity)
   void clear() {
     time.clear();
@@ -22,7 +22,7 @@ struct RunLog {
   /// Drops the n oldest samples (n ≤ size).
   void dropOldest(std::size_t n) {
     time.erase(time.begin(), time.begin() + static_cast<std::ptrdiff_t>(n));
-    values.erase(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(n));
+    values.dropOldest(n);
     dropped += n;
   }
 };

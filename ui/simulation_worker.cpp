@@ -37,7 +37,7 @@ struct SimulationWorker::Engine {
 
   // pending samples of the current slice
   std::vector<double> pending_time;
-  std::vector<std::vector<double>> pending_values;
+  SampleTable pending_values;
 
   // run state
   bool running = false;
@@ -82,7 +82,7 @@ SimulationWorker::SimulationWorker(std::shared_ptr<const Scene> scene, const std
   channels_ = e.sim->channels();
   e.read = findLoopChannels(s.model, channels_);
   e.u = VecX::Zero(s.model.numInputs());
-  e.sim->on_sample = [&e](double t, const std::vector<double>& values) {
+  e.sim->on_sample = [&e](double t, std::span<const double> values) {
     e.pending_time.push_back(t);
     e.pending_values.push_back(values);
   };
@@ -135,8 +135,7 @@ void SimulationWorker::drainSamples(SampleBatch& out) {
   std::lock_guard lock(sample_mutex_);
   out.run = sample_run_;
   out.time.assign(sample_time_.begin(), sample_time_.end());
-  out.values.reserve(sample_values_.size());
-  for (auto& v : sample_values_) out.values.push_back(std::move(v));
+  out.values.append(sample_values_);
   sample_time_.clear();
   sample_values_.clear();
 }
@@ -154,14 +153,13 @@ void SimulationWorker::loop() {
       sample_values_.clear();
       sample_run_ = e.run;
     }
-    for (std::size_t i = 0; i < e.pending_time.size(); ++i) {
-      if (sample_time_.size() >= kSampleCapacity) {
-        sample_time_.pop_front();
-        sample_values_.pop_front();
-        ++dropped_;
-      }
-      sample_time_.push_back(e.pending_time[i]);
-      sample_values_.push_back(std::move(e.pending_values[i]));
+    sample_time_.insert(sample_time_.end(), e.pending_time.begin(), e.pending_time.end());
+    sample_values_.append(e.pending_values);
+    if (sample_time_.size() > kSampleCapacity) {  // a quarter at once: O(1) per sample on average
+      const std::size_t drop = sample_time_.size() - kSampleCapacity + kSampleCapacity / 4;
+      sample_time_.erase(sample_time_.begin(), sample_time_.begin() + static_cast<std::ptrdiff_t>(drop));
+      sample_values_.dropOldest(drop);
+      dropped_ += static_cast<long>(drop);
     }
     e.pending_time.clear();
     e.pending_values.clear();
@@ -172,7 +170,7 @@ void SimulationWorker::loop() {
     const Recording& rec = sim.recording();
     double drift = 0.0;
     if (!rec.values.empty()) {
-      const std::vector<double>& last = rec.values.back();
+      const std::span<const double> last = rec.values.back();
       e.read.readInputs(last, e.u);
       if (e.read.drift >= 0) drift = last[e.read.drift];
     }

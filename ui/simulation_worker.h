@@ -49,7 +49,7 @@ struct WorkerSnapshot {
 struct SampleBatch {
   std::uint64_t run = 0;
   std::vector<double> time;
-  std::vector<std::vector<double>> values;
+  SampleTable values;
 };
 
 class SimulationWorker {
@@ -138,8 +138,8 @@ class SimulationWorker {
   WorkerSnapshot snapshot_;
 
   std::mutex sample_mutex_;
-  std::deque<double> sample_time_;
-  std::deque<std::vector<double>> sample_values_;
+  std::vector<double> sample_time_;
+  SampleTable sample_values_;
   std::uint64_t sample_run_ = 0;
   long dropped_ = 0;
 

@@ -60,7 +60,7 @@ VideoResult recordVideo(const Scene& scene, const VideoRequest& request,
         result.message = sim.message();
         break;
       }
-      const std::vector<double>& last = sim.recording().values.back();
+      const std::span<const double> last = sim.recording().values.back();
       read.readInputs(last, u);
       const Snapshot& snapshot = frame.make(t, sim.state(), u, sim.pushWrenches());
       graph.apply(snapshot);

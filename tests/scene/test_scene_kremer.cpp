@@ -121,7 +121,7 @@ SceneRun simulateScene(const std::string& file, const std::vector<std::string>& 
       run.max_norm_error = std::max(run.max_norm_error,
                                     std::abs(s.x.segment<4>(base_joint.x_offset + 3).norm() - 1.0));
   };
-  sim.on_sample = [&](double t, const std::vector<double>&) {
+  sim.on_sample = [&](double t, std::span<const double>) {
     computeKinematics(m, sim.state().x, sim.state().xi, ws);
     pitch.add(ws.pose[base].R);
     run.t.push_back(t);

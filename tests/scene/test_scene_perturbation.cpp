@@ -168,7 +168,7 @@ LoopingErrors flyLooping(const std::vector<std::string>& overrides) {
   double sum_r = 0.0, sum_R = 0.0, sum_seen = 0.0;
   int n = 0;
   ReferenceSample ref;
-  sim.on_sample = [&](double t, const std::vector<double>& values) {
+  sim.on_sample = [&](double t, std::span<const double> values) {
     if (t < 1.0 - 1e-9 || t > 8.5 + 1e-9) return;
     const State& s = sim.state();
     reference->sample(t, ref);

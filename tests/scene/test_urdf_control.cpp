@@ -69,7 +69,7 @@ ToolTrace toolTrace(const test::SceneRun& run) {
   ToolTrace trace;
   const int px = run.column("body.link7.px");
   for (std::size_t k = 0; k < run.rec.time.size(); ++k) {
-    const std::vector<double>& v = run.rec.values[k];
+    const std::span<const double> v = run.rec.values[k];
     const Mat3 R = quaternionToRotation(Vec4(v[px + 3], v[px + 4], v[px + 5], v[px + 6]));
     trace.t.push_back(run.rec.time[k]);
     trace.point.push_back(Vec3(v[px], v[px + 1], v[px + 2]) + R * Vec3(0, 0, 0.1));

@@ -134,7 +134,7 @@ TEST_F(UrdfValidation, LinksOnFixedJointsAreMergedWithTheUnmergedModelsDynamics)
   const Recording& rec = sim.recording();
   const int px = rec.channels.find("frame.tip.px");
   ASSERT_GE(px, 0);
-  const std::vector<double>& last = rec.values.back();
+  const std::span<const double> last = rec.values.back();
   EXPECT_NEAR(last[px], tip.r.x(), 1e-12);
   EXPECT_NEAR(last[px + 1], tip.r.y(), 1e-12);
   EXPECT_NEAR(last[px + 2], tip.r.z(), 1e-12);

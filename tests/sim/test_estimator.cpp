@@ -115,7 +115,7 @@ Flight fly(const Model& plant, std::shared_ptr<InputSource> loop, double t_end) 
   o.control_rate = 200.0;
   Simulator sim(plant, o, std::move(loop));
   Flight run;
-  sim.on_sample = [&](double, const std::vector<double>&) { run.truth.push_back(sim.state()); };
+  sim.on_sample = [&](double, std::span<const double>) { run.truth.push_back(sim.state()); };
   sim.reset(plant.initial_state);
   run.ok = sim.advanceTo(t_end);
   run.message = sim.message();

@@ -88,7 +88,7 @@ TEST(Pushes, EnergyChangeEqualsTheWorkOfTheScriptedPushes) {
   // J (3e-8 of the work; measured 1.1e-7, 6.9e-9, 3.7e-10 J at 1, 0.5, 0.25 ms: the dt⁴ of RK4).
   Simulator sim(m, options(StepperKind::Rk4, 5e-4, 1e-3));
   std::vector<double> t, W, P_right, P_left, P_diss;
-  sim.on_sample = [&](double ts, const std::vector<double>& v) {
+  sim.on_sample = [&](double ts, std::span<const double> v) {
     const ChannelSet& c = sim.channels();
     t.push_back(ts);
     W.push_back(v[c.find("energy.total")]);

@@ -86,7 +86,7 @@ TEST(StateChannels, JointChannelsAreTheStateInTheJointsOwnCoordinates) {
   const Model m = movingTricopter();
   const Simulator sim = runTricopter(m, 0.01, 0.2);
   const ChannelSet& ch = sim.recording().channels;
-  const std::vector<double>& last = sim.recording().values.back();
+  const std::span<const double> last = sim.recording().values.back();
   ASSERT_DOUBLE_EQ(sim.recording().time.back(), 0.2);
   const State& s = sim.state();
   int checked = 0;
