@@ -25,14 +25,12 @@
 #include "core/scene/scene.h"
 #include "sim/channels.h"
 #include "sim/settings.h"
+#include "sim/scene_run.h"
 #include "sim/simulator.h"
 
 namespace rbs::cli {
 namespace {
 
-/// Output steps per advanceTo call: small enough that Ctrl-C is honoured within a fraction of a
-/// second on slow scenes, large enough that the loop costs nothing.
-constexpr long kSamplesPerSlice = 100;
 /// The shell convention for "terminated by SIGINT".
 constexpr int kExitInterrupted = 130;
 
@@ -152,29 +150,28 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
   if (!loaded) return 2;
   const Scene& scene = *loaded;
 
-  IntegratorSettings settings = scene.integrator;
-  if (parsed.has("integrator")) settings.stepper = parsed.all("integrator").back();
-  if (t_end_opt > 0.0) settings.t_end = t_end_opt;
-  if (dt_out_opt > 0.0) settings.dt_out = dt_out_opt;
-  if (dt_opt > 0.0) settings.dt = dt_opt;
-  if (rtol_opt > 0.0) settings.rtol = rtol_opt;
-  if (atol_opt > 0.0) settings.atol = atol_opt;
-  const std::optional<StepperKind> stepper = stepperFromName(settings.stepper);
-  if (!stepper) {
-    err << "rbsim-cli run: unknown integrator '" << settings.stepper << "'; available: " << stepperNameList() << "\n";
+  RunOverrides overrides;
+  if (parsed.has("integrator")) overrides.stepper = parsed.all("integrator").back();
+  if (t_end_opt > 0.0) overrides.t_end = t_end_opt;
+  if (dt_out_opt > 0.0) overrides.dt_out = dt_out_opt;
+  if (dt_opt > 0.0) overrides.dt = dt_opt;
+  if (rtol_opt > 0.0) overrides.rtol = rtol_opt;
+  if (atol_opt > 0.0) overrides.atol = atol_opt;
+  if (parsed.has("controller")) overrides.controller = parsed.all("controller").back();
+  // The rows are written as the samples come: memory and the cost per sample stay the same
+  // however long the run (the simulator keeps only its newest samples).
+  overrides.keep_samples = 2;
+  std::optional<SceneRun> run;
+  try {
+    run.emplace(scene, overrides);
+  } catch (const std::invalid_argument& e) {
+    err << "rbsim-cli run: " << e.what() << "\n";
+    return 2;
+  } catch (const SceneError& e) {
+    err << e.what() << "\n";
     return 2;
   }
-  if ((rtol_opt > 0.0 || atol_opt > 0.0) && !isAdaptive(*stepper)) {
-    err << "rbsim-cli run: --rtol/--atol apply to adaptive steppers; '" << settings.stepper
-        << "' has a fixed step (use --dt)\n";
-    return 2;
-  }
-  const std::optional<SimulationOptions> checked_options = simulationOptionsOrReport(settings, "run", err);
-  if (!checked_options) return 2;
-  const SimulationOptions& options = *checked_options;
-
-  const std::optional<SceneLoop> loop = sceneLoopOrReport(scene, parsed, err);
-  if (!loop) return 2;
+  const IntegratorSettings& settings = run->settings();
 
   // From here on Ctrl-C / SIGTERM only set a flag, so the temporary file below is always removed
   // or renamed.
@@ -195,11 +192,7 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
   }
   std::ostream& csv = to_stdout ? out : file_out;
 
-  // The rows are written as the samples come: memory and the cost per sample stay the same
-  // however long the run (the simulator keeps only its newest samples).
-  SimulationOptions streaming = options;
-  streaming.max_recorded_samples = 2;
-  Simulator sim(scene.model, streaming, loop->source);  // no source: u = 0
+  Simulator& sim = run->simulator();
   ProgressBar progress(err, !quiet && ::isatty(STDERR_FILENO) != 0, 0.0, settings.t_end);
   std::size_t rows = 0;
   double last_row_t = 0.0;
@@ -210,20 +203,10 @@ int runRun(const std::vector<std::string>& args, std::ostream& out, std::ostream
     last_row_t = t;
     progress.update(t);
   };
-  sim.reset(scene.model.initial_state, 0.0);
-  // Advance in slices of kSamplesPerSlice output steps (slices that end on the sample grid give the
-  // same recording as one call), so that Ctrl-C / SIGTERM stops between slices and what was
-  // simulated is still written.
-  // The Simulator treats times within 1e-9·dt_out as equal (k·dt_out may miss t_end by an ulp);
-  // the loop stops by the same rule, and whenever a slice makes no progress.
-  const double t_stop = settings.t_end - 1e-9 * settings.dt_out;
-  bool ok = true;
-  for (long slice = 1; ok && csv && sim.time() < t_stop && !interrupt.requested(); ++slice) {
-    const double before = sim.time();
-    ok = sim.advanceTo(std::min(settings.t_end, slice * kSamplesPerSlice * settings.dt_out));
-    if (ok && sim.time() <= before && slice * kSamplesPerSlice * settings.dt_out >= settings.t_end) break;
-  }
-  const bool interrupted = interrupt.requested() && sim.time() < t_stop;
+  // Slices of SceneRun::kSamplesPerSlice output steps: Ctrl-C / SIGTERM stops between slices and
+  // what was simulated is still written.
+  const bool ok = run->runToEnd([&] { return !csv || interrupt.requested(); });
+  const bool interrupted = interrupt.requested() && run->interrupted();
   progress.finish();
 
   std::string write_error;

@@ -1,0 +1,230 @@
+"""rbsim from Python: load a scene, run it, read its channels as numpy arrays.
+
+    import rbsim
+    scene = rbsim.load("scenes/quadcopter_looping.yaml", set={"controller.omega": 3.0})
+    result = scene.run(t_end=5.0)
+    result["error.position"]          # numpy array, one value per sample
+    result.t, result.values           # times and the (samples x channels) matrix
+
+The numbers come from the same C++ code as rbsim-cli and the GUI (sim/scene_run.h), so
+`scene.run(...)` equals `rbsim-cli run` bit for bit. Runs release the GIL: threads run several
+simulations at once. docs/PYTHON.md has the whole interface.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Mapping
+
+import numpy as np
+
+from . import _rbsim
+
+SceneError = _rbsim.SceneError
+"""A scene or URDF that cannot be loaded or run: `file`, `line`, `column` (1-based, 0 when
+unknown) and `message` say where and what; str(error) is FILE:LINE:COLUMN: message."""
+
+__all__ = ["load", "Scene", "Result", "Channel", "Simulator", "Model", "SceneError", "SimulationError"]
+
+
+class SimulationError(RuntimeError):
+    """A run that stopped early, raised by Result.check() (the result itself keeps the samples)."""
+
+
+def _assignments(settings: Mapping[str, object] | None) -> list[str]:
+    """{"controller.omega": 3} -> ["controller.omega=3"], the scene's --set syntax."""
+    if not settings:
+        return []
+    out = []
+    for path, value in settings.items():
+        if isinstance(value, bool):
+            text = "true" if value else "false"
+        elif isinstance(value, float):
+            text = repr(value)  # shortest text that reads back as the same double
+        elif isinstance(value, (list, tuple)):
+            text = "[" + ", ".join(repr(v) if isinstance(v, float) else str(v) for v in value) + "]"
+        else:
+            text = str(value)
+        out.append(f"{path}={text}")
+    return out
+
+
+@dataclass(frozen=True)
+class Channel:
+    name: str
+    unit: str
+    description: str
+
+
+class Result:
+    """The samples of one run: `t` (n,), `values` (n, channels), `channels` (names, units,
+    descriptions); result["name"] is one channel's column."""
+
+    def __init__(self, data: dict):
+        self.t: np.ndarray = data["t"]
+        self.values: np.ndarray = data["values"]
+        self.channels: list[Channel] = [
+            Channel(n, u, d) for n, u, d in zip(data["names"], data["units"], data["descriptions"])
+        ]
+        self._index = {c.name: i for i, c in enumerate(self.channels)}
+        self.ok: bool = data.get("ok", True)
+        self.message: str = data.get("message", "")
+        self.stats: dict = data.get("stats", {})
+        self.controller: str = data.get("controller", "")
+        self.dropped: int = data.get("dropped", 0)
+
+    @property
+    def names(self) -> list[str]:
+        return [c.name for c in self.channels]
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._index
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        try:
+            return self.values[:, self._index[name]]
+        except KeyError:
+            close = [n for n in self._index if name.split(".")[-1] in n][:5]
+            hint = f"; similar: {', '.join(close)}" if close else ""
+            raise KeyError(f"no channel '{name}' ({len(self.channels)} channels){hint}") from None
+
+    def unit(self, name: str) -> str:
+        return self.channels[self._index[name]].unit
+
+    def check(self) -> "Result":
+        """Raises SimulationError when the run stopped early; returns self otherwise."""
+        if not self.ok:
+            raise SimulationError(self.message)
+        return self
+
+    def to_pandas(self):
+        """A pandas DataFrame indexed by t (pandas is optional: ImportError without it)."""
+        import pandas as pd
+
+        frame = pd.DataFrame(self.values, columns=self.names)
+        frame.index = pd.Index(self.t, name="t")
+        return frame
+
+    def __len__(self) -> int:
+        return len(self.t)
+
+    def __repr__(self) -> str:
+        end = f"{self.t[-1]:g} s" if len(self.t) else "empty"
+        state = "ok" if self.ok else f"stopped: {self.message}"
+        return f"<rbsim.Result {len(self.t)} samples to {end}, {len(self.channels)} channels, {state}>"
+
+
+class Model:
+    """A scene's model for your own loops: sizes, coordinate names and the dynamics at a state.
+    Each Model has its own workspace: use one per thread."""
+
+    def __init__(self, native):
+        self._m = native
+
+    nx = property(lambda self: self._m.nx, doc="number of configuration coordinates x")
+    nxi = property(lambda self: self._m.nxi, doc="number of velocity coordinates xi")
+    nu = property(lambda self: self._m.nu, doc="number of inputs u")
+    x_names = property(lambda self: self._m.x_names, doc="joint.J.COORD for every entry of x")
+    xi_names = property(lambda self: self._m.xi_names, doc="joint.J.COORD for every entry of xi")
+    input_names = property(lambda self: self._m.input_names)
+    body_names = property(lambda self: self._m.body_names)
+    initial_x = property(lambda self: self._m.initial_x)
+    initial_xi = property(lambda self: self._m.initial_xi)
+
+    def forward_dynamics(self, x, xi, u=None) -> np.ndarray:
+        """xi_dot at (x, xi) with inputs u (default 0). RuntimeError for a singular mass matrix
+        or a non-finite result."""
+        return self._m.forward_dynamics(np.asarray(x, float), np.asarray(xi, float),
+                                        None if u is None else np.asarray(u, float))
+
+    def mass_matrix(self, x) -> np.ndarray:
+        return self._m.mass_matrix(np.asarray(x, float))
+
+    def energies(self, x, xi) -> dict:
+        """kinetic, gravitational, elastic, potential, total [J]."""
+        return self._m.energies(np.asarray(x, float), np.asarray(xi, float))
+
+
+class Scene:
+    """A loaded scene (YAML or URDF). Immutable: run(set=...) loads a changed copy for that run."""
+
+    def __init__(self, native):
+        self._s = native
+
+    name = property(lambda self: self._s.name)
+    description = property(lambda self: self._s.description)
+    file = property(lambda self: self._s.file)
+    warnings = property(lambda self: self._s.warnings, doc="what loads but is not simulated as written")
+    controller = property(lambda self: self._s.controller, doc="the scene's controller ('' without one)")
+    integrator = property(lambda self: self._s.integrator, doc="the scene's integrator settings")
+    overrides = property(lambda self: self._s.overrides, doc="the PATH=VALUE settings it was loaded with")
+
+    def with_set(self, settings: Mapping[str, object]) -> "Scene":
+        """The same file loaded again with more PATH=VALUE settings (docs/SCENE_FORMAT.md)."""
+        return Scene(self._s.with_overrides(_assignments(settings)))
+
+    def parameters(self, controller: str | None = None) -> list[dict]:
+        """The controller's tunable parameters: name, unit, description, default, min, max,
+        scale (linear/log), kind (real/toggle/choice), choices, value (as the scene sets it)."""
+        return self._s.parameters(controller)
+
+    def run(self, t_end: float | None = None, dt_out: float | None = None, integrator: str | None = None,
+            controller: str | None = None, set: Mapping[str, object] | None = None,
+            dt: float | None = None, rtol: float | None = None, atol: float | None = None) -> Result:
+        """Simulates from the initial state to t_end (default: the scene's) and returns every
+        sample. A run that stops early (divergence) returns what it simulated with ok=False and
+        the message; result.check() raises it."""
+        scene = self.with_set(set) if set else self
+        return Result(scene._s.run(t_end=t_end, dt_out=dt_out, integrator=integrator, dt=dt,
+                                   rtol=rtol, atol=atol, controller=controller))
+
+    def model(self) -> Model:
+        return Model(self._s.model())
+
+    def __repr__(self) -> str:
+        return f"<rbsim.Scene {self.name!r} from {str(self.file)!r}>"
+
+
+class Simulator:
+    """A step-wise run: advance_to(t), read state and recording, change controller parameters
+    between steps (as the GUI's sliders do), advance again."""
+
+    def __init__(self, scene: Scene, dt_out: float | None = None, integrator: str | None = None,
+                 controller: str | None = None, dt: float | None = None, rtol: float | None = None,
+                 atol: float | None = None):
+        self._sim = _rbsim.Simulator(scene._s, dt_out=dt_out, integrator=integrator, dt=dt, rtol=rtol,
+                                     atol=atol, controller=controller)
+
+    def advance_to(self, t: float) -> bool:
+        """Integrates to t. False when the run stopped early (message says why)."""
+        return self._sim.advance_to(float(t))
+
+    time = property(lambda self: self._sim.time)
+    x = property(lambda self: self._sim.x)
+    xi = property(lambda self: self._sim.xi)
+    ok = property(lambda self: self._sim.ok)
+    message = property(lambda self: self._sim.message)
+
+    def recording(self) -> Result:
+        data = self._sim.recording()
+        data["ok"], data["message"] = self.ok, self.message
+        data["stats"] = self._sim.stats()
+        return Result(data)
+
+    def parameters(self) -> list[dict]:
+        return self._sim.parameters()
+
+    def set_parameter(self, name: str, value: float) -> None:
+        """ValueError for an unknown name or a value outside the parameter's range."""
+        self._sim.set_parameter(name, float(value))
+
+    def restart(self) -> None:
+        """Back to t = 0 in the initial state (the parameters keep their values)."""
+        self._sim.restart()
+
+
+def load(path, set: Mapping[str, object] | None = None, floating: bool = False,
+         package_paths: Iterable = ()) -> Scene:
+    """Loads a scene file (.yaml) or a URDF robot (.urdf). `set`: PATH=VALUE settings as for
+    rbsim-cli --set; `floating`: a URDF's root on a free joint. Raises SceneError with the place."""
+    return Scene(_rbsim.load(str(path), _assignments(set), floating, [str(p) for p in package_paths]))

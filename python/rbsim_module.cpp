@@ -1,0 +1,381 @@
+// rbsim._rbsim: the pybind11 layer of the Python package (python/rbsim). It wraps core and sim as
+// they are — loadScene, SceneRun (the one definition of a run, sim/scene_run.h), the model's
+// dynamics — and converts to numpy; the package's pure-Python part (python/rbsim/__init__.py)
+// gives it its user-facing shape. Long computations release the GIL, so threads run several
+// simulations at once.
+#include <pybind11/eigen.h>
+#include <pybind11/functional.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/control/parameters.h"
+#include "core/dynamics/dynamics.h"
+#include "core/dynamics/energy.h"
+#include "core/dynamics/kinematics.h"
+#include "core/dynamics/workspace.h"
+#include "core/io/scene_error.h"
+#include "core/model/joint.h"
+#include "core/scene/scene.h"
+#include "sim/channels.h"
+#include "sim/scene_run.h"
+
+namespace py = pybind11;
+
+namespace rbs::python {
+namespace {
+
+/// A loaded scene and how it was loaded (so that run(set=…) can load it again with more settings).
+/// Shared: models and simulators keep the scene they point into alive.
+struct LoadedScene {
+  std::shared_ptr<const Scene> scene;
+  LoadOptions options;
+};
+
+LoadedScene load(const std::filesystem::path& file, const std::vector<std::string>& overrides, bool floating,
+                 const std::vector<std::filesystem::path>& package_paths) {
+  LoadOptions options;
+  options.overrides = overrides;
+  options.floating_base = floating;
+  options.package_paths = package_paths;
+  py::gil_scoped_release unlocked;
+  return {std::make_shared<const Scene>(loadScene(file, options)), options};
+}
+
+/// The same file loaded again with `more` overrides after the first ones.
+LoadedScene withOverrides(const LoadedScene& loaded, const std::vector<std::string>& more) {
+  LoadOptions options = loaded.options;
+  options.overrides.insert(options.overrides.end(), more.begin(), more.end());
+  py::gil_scoped_release unlocked;
+  return {std::make_shared<const Scene>(loadScene(loaded.scene->file, options)), options};
+}
+
+/// Channels and samples as numpy arrays (copied: the result outlives the simulator).
+py::dict recordingToPython(const Recording& rec) {
+  const auto n = static_cast<py::ssize_t>(rec.time.size());
+  const auto w = static_cast<py::ssize_t>(rec.channels.size());
+  py::array_t<double> t(n);
+  std::copy(rec.time.begin(), rec.time.end(), t.mutable_data());
+  py::array_t<double> values({n, w});
+  double* out = values.mutable_data();
+  for (py::ssize_t k = 0; k < n; ++k) {
+    const std::span<const double> row = rec.values[static_cast<std::size_t>(k)];
+    std::copy(row.begin(), row.end(), out + k * w);
+  }
+  py::list names, units, descriptions;
+  for (int i = 0; i < rec.channels.size(); ++i) {
+    names.append(rec.channels[i].name);
+    units.append(rec.channels[i].unit);
+    descriptions.append(rec.channels[i].description);
+  }
+  py::dict d;
+  d["t"] = t;
+  d["values"] = values;
+  d["names"] = names;
+  d["units"] = units;
+  d["descriptions"] = descriptions;
+  d["dropped"] = rec.dropped;
+  return d;
+}
+
+py::list parameterList(const ParameterSet* set) {
+  py::list out;
+  if (!set) return out;
+  for (int i = 0; i < set->size(); ++i) {
+    const ParameterSpec& s = set->spec(i);
+    py::dict d;
+    d["name"] = s.name;
+    d["unit"] = s.unit;
+    d["description"] = s.description;
+    d["default"] = s.default_value;
+    d["min"] = s.min;
+    d["max"] = s.max;
+    d["scale"] = s.scale == ParameterScale::Log ? "log" : "linear";
+    d["kind"] = s.kind == ParameterKind::Toggle ? "toggle" : s.kind == ParameterKind::Choice ? "choice" : "real";
+    d["choices"] = s.choices;
+    d["value"] = set->value(i);
+    out.append(d);
+  }
+  return out;
+}
+
+/// Run options from Python keywords (None: the scene's).
+RunOverrides overridesFrom(std::optional<double> t_end, std::optional<double> dt_out, std::optional<std::string> stepper,
+                           std::optional<double> dt, std::optional<double> rtol, std::optional<double> atol,
+                           std::optional<std::string> controller) {
+  RunOverrides o;
+  o.t_end = t_end;
+  o.dt_out = dt_out;
+  o.stepper = std::move(stepper);
+  o.dt = dt;
+  o.rtol = rtol;
+  o.atol = atol;
+  o.controller = std::move(controller);
+  return o;
+}
+
+py::dict statsToPython(const SceneRun& run) {
+  const SimulationStats& s = run.simulator().stats();
+  py::dict d;
+  d["steps"] = s.steps;
+  d["rhs_evaluations"] = s.rhs_evaluations;
+  d["max_drift"] = s.max_drift;
+  d["wall_time"] = s.wall_time;
+  return d;
+}
+
+/// scene.run(): a whole run as rbsim-cli run makes it (SceneRun), every sample kept.
+py::dict runScene(const LoadedScene& loaded, const RunOverrides& overrides) {
+  const Scene& scene = *loaded.scene;
+  std::unique_ptr<SceneRun> run;
+  bool ok = false;
+  {
+    py::gil_scoped_release unlocked;
+    run = std::make_unique<SceneRun>(scene, overrides);
+    ok = run->runToEnd([] {
+      py::gil_scoped_acquire locked;  // Ctrl-C in the interpreter ends the run between slices
+      return PyErr_CheckSignals() != 0;
+    });
+  }
+  if (PyErr_Occurred()) throw py::error_already_set();
+  py::dict d = recordingToPython(run->simulator().recording());
+  d["ok"] = ok;
+  d["message"] = ok ? std::string() : run->simulator().message();
+  d["stats"] = statsToPython(*run);
+  d["controller"] = run->loop().controller_name;
+  return d;
+}
+
+/// The model of a scene, for callers that write their own loops: dimensions, names and the
+/// dynamics at a given state.
+class ModelView {
+ public:
+  explicit ModelView(std::shared_ptr<const Scene> scene) : scene_(std::move(scene)), ws_(scene_->model) {}
+  const Model& model() const { return scene_->model; }
+
+  std::vector<std::string> configurationNames() const { return coordinateNames(true); }
+  std::vector<std::string> velocityNames() const { return coordinateNames(false); }
+  std::vector<std::string> inputNames() const {
+    std::vector<std::string> out;
+    for (const Actuator& a : model().actuators) out.push_back(a.name);
+    return out;
+  }
+  std::vector<std::string> bodyNames() const {
+    std::vector<std::string> out;
+    for (const Body& b : model().bodies) out.push_back(b.name);
+    return out;
+  }
+
+  VecX forwardDynamics(const VecX& x, const VecX& xi, const std::optional<VecX>& u) {
+    check(x, xi);
+    const VecX input = u ? *u : VecX::Zero(model().numInputs());
+    if (input.size() != model().numInputs())
+      throw py::value_error("u has " + std::to_string(input.size()) + " values; the model has " +
+                            std::to_string(model().numInputs()) + " inputs");
+    const DynamicsStatus status = computeForwardDynamics(model(), x, xi, input, ws_);
+    if (status != DynamicsStatus::Ok)
+      throw std::runtime_error("forward dynamics: " + std::string(toString(status)));
+    return ws_.xidot;
+  }
+
+  MatX massMatrix(const VecX& x) {
+    check(x, VecX::Zero(model().nxi));
+    computeKinematics(model(), x, VecX::Zero(model().nxi), ws_);
+    computeMassMatrix(model(), ws_);
+    return ws_.mass_matrix;
+  }
+
+  py::dict energies(const VecX& x, const VecX& xi) {
+    check(x, xi);
+    computeKinematics(model(), x, xi, ws_);
+    computeMassMatrix(model(), ws_);
+    const Energies e = computeEnergies(model(), x, xi, ws_);
+    py::dict d;
+    d["kinetic"] = e.kinetic;
+    d["gravitational"] = e.gravitational;
+    d["elastic"] = e.elastic;
+    d["potential"] = e.potential();
+    d["total"] = e.total();
+    return d;
+  }
+
+ private:
+  std::vector<std::string> coordinateNames(bool configuration) const {
+    std::vector<std::string> out;
+    for (const Joint& j : model().joints) {
+      const auto coords = configuration ? configurationCoordinates(j.type) : velocityCoordinates(j.type);
+      for (const CoordinateInfo& c : coords) out.push_back("joint." + j.name + "." + std::string(c.name));
+    }
+    return out;
+  }
+  void check(const VecX& x, const VecX& xi) const {
+    if (x.size() != model().nx)
+      throw py::value_error("x has " + std::to_string(x.size()) + " values; the model has " +
+                            std::to_string(model().nx) + " configuration coordinates");
+    if (xi.size() != model().nxi)
+      throw py::value_error("xi has " + std::to_string(xi.size()) + " values; the model has " +
+                            std::to_string(model().nxi) + " velocity coordinates");
+  }
+
+  std::shared_ptr<const Scene> scene_;
+  Workspace ws_;
+};
+
+/// A step-wise run (SceneRun with every sample kept): advance, look, change parameters, advance.
+class StepwiseRun {
+ public:
+  StepwiseRun(LoadedScene loaded, const RunOverrides& overrides)
+      : scene_(std::move(loaded.scene)), run_(*scene_, overrides) {
+    run_.start();
+  }
+
+  bool advanceTo(double t) {
+    py::gil_scoped_release unlocked;
+    return run_.simulator().advanceTo(t);
+  }
+  double time() const { return run_.simulator().time(); }
+  VecX x() const { return run_.simulator().state().x; }
+  VecX xi() const { return run_.simulator().state().xi; }
+  bool ok() const { return run_.simulator().message().empty(); }
+  std::string message() const { return run_.simulator().message(); }
+  py::dict recording() const { return recordingToPython(run_.simulator().recording()); }
+  py::dict stats() const { return statsToPython(run_); }
+  py::list parameters() { return parameterList(run_.loop().parameters()); }
+  void setParameter(const std::string& name, double value) {
+    ParameterSet* set = run_.loop().parameters();
+    if (!set) throw py::value_error("the run has no controller, so no parameter '" + name + "'");
+    const int i = set->find(name);
+    if (i < 0) {
+      std::string known;
+      for (int k = 0; k < set->size(); ++k) known += (k ? ", " : "") + set->spec(k).name;
+      throw py::value_error("controller '" + run_.loop().controller_name + "' has no parameter '" + name +
+                            "'; it has: " + known);
+    }
+    try {
+      set->set(i, value);
+    } catch (const std::invalid_argument& e) {
+      throw py::value_error(e.what());
+    }
+  }
+  void restart() { run_.start(); }
+
+ private:
+  std::shared_ptr<const Scene> scene_;
+  SceneRun run_;
+};
+
+}  // namespace
+}  // namespace rbs::python
+
+PYBIND11_MODULE(_rbsim, m) {
+  using namespace rbs;
+  using namespace rbs::python;
+  m.doc() = "rbsim's C++ core (use the rbsim package, not this module)";
+
+  // SceneError carries where: file, line, column (1-based; 0 when unknown) and the message.
+  static py::exception<SceneError> scene_error(m, "SceneError", PyExc_ValueError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const SceneError& e) {
+      py::object error = py::reinterpret_borrow<py::object>(scene_error.ptr())(e.what());
+      error.attr("file") = e.file();
+      error.attr("line") = e.line();
+      error.attr("column") = e.column();
+      error.attr("message") = e.message();
+      PyErr_SetObject(scene_error.ptr(), error.ptr());
+    }
+  });
+
+  py::class_<LoadedScene>(m, "Scene")
+      .def_property_readonly("name", [](const LoadedScene& s) { return s.scene->name; })
+      .def_property_readonly("description", [](const LoadedScene& s) { return s.scene->description; })
+      .def_property_readonly("file", [](const LoadedScene& s) { return s.scene->file; })
+      .def_property_readonly("overrides", [](const LoadedScene& s) { return s.options.overrides; })
+      .def_property_readonly("warnings",
+                             [](const LoadedScene& s) {
+                               std::vector<std::string> out;
+                               for (const SceneWarning& w : s.scene->warnings) out.push_back(w.text());
+                               return out;
+                             })
+      .def_property_readonly("controller", [](const LoadedScene& s) { return s.scene->controller.name; })
+      .def_property_readonly("integrator",
+                             [](const LoadedScene& s) {
+                               const IntegratorSettings& i = s.scene->integrator;
+                               py::dict d;
+                               d["stepper"] = i.stepper;
+                               d["dt"] = i.dt;
+                               d["rtol"] = i.rtol;
+                               d["atol"] = i.atol;
+                               d["drift"] = i.drift;
+                               d["t_end"] = i.t_end;
+                               d["dt_out"] = i.dt_out;
+                               d["control_rate"] = i.control_rate;
+                               return d;
+                             })
+      .def("with_overrides", &withOverrides)
+      .def("parameters",
+           [](const LoadedScene& s, std::optional<std::string> controller) {
+             const SceneLoop loop = makeSceneLoop(*s.scene, controller.value_or(s.scene->controller.name));
+             return parameterList(loop.parameters());
+           },
+           py::arg("controller") = py::none())
+      .def("run",
+           [](const LoadedScene& s, std::optional<double> t_end, std::optional<double> dt_out,
+              std::optional<std::string> integrator, std::optional<double> dt, std::optional<double> rtol,
+              std::optional<double> atol, std::optional<std::string> controller) {
+             return runScene(s, overridesFrom(t_end, dt_out, std::move(integrator), dt, rtol, atol, std::move(controller)));
+           },
+           py::arg("t_end") = py::none(), py::arg("dt_out") = py::none(), py::arg("integrator") = py::none(),
+           py::arg("dt") = py::none(), py::arg("rtol") = py::none(), py::arg("atol") = py::none(),
+           py::arg("controller") = py::none())
+      .def("model", [](const LoadedScene& s) { return std::make_unique<ModelView>(s.scene); });
+
+  m.def("load", &load, py::arg("path"), py::arg("overrides") = std::vector<std::string>{},
+        py::arg("floating") = false, py::arg("package_paths") = std::vector<std::filesystem::path>{});
+
+  py::class_<ModelView>(m, "Model")
+      .def_property_readonly("nx", [](const ModelView& v) { return v.model().nx; })
+      .def_property_readonly("nxi", [](const ModelView& v) { return v.model().nxi; })
+      .def_property_readonly("nu", [](const ModelView& v) { return v.model().numInputs(); })
+      .def_property_readonly("x_names", &ModelView::configurationNames)
+      .def_property_readonly("xi_names", &ModelView::velocityNames)
+      .def_property_readonly("input_names", &ModelView::inputNames)
+      .def_property_readonly("body_names", &ModelView::bodyNames)
+      .def_property_readonly("initial_x", [](const ModelView& v) { return VecX(v.model().initial_state.x); })
+      .def_property_readonly("initial_xi", [](const ModelView& v) { return VecX(v.model().initial_state.xi); })
+      .def("forward_dynamics", &ModelView::forwardDynamics, py::arg("x"), py::arg("xi"), py::arg("u") = py::none())
+      .def("mass_matrix", &ModelView::massMatrix, py::arg("x"))
+      .def("energies", &ModelView::energies, py::arg("x"), py::arg("xi"));
+
+  py::class_<StepwiseRun>(m, "Simulator")
+      .def(py::init([](const LoadedScene& s, std::optional<double> dt_out, std::optional<std::string> integrator,
+                       std::optional<double> dt, std::optional<double> rtol, std::optional<double> atol,
+                       std::optional<std::string> controller) {
+             return std::make_unique<StepwiseRun>(
+                 s, overridesFrom(std::nullopt, dt_out, std::move(integrator), dt, rtol, atol, std::move(controller)));
+           }),
+           py::arg("scene"), py::arg("dt_out") = py::none(), py::arg("integrator") = py::none(),
+           py::arg("dt") = py::none(), py::arg("rtol") = py::none(), py::arg("atol") = py::none(),
+           py::arg("controller") = py::none())
+      .def("advance_to", &StepwiseRun::advanceTo, py::arg("t"))
+      .def_property_readonly("time", &StepwiseRun::time)
+      .def_property_readonly("x", &StepwiseRun::x)
+      .def_property_readonly("xi", &StepwiseRun::xi)
+      .def_property_readonly("ok", &StepwiseRun::ok)
+      .def_property_readonly("message", &StepwiseRun::message)
+      .def("recording", &StepwiseRun::recording)
+      .def("stats", &StepwiseRun::stats)
+      .def("parameters", &StepwiseRun::parameters)
+      .def("set_parameter", &StepwiseRun::setParameter, py::arg("name"), py::arg("value"))
+      .def("restart", &StepwiseRun::restart);
+}

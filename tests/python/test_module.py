@@ -1,0 +1,209 @@
+"""The rbsim Python module against rbsim-cli and against the physics it wraps."""
+import csv
+import subprocess
+import sys
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+
+import rbsim
+
+
+def read_cli_csv(path):
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    header, body = rows[0], rows[1:]
+    data = np.array([[float(v) for v in row] for row in body])
+    return header, data
+
+
+@pytest.mark.parametrize(
+    "scene, t_end, extra",
+    [
+        ("quadcopter_looping.yaml", 2.0, {}),
+        ("robot_arm_6r.yaml", 1.0, {"controller.kbar": 20.5}),
+        ("tricopter_suspended_load.yaml", 1.0, {}),
+    ],
+)
+def test_a_run_equals_rbsim_cli_run_bit_for_bit(scenes, rbsim_cli, tmp_path, scene, t_end, extra):
+    out = tmp_path / "cli.csv"
+    command = [rbsim_cli, "run", str(scenes / scene), "--out", str(out), "--t-end", repr(t_end), "--quiet"]
+    for path, value in extra.items():
+        command += ["--set", f"{path}={value!r}"]
+    subprocess.run(command, check=True)
+    header, cli = read_cli_csv(out)
+
+    result = rbsim.load(scenes / scene, set=extra).run(t_end=t_end)
+    assert result.ok, result.message
+    assert header == ["t"] + result.names
+    assert len(result) == cli.shape[0] > 100
+    assert np.array_equal(result.t, cli[:, 0])
+    assert np.array_equal(result.values, cli[:, 1:], equal_nan=True)
+    # The same through run(set=...) on the unchanged scene.
+    again = rbsim.load(scenes / scene).run(t_end=t_end, set=extra)
+    assert np.array_equal(again.values, result.values, equal_nan=True)
+
+
+def test_channels_carry_names_units_and_columns(scenes):
+    result = rbsim.load(scenes / "quadcopter_looping.yaml").run(t_end=0.5, dt_out=0.01)
+    assert len(result) == 51
+    assert result.unit("body.base.px") == "m"
+    assert result.unit("energy.total") == "J"
+    column = result.names.index("energy.total")
+    assert np.array_equal(result["energy.total"], result.values[:, column])
+    assert "error.position" in result
+    with pytest.raises(KeyError, match="no channel 'energy.totl'"):
+        result["energy.totl"]
+    frame = result.to_pandas()
+    assert list(frame.columns) == result.names
+    assert np.array_equal(frame.index.to_numpy(), result.t)
+    assert np.array_equal(frame["body.base.pz"].to_numpy(), result["body.base.pz"])
+
+
+def test_a_broken_scene_raises_scene_error_with_file_line_and_column(tmp_path, scenes):
+    broken = tmp_path / "broken.yaml"
+    text = (scenes / "double_pendulum.yaml").read_text()
+    lines = text.splitlines()
+    # A key the loader does not know, on a line of its own at the top level.
+    lines.insert(2, "integrator_typo: 3")
+    broken.write_text("\n".join(lines) + "\n")
+    with pytest.raises(rbsim.SceneError) as caught:
+        rbsim.load(broken)
+    e = caught.value
+    assert e.file == str(broken)
+    assert e.line == 3
+    assert e.column == 1
+    assert "integrator_typo" in e.message
+    assert str(e).startswith(f"{broken}:3:1:")
+    assert isinstance(e, ValueError)
+
+    with pytest.raises(rbsim.SceneError, match="no such file"):
+        rbsim.load(tmp_path / "missing.yaml")
+    with pytest.raises(rbsim.SceneError) as bad_set:
+        rbsim.load(scenes / "double_pendulum.yaml", set={"joint.nothere.position": 1.0})
+    assert "nothere" in bad_set.value.message
+
+
+def test_bad_run_settings_raise_value_errors(scenes):
+    scene = rbsim.load(scenes / "quadcopter.yaml")
+    with pytest.raises(ValueError, match="unknown integrator 'rk5'"):
+        scene.run(t_end=0.1, integrator="rk5")
+    with pytest.raises(ValueError, match="adaptive"):
+        scene.run(t_end=0.1, rtol=1e-6)
+    with pytest.raises(rbsim.SceneError, match="unknown controller 'pd'"):
+        scene.run(t_end=0.1, controller="pd")
+
+
+def test_a_diverging_run_is_a_result_with_its_message(scenes):
+    result = rbsim.load(scenes / "motivation_gimbal_lock.yaml").run()
+    assert not result.ok
+    assert result.message
+    assert 0 < result.t[-1] < rbsim.load(scenes / "motivation_gimbal_lock.yaml").integrator["t_end"]
+    with pytest.raises(rbsim.SimulationError):
+        result.check()
+
+
+def test_four_threads_give_the_numbers_of_a_sequential_run(scenes):
+    scene = rbsim.load(scenes / "quadcopter_looping.yaml")
+    poles = [2.0, 2.5, 3.0, 3.5]
+    sequential = [scene.run(t_end=1.5, set={"controller.pole": p}).values for p in poles]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        threaded = list(pool.map(lambda p: scene.run(t_end=1.5, set={"controller.pole": p}).values, poles))
+    for a, b in zip(sequential, threaded):
+        assert np.array_equal(a, b, equal_nan=True)
+    assert not np.array_equal(sequential[0], sequential[1])  # the pole matters
+
+
+def test_a_run_releases_the_gil(scenes):
+    # While a run goes on in another thread, this thread keeps executing Python. With the GIL held
+    # through the run it could count only until the interpreter's switch interval (0.1 ms here)
+    # handed the GIL to the run, a few thousand steps at most, then nothing until the run returned.
+    scene = rbsim.load(scenes / "robot_arm_6r.yaml")
+    started, done = threading.Event(), threading.Event()
+
+    def work():
+        started.set()
+        scene.run(t_end=3.0)
+        done.set()
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-4)
+    try:
+        worker = threading.Thread(target=work)
+        worker.start()
+        started.wait()
+        counted = 0
+        while not done.is_set():
+            counted += 1
+        worker.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert counted > 100_000
+
+
+def test_model_level_dynamics_agree_with_the_energy_and_gravity(scenes):
+    model = rbsim.load(scenes / "robot_arm_6r.yaml").model()
+    assert model.nx == len(model.x_names) and model.nxi == len(model.xi_names)
+    assert model.nu == len(model.input_names) == 6
+    rng = np.random.default_rng(3)
+    x = model.initial_x + 0.3 * rng.standard_normal(model.nx)  # revolute joints: any angle is valid
+    xi = rng.standard_normal(model.nxi)
+    M = model.mass_matrix(x)
+    assert np.allclose(M, M.T, atol=1e-14)
+    assert np.all(np.linalg.eigvalsh(M) > 0)
+    assert model.energies(x, xi)["kinetic"] == pytest.approx(0.5 * xi @ M @ xi, rel=1e-12)
+    # M xi_dot = f(u) is affine in u: two inputs, the difference is M^-1 B du with B from a third.
+    u = rng.standard_normal(model.nu)
+    a0 = model.forward_dynamics(x, xi)
+    a1 = model.forward_dynamics(x, xi, u)
+    a2 = model.forward_dynamics(x, xi, 2 * u)
+    assert np.allclose(a2 - a0, 2 * (a1 - a0), rtol=1e-10, atol=1e-10)
+    with pytest.raises(ValueError, match="x has 2 values"):
+        model.forward_dynamics([0.0, 1.0], xi)
+    with pytest.raises(ValueError, match="u has 1 values"):
+        model.forward_dynamics(x, xi, [1.0])
+
+
+def test_a_free_body_falls_with_gravity(scenes):
+    model = rbsim.load(scenes / "quadcopter.yaml").model()
+    xidot = model.forward_dynamics(model.initial_x, np.zeros(model.nxi))
+    assert xidot[2] == pytest.approx(-9.81, abs=1e-12)
+
+
+def test_stepwise_runs_equal_a_whole_run_and_parameters_change_between_steps(scenes):
+    scene = rbsim.load(scenes / "quadcopter_looping.yaml")
+    whole = scene.run(t_end=2.0)
+    sim = rbsim.Simulator(scene)
+    for t in (0.5, 1.0, 1.25, 2.0):
+        assert sim.advance_to(t)
+    assert sim.time == 2.0
+    assert np.array_equal(sim.recording().values, whole.values, equal_nan=True)
+    assert sim.x.shape == (12,) and sim.xi.shape == (6,)
+
+    parameters = {p["name"]: p for p in sim.parameters()}
+    pole = parameters["pole"]
+    assert pole["min"] <= pole["value"] <= pole["max"]
+    sim.restart()
+    sim.advance_to(1.0)
+    sim.set_parameter("pole", pole["value"] * 1.5)
+    assert {p["name"]: p["value"] for p in sim.parameters()}["pole"] == pole["value"] * 1.5
+    sim.advance_to(2.0)
+    changed = sim.recording()
+    k = int(np.searchsorted(changed.t, 1.0))
+    assert np.array_equal(changed.values[: k + 1], whole.values[: k + 1], equal_nan=True)
+    assert not np.array_equal(changed["error.position"][k + 10:], whole["error.position"][k + 10:])
+    with pytest.raises(ValueError, match="no parameter 'pol'"):
+        sim.set_parameter("pol", 1.0)
+    with pytest.raises(ValueError):
+        sim.set_parameter("pole", pole["max"] * 10 + 1)
+
+
+def test_parameters_carry_ranges_units_and_defaults(scenes):
+    for p in rbsim.load(scenes / "robot_arm_6r.yaml").parameters():
+        assert p["min"] <= p["default"] <= p["max"], p
+        assert p["min"] <= p["value"] <= p["max"], p
+        assert p["scale"] in ("linear", "log") and p["kind"] in ("real", "toggle", "choice")
+        assert isinstance(p["unit"], str) and p["description"]
+    assert rbsim.load(scenes / "double_pendulum.yaml").parameters() == []
