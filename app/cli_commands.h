@@ -32,4 +32,8 @@ int runBench(const std::vector<std::string>& args, std::ostream& out, std::ostre
 std::string renderUsage();
 int runRender(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
+/// study: a parameter study (docs/STUDIES.md) on a local pool of worker processes.
+std::string studyUsage();
+int runStudy(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
 }  // namespace rbs::cli

@@ -21,6 +21,8 @@ const std::vector<Command>& commands() {
        rbs::cli::runBench},
       {"render", "simulate a scene and draw it into an MP4 video, PNG frames or a screenshot",
        rbs::cli::renderUsage, rbs::cli::runRender},
+      {"study", "run a parameter study on local worker processes and write its results as CSV",
+       rbs::cli::studyUsage, rbs::cli::runStudy},
   };
   return table;
 }

@@ -28,6 +28,7 @@
 #include "core/scene/scene.h"
 #include "sim/channels.h"
 #include "sim/scene_run.h"
+#include "sim/study_run.h"
 
 namespace py = pybind11;
 
@@ -273,6 +274,33 @@ class StepwiseRun {
   SceneRun run_;
 };
 
+/// A parameter study's runs (sim/study_run.h): the Dask runner evaluates them one task each.
+class StudyHandle {
+ public:
+  explicit StudyHandle(const std::filesystem::path& file) : study_(loadStudy(file)), runs_(expandStudy(study_)) {
+    hash_ = studySceneHash(study_);
+  }
+  void check() const { checkStudy(study_, runs_); }
+  std::string evaluate(long index) const {
+    if (index < 0 || index >= static_cast<long>(runs_.size()))
+      throw py::index_error("run " + std::to_string(index) + " of a study with " + std::to_string(runs_.size()) + " runs");
+    const StudyRunSpec& run = runs_[static_cast<std::size_t>(index)];
+    py::gil_scoped_release unlocked;
+    return studyCsvRow(study_, run, evaluateStudyRun(study_, run), hash_);
+  }
+  std::set<long> completed(const std::filesystem::path& results) const {
+    return completedStudyRuns(study_, results, hash_);
+  }
+  const Study& study() const { return study_; }
+  long runs() const { return static_cast<long>(runs_.size()); }
+  const std::string& hash() const { return hash_; }
+
+ private:
+  Study study_;
+  std::vector<StudyRunSpec> runs_;
+  std::string hash_;
+};
+
 }  // namespace
 }  // namespace rbs::python
 
@@ -342,6 +370,25 @@ PYBIND11_MODULE(_rbsim, m) {
 
   m.def("load", &load, py::arg("path"), py::arg("overrides") = std::vector<std::string>{},
         py::arg("floating") = false, py::arg("package_paths") = std::vector<std::filesystem::path>{});
+
+  py::class_<StudyHandle>(m, "Study")
+      .def(py::init<const std::filesystem::path&>(), py::arg("file"))
+      .def("check", &StudyHandle::check)
+      .def("evaluate", &StudyHandle::evaluate, py::arg("index"))
+      .def("completed", &StudyHandle::completed, py::arg("results"))
+      .def_property_readonly("runs", &StudyHandle::runs)
+      .def_property_readonly("scene_hash", &StudyHandle::hash)
+      .def_property_readonly("header", [](const StudyHandle& h) { return studyCsvHeader(h.study()); })
+      .def_property_readonly("name", [](const StudyHandle& h) { return h.study().name; })
+      .def_property_readonly("scene", [](const StudyHandle& h) { return h.study().scene; })
+      .def_property_readonly("parameters", [](const StudyHandle& h) { return studyParameterColumns(h.study()); })
+      .def_property_readonly("metrics", [](const StudyHandle& h) {
+        std::vector<std::string> names;
+        for (const StudyMetric& metric : h.study().metrics) names.push_back(metric.name);
+        return names;
+      });
+  m.def("sort_study_results", &sortStudyResults, py::arg("results"));
+  m.def("version", &rbsimVersion);
 
   py::class_<ModelView>(m, "Model")
       .def_property_readonly("nx", [](const ModelView& v) { return v.model().nx; })

@@ -1251,30 +1251,9 @@ void Loader::readPushes(const YAML::Node& n, Model& model) {
   }
 }
 
-std::string readFile(const fs::path& file) {
-  const std::string label = file.string();
-  std::error_code ec;
-  if (!fs::exists(file, ec)) throw SceneError(label, 0, 0, "no such file");
-  if (fs::is_directory(file, ec)) throw SceneError(label, 0, 0, "is a directory; expected a scene file");
-  const auto size = fs::file_size(file, ec);
-  if (!ec && size > kMaxFileBytes)
-    throw SceneError(label, 0, 0, "the file has " + std::to_string(size) + " bytes; scene files are limited to 16 MiB");
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw SceneError(label, 0, 0, "cannot open the file for reading");
-  std::string text;
-  char buffer[1 << 16];
-  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-    text.append(buffer, static_cast<std::size_t>(in.gcount()));
-    if (text.size() > kMaxFileBytes)
-      throw SceneError(label, 0, 0, "the file is larger than 16 MiB, the limit for scene files");
-  }
-  if (in.bad()) throw SceneError(label, 0, 0, "error while reading the file");
-  return text;
-}
-
 Scene loadYaml(const fs::path& file, const LoadOptions& options) {
   const std::string label = file.string();
-  const std::string text = readFile(file);
+  const std::string text = readTextFile(file, "scene");
   checkText(label, text);
   Source src(label);
   std::vector<YAML::Node> docs;

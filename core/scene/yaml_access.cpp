@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <optional>
 #include <set>
 #include <utility>
@@ -493,6 +494,28 @@ std::string MapView::name(std::string_view key) const { return readName(*src_, r
 Vec3 MapView::vec3(std::string_view key, const Vec3& fallback) const {
   const YAML::Node* n = find(key);
   return n ? readVec3(*src_, *n, at(key)) : fallback;
+}
+
+std::string readTextFile(const std::filesystem::path& file, const std::string& what) {
+  const std::string label = file.string();
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(file, ec)) throw SceneError(label, 0, 0, "no such file");
+  if (fs::is_directory(file, ec)) throw SceneError(label, 0, 0, "is a directory; expected a " + what + " file");
+  const auto size = fs::file_size(file, ec);
+  if (!ec && size > kMaxFileBytes)
+    throw SceneError(label, 0, 0, "the file has " + std::to_string(size) + " bytes; " + what + " files are limited to 16 MiB");
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw SceneError(label, 0, 0, "cannot open the file for reading");
+  std::string text;
+  char buffer[1 << 16];
+  while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
+    text.append(buffer, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxFileBytes)
+      throw SceneError(label, 0, 0, "the file is larger than 16 MiB, the limit for " + what + " files");
+  }
+  if (in.bad()) throw SceneError(label, 0, 0, "error while reading the file");
+  return text;
 }
 
 }  // namespace rbs::scene_detail

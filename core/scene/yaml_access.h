@@ -8,6 +8,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cstddef>
+#include <filesystem>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,10 @@ std::size_t editDistance(std::string_view a, std::string_view b);
 std::string didYouMean(std::string_view word, const std::vector<std::string>& candidates);
 /// "a, b, c"
 std::string joinList(const std::vector<std::string>& words, std::string_view separator = ", ");
+
+/// The bytes of a text file; SceneError (at the file, no line) when it is missing, a directory,
+/// unreadable or over kMaxFileBytes. `what` names the kind of file in messages ("scene", "study").
+std::string readTextFile(const std::filesystem::path& file, const std::string& what);
 
 /// Rejects what is not YAML text before yaml-cpp sees it: files over kMaxFileBytes, NUL and other
 /// control bytes, invalid UTF-8, flow nesting deeper than kMaxNesting. Throws SceneError.

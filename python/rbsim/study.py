@@ -1,0 +1,115 @@
+"""Parameter studies on a Dask cluster (docs/STUDIES.md).
+
+    python3 -m rbsim.study STUDY.yaml --out results.csv --scheduler tcp://HOST:8786
+    python3 -m rbsim.study STUDY.yaml --out results.csv --local 4     # a LocalCluster of 4 processes
+
+Each run is one Dask task that calls the C++ evaluateStudyRun (sim/study_run.h), the function
+`rbsim-cli study` runs in its worker processes: the two give the same rows bit for bit (wall_time
+aside). Rows are appended as tasks finish; an interrupted study resumes on the next call; a
+complete study is rewritten in run order. The workers must be able to `import rbsim` (same
+PYTHONPATH and build on every worker machine).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import sys
+import time
+
+from . import _rbsim
+
+
+@functools.lru_cache(maxsize=8)
+def _study(file: str) -> "_rbsim.Study":
+    return _rbsim.Study(file)
+
+
+def evaluate(file: str, index: int) -> str:
+    """One run of a study as its CSV row (a Dask task; the study is parsed once per process)."""
+    return _study(file).evaluate(index)
+
+
+def _open_results(study, out: str):
+    done = study.completed(out)
+    new = not os.path.exists(out) or os.path.getsize(out) == 0
+    f = open(out, "a", newline="")
+    if new:
+        f.write(study.header + "\n")
+        f.flush()
+    return f, done
+
+
+def run(file, out, client=None, scheduler: str | None = None, progress: bool = True) -> dict:
+    """Runs the study's missing runs on a Dask cluster (an existing `client`, or one connected to
+    `scheduler`) and writes them to `out`. Returns counts: total, resumed, ok, diverged, error."""
+    import distributed
+
+    file = os.path.abspath(str(file))
+    out = str(out)
+    study = _rbsim.Study(file)
+    study.check()
+    f, done = _open_results(study, out)
+    pending = [i for i in range(study.runs) if i not in done]
+    own_client = client is None
+    if own_client:
+        client = distributed.Client(scheduler)
+    counts = {"total": study.runs, "resumed": len(done), "ok": 0, "diverged": 0, "error": 0}
+    status_column = 4 + len(study.parameters)
+    start = time.monotonic()
+    futures = client.map(evaluate, [file] * len(pending), pending, pure=False)
+    try:
+        for finished, future in enumerate(distributed.as_completed(futures), start=1):
+            row = future.result()
+            f.write(row + "\n")
+            f.flush()
+            counts[row.split(",")[status_column]] += 1
+            if progress and sys.stderr.isatty():
+                elapsed = time.monotonic() - start
+                eta = elapsed / finished * (len(pending) - finished)
+                print(f"\r{len(done) + finished}/{study.runs} runs  elapsed {elapsed:.0f}s  ETA {eta:.0f}s   ",
+                      end="", file=sys.stderr, flush=True)
+    except KeyboardInterrupt:
+        client.cancel(futures)
+        raise
+    finally:
+        f.close()
+        if own_client:
+            client.close()
+    _rbsim.sort_study_results(out)
+    return counts
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python3 -m rbsim.study", description=__doc__.split("\n\n")[0])
+    parser.add_argument("study", help="the study file (YAML)")
+    parser.add_argument("--out", required=True, help="results CSV (resumed when it exists)")
+    where = parser.add_mutually_exclusive_group(required=True)
+    where.add_argument("--scheduler", help="address of a Dask scheduler, e.g. tcp://host:8786")
+    where.add_argument("--local", type=int, metavar="N", help="start a LocalCluster of N worker processes")
+    parser.add_argument("--quiet", action="store_true")
+    args = parser.parse_args(argv)
+    try:
+        if args.local:
+            import distributed
+
+            with distributed.LocalCluster(n_workers=args.local, threads_per_worker=1, processes=True,
+                                          dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+                counts = run(args.study, args.out, client=client, progress=not args.quiet)
+        else:
+            counts = run(args.study, args.out, scheduler=args.scheduler, progress=not args.quiet)
+    except _rbsim.SceneError as e:
+        print(e, file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\ninterrupted: the finished runs are in {args.out}; run the same command to resume", file=sys.stderr)
+        return 130
+    if not args.quiet:
+        print(f"{counts['total']} runs ({counts['resumed']} before): {counts['ok']} ok, {counts['diverged']} diverged, "
+              f"{counts['error']} errors -> {args.out}", file=sys.stderr)
+    return 1 if counts["error"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

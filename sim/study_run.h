@@ -1,0 +1,78 @@
+// One run of a parameter study, defined once (docs/STUDIES.md): the study's runs in a fixed
+// order, the evaluation of one run into its metrics, and its row in the results CSV.
+// `rbsim-cli study` (a local process pool) and `python3 -m rbsim.study` (Dask tasks) both call
+// evaluateStudyRun, so a run and its metrics mean the same everywhere, bit for bit.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/scene/study.h"
+
+namespace rbs {
+
+/// One run: its point's settings and its repetition.
+struct StudyRunSpec {
+  long index = 0;       ///< 0 … runs−1: point · repetitions + repetition
+  long point = 0;
+  int repetition = 0;
+  long seed = -1;       ///< the value given to Study::seed_path (−1: none)
+  std::vector<StudySetting> settings;  ///< grid, list and random values of the point, in column order
+};
+
+/// The study's parameter columns (grid axes, list keys, random parameters; each path once).
+std::vector<std::string> studyParameterColumns(const Study& study);
+
+/// Every run in order (points: grid product, last axis fastest, × list × random samples; each
+/// point `repetitions` times). The random samples come from a SplitMix64 stream seeded with
+/// Study::random_seed and transformed here (not by <random>'s distributions, whose output differs
+/// between standard libraries), so the same file gives the same values everywhere.
+std::vector<StudyRunSpec> expandStudy(const Study& study);
+
+enum class RunStatus { Ok, Diverged, Error };
+
+struct StudyRunResult {
+  RunStatus status = RunStatus::Ok;
+  std::string message;        ///< why it diverged or could not run ("" when ok)
+  double t_reached = 0.0;     ///< simulated time at the end [s]
+  double wall_time = 0.0;     ///< [s], the run alone (load, simulate, metrics)
+  std::vector<double> metrics;  ///< Study::metrics order; NaN where undefined (empty window, error)
+};
+
+/// Loads the scene with the study's and the run's settings, runs it and computes the metrics over
+/// the samples as they come (nothing is stored). Never throws for a problem of the run itself
+/// (a setting out of range, a missing channel, divergence): that is the result's status.
+StudyRunResult evaluateStudyRun(const Study& study, const StudyRunSpec& run);
+
+/// Checks what every run shares before a study starts: the scene loads with the fixed settings
+/// and the first run's, and every metric's channel exists. Throws SceneError at the scene's or
+/// the study file's place.
+void checkStudy(const Study& study, const std::vector<StudyRunSpec>& runs);
+
+/// A hash of the scene file's bytes and the study's fixed settings (16 hex digits, FNV-1a 64):
+/// results from a changed scene are not mixed with old ones.
+std::string studySceneHash(const Study& study);
+
+/// The results CSV: header and rows. Columns: run, point, repetition, seed, the parameters,
+/// status, message, t_reached, wall_time, the metrics, rbsim_version, scene_hash. Numbers with 17
+/// significant digits.
+std::string studyCsvHeader(const Study& study);
+std::string studyCsvRow(const Study& study, const StudyRunSpec& run, const StudyRunResult& result,
+                        const std::string& scene_hash);
+
+/// The runs already in a results file (for resuming): their indices. An absent file gives none;
+/// a file with another header or another scene hash throws std::runtime_error saying so.
+/// A truncated last line (a run interrupted while it was written) is ignored and removed.
+std::set<long> completedStudyRuns(const Study& study, const std::filesystem::path& results,
+                                  const std::string& scene_hash);
+
+/// Rewrites a complete results file with its rows in run order (atomically: temporary + rename).
+void sortStudyResults(const std::filesystem::path& results);
+
+/// rbsim's version, as the results record it.
+std::string rbsimVersion();
+
+}  // namespace rbs
