@@ -1,0 +1,141 @@
+"""Parameter studies: rbsim-cli study's local pool and the Dask runner give the same rows, and an
+interrupted study resumes with no run lost or duplicated."""
+import csv
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+import rbsim
+import rbsim.study
+
+
+def write_study(path, scenes, t_end=1.0, kbar=(10, 20, 30)):
+    path.write_text(
+        f"name: arm gains\n"
+        f"scene: {scenes / 'robot_arm_6r.yaml'}\n"
+        f"run: {{t_end: {t_end}, dt_out: 0.01}}\n"
+        f"grid:\n"
+        f"  controller.kbar: [{', '.join(str(k) for k in kbar)}]\n"
+        f"  controller.dbar: [4, 8]\n"
+        f"metrics:\n"
+        f"  - {{name: peak_kinetic, channel: energy.kinetic, stat: max}}\n"
+        f"  - {{channel: energy.total, stat: final}}\n"
+        f"  - {{channel: power.input, stat: rms, from: 0.25}}\n"
+    )
+    return path
+
+
+def rows(path):
+    """The rows without wall_time (the one column that differs between runners), by run."""
+    with open(path, newline="") as f:
+        table = list(csv.reader(f))
+    wall = table[0].index("wall_time")
+    table = [r[:wall] + r[wall + 1:] for r in table]
+    return table[0], table[1:]
+
+
+def cli(rbsim_cli, *args, **kwargs):
+    return subprocess.run([rbsim_cli, "study", *map(str, args)], capture_output=True, text=True, **kwargs)
+
+
+def test_the_local_pool_and_a_dask_cluster_give_the_same_rows(tmp_path, scenes, rbsim_cli):
+    study = write_study(tmp_path / "study.yaml", scenes)
+    one = cli(rbsim_cli, study, "--out", tmp_path / "one.csv", "--jobs", 1)
+    two = cli(rbsim_cli, study, "--out", tmp_path / "two.csv", "--jobs", 2)
+    assert one.returncode == 0, one.stderr
+    assert two.returncode == 0, two.stderr
+    assert "6 ok, 0 diverged, 0 errors" in two.stderr
+
+    import distributed
+
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        assert len(client.scheduler_info()["workers"]) == 2
+        counts = rbsim.study.run(study, tmp_path / "dask.csv", client=client, progress=False)
+    assert counts == {"total": 6, "resumed": 0, "ok": 6, "diverged": 0, "error": 0}
+
+    header, a = rows(tmp_path / "one.csv")
+    assert rows(tmp_path / "two.csv") == (header, a)
+    assert rows(tmp_path / "dask.csv") == (header, a)
+    assert header[:6] == ["run", "point", "repetition", "seed", "controller.kbar", "controller.dbar"]
+    assert [r[0] for r in a] == [str(i) for i in range(6)]
+    assert all(r[header.index("status")] == "ok" for r in a)
+    assert all(r[-2] == rbsim._rbsim.version() for r in a)
+    # The metrics are those of a Python run with the same settings.
+    result = rbsim.load(scenes / "robot_arm_6r.yaml", set={"controller.kbar": 20, "controller.dbar": 8}).run(
+        t_end=1.0, dt_out=0.01)
+    run3 = a[3]
+    assert (run3[4], run3[5]) == ("20", "8")
+    assert float(run3[header.index("peak_kinetic")]) == result["energy.kinetic"].max()
+    assert float(run3[header.index("final.energy.total")]) == result["energy.total"][-1]
+
+
+def test_an_interrupted_study_resumes_with_no_run_lost_or_duplicated(tmp_path, scenes, rbsim_cli):
+    study = write_study(tmp_path / "study.yaml", scenes, t_end=3.0, kbar=(5, 10, 15, 20, 25, 30))
+    out = tmp_path / "results.csv"
+    process = subprocess.Popen([rbsim_cli, "study", str(study), "--out", str(out), "--jobs", "2"],
+                               stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:  # Ctrl-C once some runs are written
+        if out.exists() and len(out.read_text().splitlines()) >= 4:
+            break
+        time.sleep(0.01)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 130, err
+    assert "run the same command to resume" in err
+    header, partial = rows(out)
+    assert 3 <= len(partial) < 12
+    assert len({r[0] for r in partial}) == len(partial)
+
+    resumed = cli(rbsim_cli, study, "--out", out, "--jobs", 2)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"resuming: {len(partial)} of 12 runs" in resumed.stderr
+    header, done = rows(out)
+    assert [r[0] for r in done] == [str(i) for i in range(12)]  # each run once, in order
+    for r in partial:
+        assert r in done  # the finished runs were kept as they were
+
+    fresh = cli(rbsim_cli, study, "--out", tmp_path / "fresh.csv", "--jobs", 1)
+    assert fresh.returncode == 0, fresh.stderr
+    assert rows(tmp_path / "fresh.csv") == (header, done)
+
+    # The Dask runner resumes a partial file the same way (here: the first four rows).
+    lines = out.read_text().splitlines(keepends=True)
+    partial_dask = tmp_path / "dask.csv"
+    partial_dask.write_text("".join(lines[:5]))
+    env = dict(os.environ)
+    finished = subprocess.run([sys.executable, "-m", "rbsim.study", str(study), "--out", str(partial_dask),
+                               "--local", "2", "--quiet"], capture_output=True, text=True, env=env, timeout=600)
+    assert finished.returncode == 0, finished.stderr
+    assert rows(partial_dask) == (header, done)
+
+
+def test_a_study_of_another_scene_version_is_not_mixed_in(tmp_path, scenes, rbsim_cli):
+    scene = tmp_path / "arm.yaml"
+    scene.write_text((scenes / "robot_arm_6r.yaml").read_text())
+    study = tmp_path / "study.yaml"
+    study.write_text(f"scene: arm.yaml\nrun: {{t_end: 0.2}}\ngrid: {{controller.kbar: [10, 20]}}\n"
+                     f"metrics: [{{channel: energy.total}}]\n")
+    out = tmp_path / "results.csv"
+    assert cli(rbsim_cli, study, "--out", out).returncode == 0
+    scene.write_text(scene.read_text() + "\n# changed\n")
+    again = cli(rbsim_cli, study, "--out", out)
+    assert again.returncode == 2
+    assert "another version of the scene" in again.stderr
+
+
+def test_a_broken_study_file_is_reported_at_its_line(tmp_path, scenes, rbsim_cli):
+    study = tmp_path / "study.yaml"
+    study.write_text(f"scene: {scenes / 'robot_arm_6r.yaml'}\nmetrics:\n  - {{channel: energy.totl}}\n")
+    result = cli(rbsim_cli, study, "--out", tmp_path / "r.csv")
+    assert result.returncode == 2
+    assert f"{study}:3:5: metric 'rms.energy.totl': the scene has no channel 'energy.totl'" in result.stderr
+    assert not (tmp_path / "r.csv").exists()
+    with pytest.raises(rbsim.SceneError) as caught:
+        rbsim.study.run(study, tmp_path / "r.csv", client=object())
+    assert caught.value.line == 3

@@ -1,0 +1,232 @@
+// Parameter studies: the study file's checks, the runs it expands to, one run's metrics against
+// the recorded samples, divergence and errors as results, and the results file's resume rules.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <numeric>
+
+#include "core/io/scene_error.h"
+#include "core/scene/study.h"
+#include "sim/scene_run.h"
+#include "sim/study_run.h"
+#include "tests/scene/scene_test_util.h"
+
+namespace rbs {
+namespace {
+
+const std::string kScenes = std::string(RBS_SOURCE_DIR) + "/scenes/";
+
+class Studies : public test::SceneDir {
+ protected:
+  Study study(const std::string& text) { return loadStudy(write("study.yaml", text)); }
+  /// The SceneError of loading `text` (fails the test when it loads).
+  SceneError error(const std::string& text) {
+    try {
+      study(text);
+    } catch (const SceneError& e) {
+      return e;
+    }
+    ADD_FAILURE() << "loaded:\n" << text;
+    return SceneError("", 0, 0, "");
+  }
+};
+
+TEST_F(Studies, GridListAndRandomPointsExpandInADocumentedOrder) {
+  const Study s = study("scene: " + kScenes + "robot_arm_6r.yaml\n"
+                        "grid:\n"
+                        "  controller.kbar: [10, 20]\n"
+                        "  controller.dbar: {from: 2, to: 8, count: 3}\n"
+                        "list:\n"
+                        "  - {controller.pibar: 30}\n"
+                        "  - {controller.pibar: 40, controller.kbar: 15}\n"
+                        "repetitions: {count: 2, seed: perturbation.seed, first: 5}\n"
+                        "metrics: [{channel: energy.total}]\n");
+  const std::vector<StudyRunSpec> runs = expandStudy(s);
+  ASSERT_EQ(runs.size(), 2u * 3u * 2u * 2u);
+  EXPECT_EQ(studyParameterColumns(s), (std::vector<std::string>{"controller.kbar", "controller.dbar", "controller.pibar"}));
+  // Last axis fastest, then the list, then the repetitions.
+  const auto values = [&](long i) {
+    std::vector<double> v;
+    for (const auto& setting : runs[static_cast<std::size_t>(i)].settings) v.push_back(setting.second);
+    return v;
+  };
+  EXPECT_EQ(values(0), (std::vector<double>{10, 2, 30}));
+  EXPECT_EQ(values(2), (std::vector<double>{15, 2, 40}));  // the list's kbar replaces the grid's
+  EXPECT_EQ(values(4), (std::vector<double>{10, 5, 30}));
+  EXPECT_EQ(values(23), (std::vector<double>{15, 8, 40}));
+  EXPECT_EQ(runs[1].seed, 6);
+  EXPECT_EQ(runs[1].repetition, 1);
+  EXPECT_EQ(runs[1].point, 0);
+  EXPECT_EQ(runs[22].point, 11);
+  for (std::size_t i = 0; i < runs.size(); ++i) EXPECT_EQ(runs[i].index, static_cast<long>(i));
+}
+
+TEST_F(Studies, RandomSamplesAreReproducibleFromTheSeedAndFollowTheirDistributions) {
+  const auto make = [&](int seed) {
+    return expandStudy(study("scene: " + kScenes + "robot_arm_6r.yaml\n"
+                             "random:\n"
+                             "  count: 4000\n"
+                             "  seed: " + std::to_string(seed) + "\n"
+                             "  parameters:\n"
+                             "    controller.kbar: {uniform: [10, 20]}\n"
+                             "    controller.dbar: {normal: [5, 0.5]}\n"
+                             "    controller.pibar: {log_uniform: [1, 100]}\n"
+                             "metrics: [{channel: energy.total}]\n"));
+  };
+  const auto a = make(7), b = make(7), c = make(8);
+  ASSERT_EQ(a.size(), 4000u);
+  double sum_u = 0, sum_n = 0, sum_n2 = 0, below_10 = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    EXPECT_EQ(a[i].settings, b[i].settings);
+    const double u = a[i].settings[0].second, n = a[i].settings[1].second, l = a[i].settings[2].second;
+    ASSERT_TRUE(u >= 10 && u < 20 && l >= 1 && l <= 100);
+    sum_u += u;
+    sum_n += n;
+    sum_n2 += (n - 5) * (n - 5);
+    below_10 += l < 10;
+  }
+  EXPECT_NE(a[0].settings, c[0].settings);
+  // 4000 samples: the standard errors are 0.046 (mean of U(10,20)), 0.008 (mean of N), 0.006
+  // (its variance, relative 2.2 %), 0.008 (the log-uniform's share below 10, which is 1/2).
+  EXPECT_NEAR(sum_u / 4000, 15.0, 0.2);
+  EXPECT_NEAR(sum_n / 4000, 5.0, 0.04);
+  EXPECT_NEAR(std::sqrt(sum_n2 / 4000), 0.5, 0.03);
+  EXPECT_NEAR(below_10 / 4000, 0.5, 0.04);
+}
+
+TEST_F(Studies, EveryMistakeIsReportedAtItsPlace) {
+  const std::string scene = "scene: " + kScenes + "robot_arm_6r.yaml\n";
+  SceneError e = error(scene + "grid: {controller.kbar: [1, 2]}\nmetrcs: [{channel: energy.total}]\n");
+  EXPECT_EQ(e.line(), 3);
+  EXPECT_NE(e.message().find("did you mean 'metrics'"), std::string::npos) << e.what();
+  e = error(scene + "repetitions: {count: 3}\nmetrics: [{channel: energy.total}]\n");
+  EXPECT_EQ(e.line(), 2);
+  EXPECT_NE(e.message().find("needs 'seed'"), std::string::npos) << e.what();
+  e = error(scene + "metrics:\n  - {channel: energy.total, from: 3, to: 1}\n");
+  EXPECT_EQ(e.line(), 3);
+  EXPECT_EQ(e.column(), 5);
+  e = error(scene + "grid: {controller.kbar: {from: -1, to: 5, count: 3, scale: log}}\nmetrics: [{channel: energy.total}]\n");
+  EXPECT_NE(e.message().find("log scale needs from > 0"), std::string::npos) << e.what();
+  e = error(scene + "metrics: [{channel: energy.total, stat: median}]\n");
+  EXPECT_NE(e.message().find("median"), std::string::npos) << e.what();
+  e = error(scene + "random: {count: 1000000, parameters: {controller.kbar: {uniform: [1, 2]}}}\n"
+                    "repetitions: {count: 100, seed: perturbation.seed}\nmetrics: [{channel: energy.total}]\n");
+  EXPECT_NE(e.message().find("at most 10 000 000"), std::string::npos) << e.what();
+  // A relative scene is relative to the study file's folder.
+  EXPECT_EQ(study("scene: robot_arm_6r.yaml\nmetrics: [{channel: energy.total}]\n").scene, dir_ / "robot_arm_6r.yaml");
+}
+
+TEST_F(Studies, AMissingChannelIsReportedAtItsMetricBeforeTheStudyStarts) {
+  const Study s = study("scene: " + kScenes + "robot_arm_6r.yaml\n"
+                        "metrics:\n"
+                        "  - {channel: energy.total}\n"
+                        "  - {channel: error.positon}\n");
+  try {
+    checkStudy(s, expandStudy(s));
+    FAIL() << "checked";
+  } catch (const SceneError& e) {
+    EXPECT_EQ(e.line(), 4);
+    EXPECT_NE(e.message().find("no channel 'error.positon'"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(Studies, ARunsMetricsAreThoseOfItsRecordedSamples) {
+  const Study s = study("scene: " + kScenes + "robot_arm_6r.yaml\n"
+                        "run: {t_end: 1.0, dt_out: 0.01}\n"
+                        "grid: {controller.kbar: [12.5]}\n"
+                        "metrics:\n"
+                        "  - {name: rms, channel: energy.kinetic, stat: rms, from: 0.2, to: 0.7}\n"
+                        "  - {name: max_abs, channel: power.input, stat: max_abs}\n"
+                        "  - {name: mean, channel: energy.kinetic, stat: mean, from: 0.5}\n"
+                        "  - {name: final, channel: energy.total, stat: final}\n"
+                        "  - {name: empty, channel: energy.total, stat: max, from: 5}\n");
+  const StudyRunResult r = evaluateStudyRun(s, expandStudy(s).front());
+  ASSERT_EQ(r.status, RunStatus::Ok) << r.message;
+  EXPECT_EQ(r.t_reached, 1.0);
+
+  // The same run, recorded whole, and the metrics computed from its samples.
+  const Scene scene = loadScene(s.scene, {"controller.kbar=12.5"});
+  RunOverrides o;
+  o.t_end = 1.0;
+  o.dt_out = 0.01;
+  SceneRun run(scene, o);
+  ASSERT_TRUE(run.runToEnd());
+  const Recording& rec = run.simulator().recording();
+  ASSERT_EQ(rec.time.size(), 101u);
+  const int kinetic = rec.channels.find("energy.kinetic"), power = rec.channels.find("power.input"),
+            total = rec.channels.find("energy.total");
+  double sq = 0, sum = 0, peak = 0;
+  int n_sq = 0, n_mean = 0;
+  for (std::size_t k = 0; k < rec.time.size(); ++k) {
+    const double t = rec.time[k];
+    if (t >= 0.2 - 1e-12 && t <= 0.7 + 1e-12) {
+      sq += rec.values[k][kinetic] * rec.values[k][kinetic];
+      ++n_sq;
+    }
+    if (t >= 0.5 - 1e-12) {
+      sum += rec.values[k][kinetic];
+      ++n_mean;
+    }
+    peak = std::max(peak, std::abs(rec.values[k][power]));
+  }
+  EXPECT_EQ(n_sq, 51);
+  EXPECT_EQ(r.metrics[0], std::sqrt(sq / n_sq));
+  EXPECT_EQ(r.metrics[1], peak);
+  EXPECT_EQ(r.metrics[2], sum / n_mean);
+  EXPECT_EQ(r.metrics[3], rec.values.back()[total]);
+  EXPECT_TRUE(std::isnan(r.metrics[4]));  // no sample in [5, ∞)
+}
+
+TEST_F(Studies, DivergenceAndImpossibleSettingsAreResultsWithTheirMessage) {
+  const Study diverging = study("scene: " + kScenes + "motivation_gimbal_lock.yaml\n"
+                                "metrics: [{channel: energy.total, stat: final}]\n");
+  const StudyRunResult d = evaluateStudyRun(diverging, expandStudy(diverging).front());
+  EXPECT_EQ(d.status, RunStatus::Diverged);
+  EXPECT_FALSE(d.message.empty());
+  EXPECT_GT(d.t_reached, 1.0);
+  EXPECT_LT(d.t_reached, 2.0);
+
+  const Study impossible = study("scene: " + kScenes + "robot_arm_6r.yaml\n"
+                                 "grid: {controller.kbar: [-3]}\n"
+                                 "metrics: [{channel: energy.total}]\n");
+  const StudyRunResult e = evaluateStudyRun(impossible, expandStudy(impossible).front());
+  EXPECT_EQ(e.status, RunStatus::Error);
+  EXPECT_NE(e.message.find("kbar"), std::string::npos) << e.message;
+  EXPECT_TRUE(std::isnan(e.metrics[0]));
+  const std::string row = studyCsvRow(impossible, expandStudy(impossible).front(), e, "h");
+  EXPECT_NE(row.find(",error,"), std::string::npos) << row;
+}
+
+TEST_F(Studies, AResultsFileResumesOnlyForTheSameStudyAndScene) {
+  const Study s = study("scene: " + kScenes + "robot_arm_6r.yaml\n"
+                        "grid: {controller.kbar: [10, 20, 30]}\n"
+                        "metrics: [{channel: energy.total}]\n");
+  const auto runs = expandStudy(s);
+  const std::string hash = studySceneHash(s);
+  ASSERT_EQ(hash.size(), 16u);
+  StudyRunResult fake;
+  fake.metrics = {1.0};
+  const auto results = dir_ / "results.csv";
+  {
+    std::ofstream out(results);
+    out << studyCsvHeader(s) << "\n" << studyCsvRow(s, runs[2], fake, hash) << "\n" << studyCsvRow(s, runs[0], fake, hash) << "\n"
+        << "1,1,0,";  // a row cut short by an interrupted write
+  }
+  EXPECT_EQ(completedStudyRuns(s, results, hash), (std::set<long>{0, 2}));
+  EXPECT_EQ(slurp(results).back(), '\n');  // the partial row is gone
+  sortStudyResults(results);
+  const std::string sorted = slurp(results);
+  EXPECT_LT(sorted.find("\n0,0,0"), sorted.find("\n2,2,0"));
+
+  EXPECT_THROW(completedStudyRuns(s, results, "0123456789abcdef"), std::runtime_error);  // another scene
+  const Study other = study("scene: " + kScenes + "robot_arm_6r.yaml\n"
+                            "grid: {controller.dbar: [10, 20, 30]}\n"
+                            "metrics: [{channel: energy.total}]\n");
+  EXPECT_THROW(completedStudyRuns(other, results, hash), std::runtime_error);  // other columns
+  EXPECT_TRUE(completedStudyRuns(s, dir_ / "absent.csv", hash).empty());
+}
+
+}  // namespace
+}  // namespace rbs
