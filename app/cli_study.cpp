@@ -13,6 +13,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <filesystem>
@@ -41,6 +42,7 @@ const std::vector<OptionSpec>& studyOptions() {
   static const std::vector<OptionSpec> options = {
       {"out", true, "FILE.csv", "results file (required); an existing one from the same study is resumed"},
       {"jobs", true, "N", "worker processes (default 1)"},
+      {"plot", true, "DIR", "when the study is complete, draw its standard pictures (PNG and PDF) into DIR"},
       {"quiet", false, "", "no progress line and no summary on stderr"},
       {"help", false, "", "show this help"},
   };
@@ -119,10 +121,40 @@ std::string duration(double seconds) {
   return o.str();
 }
 
+/// Draws the pictures of a results file with the Python package (python3 -m rbsim.study_plot).
+/// Returns an error message, empty on success.
+std::string plotResults(const std::filesystem::path& results, const std::string& dir) {
+#if defined(RBS_PYTHON_EXECUTABLE) && defined(RBS_PYTHON_PATH)
+  std::cout.flush();
+  std::cerr.flush();
+  const pid_t pid = ::fork();
+  if (pid < 0) return std::string("fork: ") + std::strerror(errno);
+  if (pid == 0) {
+    const char* old = std::getenv("PYTHONPATH");
+    const std::string path = std::string(RBS_PYTHON_PATH) + (old && *old ? std::string(":") + old : std::string());
+    ::setenv("PYTHONPATH", path.c_str(), 1);
+    const std::string file = results.string();
+    ::execl(RBS_PYTHON_EXECUTABLE, RBS_PYTHON_EXECUTABLE, "-m", "rbsim.study_plot", file.c_str(), dir.c_str(),
+            static_cast<char*>(nullptr));
+    std::fprintf(stderr, "rbsim-cli study: cannot start %s: %s\n", RBS_PYTHON_EXECUTABLE, std::strerror(errno));
+    ::_exit(127);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return "";
+  return "drawing the pictures failed (python3 -m rbsim.study_plot, exit " +
+         std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) + ")";
+#else
+  (void)results;
+  (void)dir;
+  return "--plot needs the rbsim Python package, which this build does not have (RBS_BUILD_PYTHON)";
+#endif
+}
+
 }  // namespace
 
 std::string studyUsage() {
-  return "usage: rbsim-cli study STUDY.yaml --out RESULTS.csv [--jobs N] [--quiet]\n"
+  return "usage: rbsim-cli study STUDY.yaml --out RESULTS.csv [--jobs N] [--plot DIR] [--quiet]\n"
          "\n"
          "Runs a parameter study (docs/STUDIES.md): a scene, the settings to vary (grid, list,\n"
          "random), repetitions with noise seeds, and the metrics to keep per run. Each run is\n"
@@ -131,6 +163,8 @@ std::string studyUsage() {
          "rbsim_version, scene_hash) is appended to RESULTS.csv as it finishes. Ctrl-C keeps the\n"
          "finished runs; the same command resumes where it stopped. A complete study is rewritten\n"
          "in run order. A diverging run is a result (status diverged, with its message).\n"
+         "--plot DIR draws the metrics against the parameters, heat maps and the share of runs\n"
+         "that finished (python3 -m rbsim.study_plot, matplotlib).\n"
          "\n"
          "exit codes: 0 all runs done (some may have diverged); 1 some runs could not be made\n"
          "(status error) or the results could not be written; 2 bad command line or study file\n"
@@ -159,7 +193,7 @@ int runStudy(const std::vector<std::string>& args, std::ostream& out, std::ostre
   try {
     study = loadStudy(parsed.positional.front());
     runs = expandStudy(study);
-    checkStudy(study, runs);
+    checkStudy(study);
     hash = studySceneHash(study);
     done = completedStudyRuns(study, results, hash);
   } catch (const SceneError& e) {
@@ -285,9 +319,15 @@ int runStudy(const std::vector<std::string>& args, std::ostream& out, std::ostre
     return kExitInterrupted;
   }
   if (finished == to_do) sortStudyResults(results);
+  if (parsed.has("plot")) {
+    if (const std::string e = plotResults(results, parsed.all("plot").back()); !e.empty()) {
+      err << "rbsim-cli study: " << e << "\n";
+      return 1;
+    }
+  }
   if (!quiet)
     err << "rbsim-cli study: " << total << " runs (" << finished << " now, " << resumed << " before) in "
-        << duration(wall) << " with " << jobs << (jobs == 1 ? " worker" : " workers") << ": "
+        << duration(wall) << " with " << jobs << (jobs == 1 ? " worker" : " workers") << "; of the runs now: "
         << finished - diverged - failed << " ok, " << diverged << " diverged, " << failed << " errors -> "
         << results.string() << "\n";
   return failed > 0 ? 1 : 0;

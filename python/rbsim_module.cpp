@@ -280,7 +280,7 @@ class StudyHandle {
   explicit StudyHandle(const std::filesystem::path& file) : study_(loadStudy(file)), runs_(expandStudy(study_)) {
     hash_ = studySceneHash(study_);
   }
-  void check() const { checkStudy(study_, runs_); }
+  void check() const { checkStudy(study_); }
   std::string evaluate(long index) const {
     if (index < 0 || index >= static_cast<long>(runs_.size()))
       throw py::index_error("run " + std::to_string(index) + " of a study with " + std::to_string(runs_.size()) + " runs");

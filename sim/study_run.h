@@ -47,10 +47,10 @@ struct StudyRunResult {
 /// (a setting out of range, a missing channel, divergence): that is the result's status.
 StudyRunResult evaluateStudyRun(const Study& study, const StudyRunSpec& run);
 
-/// Checks what every run shares before a study starts: the scene loads with the fixed settings
-/// and the first run's, and every metric's channel exists. Throws SceneError at the scene's or
-/// the study file's place.
-void checkStudy(const Study& study, const std::vector<StudyRunSpec>& runs);
+/// Checks what every run shares before a study starts: the scene loads with the study's fixed
+/// settings, the run settings are valid and every metric's channel exists. Throws SceneError at
+/// the scene's or the study file's place (std::invalid_argument for a run setting).
+void checkStudy(const Study& study);
 
 /// A hash of the scene file's bytes and the study's fixed settings (16 hex digits, FNV-1a 64):
 /// results from a changed scene are not mixed with old ones.

@@ -19,6 +19,7 @@ import sys
 import time
 
 from . import _rbsim
+from .study_plot import plot  # noqa: F401  (rbsim.study.plot(results, out_dir): the pictures)
 
 
 @functools.lru_cache(maxsize=8)
@@ -88,6 +89,7 @@ def main(argv=None) -> int:
     where = parser.add_mutually_exclusive_group(required=True)
     where.add_argument("--scheduler", help="address of a Dask scheduler, e.g. tcp://host:8786")
     where.add_argument("--local", type=int, metavar="N", help="start a LocalCluster of N worker processes")
+    parser.add_argument("--plot", metavar="DIR", help="when complete, draw the standard pictures into DIR")
     parser.add_argument("--quiet", action="store_true")
     args = parser.parse_args(argv)
     try:
@@ -105,6 +107,8 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print(f"\ninterrupted: the finished runs are in {args.out}; run the same command to resume", file=sys.stderr)
         return 130
+    if args.plot:
+        plot(args.out, args.plot)
     if not args.quiet:
         print(f"{counts['total']} runs ({counts['resumed']} before): {counts['ok']} ok, {counts['diverged']} diverged, "
               f"{counts['error']} errors -> {args.out}", file=sys.stderr)

@@ -11,6 +11,7 @@ import pytest
 
 import rbsim
 import rbsim.study
+import rbsim.study_plot
 
 
 def write_study(path, scenes, t_end=1.0, kbar=(10, 20, 30)):
@@ -48,7 +49,7 @@ def test_the_local_pool_and_a_dask_cluster_give_the_same_rows(tmp_path, scenes, 
     two = cli(rbsim_cli, study, "--out", tmp_path / "two.csv", "--jobs", 2)
     assert one.returncode == 0, one.stderr
     assert two.returncode == 0, two.stderr
-    assert "6 ok, 0 diverged, 0 errors" in two.stderr
+    assert "of the runs now: 6 ok, 0 diverged, 0 errors" in two.stderr
 
     import distributed
 
@@ -139,3 +140,42 @@ def test_a_broken_study_file_is_reported_at_its_line(tmp_path, scenes, rbsim_cli
     with pytest.raises(rbsim.SceneError) as caught:
         rbsim.study.run(study, tmp_path / "r.csv", client=object())
     assert caught.value.line == 3
+
+
+def test_the_pictures_show_each_metric_against_each_parameter_and_the_runs_that_finished(tmp_path, scenes, rbsim_cli):
+    import matplotlib.image
+
+    study = tmp_path / "study.yaml"
+    study.write_text(
+        f"scene: {scenes / 'quadcopter_looping.yaml'}\n"
+        f"set: {{integrator.control_rate: 200, perturbation.noise.position: 0.002}}\n"
+        f"run: {{t_end: 1.5, dt_out: 0.01}}\n"
+        f"grid:\n  controller.pole: [6, 8]\n  perturbation.mass_scale: [0.9, 1.0, 1.1]\n"
+        f"repetitions: {{count: 3, seed: perturbation.seed}}\n"
+        f"metrics:\n  - {{name: rms_position, channel: error.position, stat: rms}}\n")
+    out, pictures = tmp_path / "results.csv", tmp_path / "pictures"
+    result = cli(rbsim_cli, study, "--out", out, "--jobs", 2, "--plot", pictures)
+    assert result.returncode == 0, result.stderr
+    names = sorted(p.name for p in pictures.iterdir())
+    expected = ["rms_position_heat_controller_pole_perturbation_mass_scale",
+                "rms_position_vs_controller_pole", "rms_position_vs_perturbation_mass_scale",
+                "status_controller_pole_perturbation_mass_scale"]
+    assert names == sorted(f"{n}.{ext}" for n in expected for ext in ("png", "pdf"))
+    for n in expected:
+        image = matplotlib.image.imread(pictures / f"{n}.png")
+        assert image.shape[0] > 300 and image.shape[1] > 400
+        assert image[..., :3].std() > 0.05  # not blank
+        assert (pictures / f"{n}.pdf").read_bytes().startswith(b"%PDF")
+
+    # A study with runs that cannot be made: its status picture shows the share that finished.
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(f"scene: {scenes / 'robot_arm_6r.yaml'}\nrun: {{t_end: 0.2}}\n"
+                   f"grid: {{controller.kbar: [-3, 10, 20]}}\nmetrics: [{{channel: energy.total}}]\n")
+    failed = cli(rbsim_cli, bad, "--out", tmp_path / "bad.csv", "--plot", tmp_path / "bad")
+    assert failed.returncode == 1  # error rows
+    assert "of the runs now: 2 ok, 0 diverged, 1 errors" in failed.stderr
+    results = rbsim.study_plot.StudyResults(tmp_path / "bad.csv")
+    assert [r["status"] for r in results.rows] == ["error", "ok", "ok"]
+    assert (tmp_path / "bad" / "status_controller_kbar.png").exists()
+    with pytest.raises(ValueError, match="no metric nope"):
+        rbsim.study.plot(tmp_path / "bad.csv", tmp_path / "x", metrics=["nope"])

@@ -124,7 +124,7 @@ TEST_F(Studies, AMissingChannelIsReportedAtItsMetricBeforeTheStudyStarts) {
                         "  - {channel: energy.total}\n"
                         "  - {channel: error.positon}\n");
   try {
-    checkStudy(s, expandStudy(s));
+    checkStudy(s);
     FAIL() << "checked";
   } catch (const SceneError& e) {
     EXPECT_EQ(e.line(), 4);
