@@ -88,6 +88,9 @@ def plot_metric_vs(results: StudyResults, metric: str, parameter: str, out_dir: 
             ax.fill_between(xs, low, high, alpha=0.2, color=line.get_color())
         else:
             ax.plot(xs, [groups[key][x][0] for x in xs], "o" if len(xs) > 30 else "o-", ms=3, label=label)
+    values = [v for g in groups.values() for vs in g.values() for v in vs]
+    if values and min(values) > 0 and max(values) / min(values) > 100:
+        ax.set_yscale("log")  # a lost run would flatten every other curve on a linear axis
     ax.set_xlabel(parameter)
     ax.set_ylabel(metric)
     title = f"{metric} vs {parameter}"

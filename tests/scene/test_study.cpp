@@ -230,3 +230,27 @@ TEST_F(Studies, AResultsFileResumesOnlyForTheSameStudyAndScene) {
 
 }  // namespace
 }  // namespace rbs
+
+namespace rbs {
+namespace {
+
+// The shipped studies (studies/*.yaml, docs/RESULTS.md "Studies") load, pass the pre-flight check
+// and expand to the runs their comments promise.
+TEST(ShippedStudies, LoadAndCheck) {
+  const std::filesystem::path dir = std::filesystem::path(RBS_SOURCE_DIR) / "studies";
+  const std::map<std::string, std::size_t> runs = {{"looping_mass_error.yaml", 540}, {"load_swing_degree.yaml", 24}};
+  std::size_t seen = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.path().extension() != ".yaml") continue;
+    ++seen;
+    const Study s = loadStudy(entry.path());
+    EXPECT_NO_THROW(checkStudy(s)) << entry.path();
+    const auto it = runs.find(entry.path().filename().string());
+    ASSERT_NE(it, runs.end()) << "a new shipped study: add it here and to docs/RESULTS.md";
+    EXPECT_EQ(expandStudy(s).size(), it->second) << entry.path();
+  }
+  EXPECT_EQ(seen, runs.size());
+}
+
+}  // namespace
+}  // namespace rbs
