@@ -89,11 +89,19 @@ void writeAll(int fd, const std::string& text) {
 Worker spawn(const Study& study, const std::vector<StudyRunSpec>& runs, const std::string& hash,
              const std::vector<Worker>& others) {
   int down[2], up[2];
-  if (::pipe(down) != 0 || ::pipe(up) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  if (::pipe(down) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  if (::pipe(up) != 0) {
+    ::close(down[0]);
+    ::close(down[1]);
+    throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  }
   std::cout.flush();
   std::cerr.flush();
   const pid_t pid = ::fork();
-  if (pid < 0) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  if (pid < 0) {
+    for (int fd : {down[0], down[1], up[0], up[1]}) ::close(fd);
+    throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+  }
   if (pid == 0) {
     ::close(down[1]);
     ::close(up[0]);
@@ -160,7 +168,7 @@ std::string studyUsage() {
          "random), repetitions with noise seeds, and the metrics to keep per run. Each run is\n"
          "evaluated in one of N worker processes; its row (run, point, repetition, seed, parameter\n"
          "values, status ok|diverged|error, message, t_reached, wall_time, the metrics,\n"
-         "rbsim_version, scene_hash) is appended to RESULTS.csv as it finishes. Ctrl-C keeps the\n"
+         "rbsim_version, scene_hash, study_hash) is appended to RESULTS.csv as it finishes. Ctrl-C keeps the\n"
          "finished runs; the same command resumes where it stopped. A complete study is rewritten\n"
          "in run order. A diverging run is a result (status diverged, with its message).\n"
          "--plot DIR draws the metrics against the parameters, heat maps and the share of runs\n"
@@ -194,7 +202,7 @@ int runStudy(const std::vector<std::string>& args, std::ostream& out, std::ostre
     study = loadStudy(parsed.positional.front());
     runs = expandStudy(study);
     checkStudy(study);
-    hash = studySceneHash(study);
+    hash = studyHashes(study);
     done = completedStudyRuns(study, results, hash);
   } catch (const SceneError& e) {
     err << e.what() << "\n";
@@ -261,7 +269,8 @@ int runStudy(const std::vector<std::string>& args, std::ostream& out, std::ostre
     while (std::any_of(workers.begin(), workers.end(), [](const Worker& w) { return w.running >= 0; })) {
       if (interrupt.requested()) break;
       std::vector<pollfd> fds;
-      for (const Worker& w : workers) fds.push_back({w.from_worker, POLLIN, 0});
+      // Idle workers are left out (-1): their pipe's hang-up would wake poll at once, forever.
+      for (const Worker& w : workers) fds.push_back({w.running >= 0 ? w.from_worker : -1, POLLIN, 0});
       if (::poll(fds.data(), fds.size(), 200) < 0 && errno != EINTR) throw std::runtime_error(std::strerror(errno));
       for (std::size_t k = 0; k < workers.size(); ++k) {
         Worker& w = workers[k];
@@ -280,6 +289,7 @@ int runStudy(const std::vector<std::string>& args, std::ostream& out, std::ostre
         // The worker died with a run in hand (a crash): that run is an error; a new worker goes on.
         int status = 0;
         ::waitpid(w.pid, &status, 0);
+        w.pid = -1;
         StudyRunResult crash;
         crash.status = RunStatus::Error;
         crash.metrics.assign(study.metrics.size(), std::nan(""));
@@ -288,6 +298,7 @@ int runStudy(const std::vector<std::string>& args, std::ostream& out, std::ostre
         record(studyCsvRow(study, runs[static_cast<std::size_t>(w.running)], crash, hash));
         ::close(w.from_worker);
         if (w.to_worker >= 0) ::close(w.to_worker);
+        w.from_worker = w.to_worker = -1;
         std::vector<Worker> others;
         for (const Worker& o : workers)
           if (o.pid != w.pid) others.push_back(o);
@@ -297,13 +308,15 @@ int runStudy(const std::vector<std::string>& args, std::ostream& out, std::ostre
     }
   } catch (const std::exception& e) {
     err << "\nrbsim-cli study: " << e.what() << "\n";
-    for (Worker& w : workers) ::kill(w.pid, SIGTERM);
+    for (Worker& w : workers)
+      if (w.pid > 0) ::kill(w.pid, SIGTERM);
   }
   const bool interrupted = interrupt.requested() && finished < to_do;
   for (Worker& w : workers) {
+    if (w.pid <= 0) continue;
     if (interrupted) ::kill(w.pid, SIGTERM);  // runs in progress are dropped; finished ones are kept
     if (w.to_worker >= 0) ::close(w.to_worker);
-    ::close(w.from_worker);
+    if (w.from_worker >= 0) ::close(w.from_worker);
     ::waitpid(w.pid, nullptr, 0);
   }
   if (show) err << "\n";

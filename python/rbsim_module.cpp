@@ -11,8 +11,10 @@
 #include <pybind11/stl/filesystem.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -124,8 +126,7 @@ RunOverrides overridesFrom(std::optional<double> t_end, std::optional<double> dt
   return o;
 }
 
-py::dict statsToPython(const SceneRun& run) {
-  const SimulationStats& s = run.simulator().stats();
+py::dict statsToPython(const SimulationStats& s) {
   py::dict d;
   d["steps"] = s.steps;
   d["rhs_evaluations"] = s.rhs_evaluations;
@@ -139,19 +140,26 @@ py::dict runScene(const LoadedScene& loaded, const RunOverrides& overrides) {
   const Scene& scene = *loaded.scene;
   std::unique_ptr<SceneRun> run;
   bool ok = false;
+  // Ctrl-C reaches only the main thread: there the run asks for it between slices (taking the
+  // GIL for a moment); other threads run without asking.
+  const py::module_ threading = py::module_::import("threading");
+  const bool main_thread = threading.attr("current_thread")().is(threading.attr("main_thread")());
+  std::function<bool()> stop;
+  if (main_thread)
+    stop = [] {
+      py::gil_scoped_acquire locked;
+      return PyErr_CheckSignals() != 0;
+    };
   {
     py::gil_scoped_release unlocked;
     run = std::make_unique<SceneRun>(scene, overrides);
-    ok = run->runToEnd([] {
-      py::gil_scoped_acquire locked;  // Ctrl-C in the interpreter ends the run between slices
-      return PyErr_CheckSignals() != 0;
-    });
+    ok = run->runToEnd(stop);
   }
   if (PyErr_Occurred()) throw py::error_already_set();
   py::dict d = recordingToPython(run->simulator().recording());
   d["ok"] = ok;
   d["message"] = ok ? std::string() : run->simulator().message();
-  d["stats"] = statsToPython(*run);
+  d["stats"] = statsToPython(run->simulator().stats());
   d["controller"] = run->loop().controller_name;
   return d;
 }
@@ -233,25 +241,44 @@ class ModelView {
 
 /// A step-wise run (SceneRun with every sample kept): advance, look, change parameters, advance.
 class StepwiseRun {
+  /// f() under the run's lock, waiting for it without the GIL (defined first: its return type is
+  /// deduced).
+  template <class F>
+  auto locked(F f) -> decltype(f()) {
+    py::gil_scoped_release unlocked;
+    std::lock_guard lock(mutex_);
+    return f();
+  }
+
  public:
   StepwiseRun(LoadedScene loaded, const RunOverrides& overrides)
       : scene_(std::move(loaded.scene)), run_(*scene_, overrides) {
     run_.start();
   }
 
+  // advance_to releases the GIL, so the GIL no longer keeps two Python threads out of one run:
+  // every method takes the run's own lock (with the GIL released while it waits).
   bool advanceTo(double t) {
     py::gil_scoped_release unlocked;
+    std::lock_guard lock(mutex_);
     return run_.simulator().advanceTo(t);
   }
-  double time() const { return run_.simulator().time(); }
-  VecX x() const { return run_.simulator().state().x; }
-  VecX xi() const { return run_.simulator().state().xi; }
-  bool ok() const { return run_.simulator().message().empty(); }
-  std::string message() const { return run_.simulator().message(); }
-  py::dict recording() const { return recordingToPython(run_.simulator().recording()); }
-  py::dict stats() const { return statsToPython(run_); }
-  py::list parameters() { return parameterList(run_.loop().parameters()); }
+  double time() { return locked([&] { return run_.simulator().time(); }); }
+  VecX x() { return locked([&] { return VecX(run_.simulator().state().x); }); }
+  VecX xi() { return locked([&] { return VecX(run_.simulator().state().xi); }); }
+  bool ok() { return locked([&] { return run_.simulator().message().empty(); }); }
+  std::string message() { return locked([&] { return run_.simulator().message(); }); }
+  py::dict recording() {
+    const Recording copy = locked([&] { return run_.simulator().recording(); });
+    return recordingToPython(copy);
+  }
+  py::dict stats() { return statsToPython(locked([&] { return run_.simulator().stats(); })); }
+  py::list parameters() {
+    std::lock_guard lock(mutex_);  // parameterList builds Python objects: the GIL is held here
+    return parameterList(run_.loop().parameters());
+  }
   void setParameter(const std::string& name, double value) {
+    std::lock_guard lock(mutex_);
     ParameterSet* set = run_.loop().parameters();
     if (!set) throw py::value_error("the run has no controller, so no parameter '" + name + "'");
     const int i = set->find(name);
@@ -267,18 +294,23 @@ class StepwiseRun {
       throw py::value_error(e.what());
     }
   }
-  void restart() { run_.start(); }
+  void restart() {
+    py::gil_scoped_release unlocked;
+    std::lock_guard lock(mutex_);
+    run_.start();
+  }
 
  private:
   std::shared_ptr<const Scene> scene_;
   SceneRun run_;
+  std::mutex mutex_;
 };
 
 /// A parameter study's runs (sim/study_run.h): the Dask runner evaluates them one task each.
 class StudyHandle {
  public:
   explicit StudyHandle(const std::filesystem::path& file) : study_(loadStudy(file)), runs_(expandStudy(study_)) {
-    hash_ = studySceneHash(study_);
+    hash_ = studyHashes(study_);
   }
   void check() const { checkStudy(study_); }
   std::string evaluate(long index) const {
@@ -287,6 +319,15 @@ class StudyHandle {
     const StudyRunSpec& run = runs_[static_cast<std::size_t>(index)];
     py::gil_scoped_release unlocked;
     return studyCsvRow(study_, run, evaluateStudyRun(study_, run), hash_);
+  }
+  /// The row of a run that could not be evaluated (its worker died): status error, `message`.
+  std::string errorRow(long index, const std::string& message) const {
+    if (index < 0 || index >= static_cast<long>(runs_.size())) throw py::index_error("no run " + std::to_string(index));
+    StudyRunResult failed;
+    failed.status = RunStatus::Error;
+    failed.message = message;
+    failed.metrics.assign(study_.metrics.size(), std::nan(""));
+    return studyCsvRow(study_, runs_[static_cast<std::size_t>(index)], failed, hash_);
   }
   std::set<long> completed(const std::filesystem::path& results) const {
     return completedStudyRuns(study_, results, hash_);
@@ -376,8 +417,9 @@ PYBIND11_MODULE(_rbsim, m) {
       .def("check", &StudyHandle::check)
       .def("evaluate", &StudyHandle::evaluate, py::arg("index"))
       .def("completed", &StudyHandle::completed, py::arg("results"))
+      .def("error_row", &StudyHandle::errorRow, py::arg("index"), py::arg("message"))
       .def_property_readonly("runs", &StudyHandle::runs)
-      .def_property_readonly("scene_hash", &StudyHandle::hash)
+      .def_property_readonly("hashes", &StudyHandle::hash)
       .def_property_readonly("header", [](const StudyHandle& h) { return studyCsvHeader(h.study()); })
       .def_property_readonly("name", [](const StudyHandle& h) { return h.study().name; })
       .def_property_readonly("scene", [](const StudyHandle& h) { return h.study().scene; })

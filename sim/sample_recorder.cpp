@@ -223,7 +223,8 @@ void SampleRecorder::reserve(std::size_t more) {
   const std::size_t width = values_.size();
   std::size_t rows = recording_.time.size() + std::min(more, (std::size_t{1} << 23) / std::max<std::size_t>(width, 1));
   if (max_samples_ > 0) rows = std::min(rows, max_samples_ + 1);
-  recording_.time.reserve(rows);
+  if (rows > recording_.time.capacity())  // at least doubling: many short advanceTo calls stay O(1) per sample
+    recording_.time.reserve(std::max(rows, 2 * recording_.time.capacity()));
   recording_.values.reserve(rows, width);
 }
 

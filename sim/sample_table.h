@@ -72,6 +72,11 @@ class SampleTable {
   void push_back(const std::vector<double>& row) { push_back(std::span<const double>(row)); }
   /// Appends every row of `other` (same width, or any width if this table is empty).
   void append(const SampleTable& other) {
+    if (&other == this) {
+      const SampleTable copy = other;
+      append(copy);
+      return;
+    }
     for (std::size_t k = 0; k < other.size(); ++k) push_back(other[k]);
   }
   /// Drops the n oldest rows (n ≤ size). O(size): callers drop in chunks.

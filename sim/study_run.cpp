@@ -192,10 +192,12 @@ std::vector<StudyRunSpec> expandStudy(const Study& study) {
   for (std::size_t p = 0; p < points.size(); ++p) {
     // One value per column (the last setting of a path wins), in column order.
     std::vector<StudySetting> settings;
-    for (const std::string& c : columns) {
+    std::vector<std::optional<double>> values(columns.size());
+    for (std::size_t c = 0; c < columns.size(); ++c) {
       for (auto it = points[p].rbegin(); it != points[p].rend(); ++it)
-        if (it->first == c) {
+        if (it->first == columns[c]) {
           settings.push_back(*it);
+          values[c] = it->second;
           break;
         }
     }
@@ -206,6 +208,7 @@ std::vector<StudyRunSpec> expandStudy(const Study& study) {
       run.repetition = r;
       run.seed = study.seed_path.empty() ? -1 : study.first_seed + r;
       run.settings = settings;
+      run.columns = values;
       runs.push_back(std::move(run));
     }
   }
@@ -265,13 +268,17 @@ void checkStudy(const Study& study) {
     }
 }
 
-std::string studySceneHash(const Study& study) {
-  std::ifstream in(study.scene, std::ios::binary);
-  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  std::uint64_t h = fnv1a(0xCBF29CE484222325ull, bytes);
-  for (const std::string& s : study.fixed) h = fnv1a(h, "\n" + s);
-  char buffer[17];
-  std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(h));
+std::string studyHashes(const Study& study) {
+  const auto bytes = [](const std::filesystem::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  std::uint64_t scene = fnv1a(0xCBF29CE484222325ull, bytes(study.scene));
+  for (const std::string& s : study.fixed) scene = fnv1a(scene, "\n" + s);
+  const std::uint64_t definition = fnv1a(0xCBF29CE484222325ull, bytes(study.file));
+  char buffer[40];
+  std::snprintf(buffer, sizeof buffer, "%016llx,%016llx", static_cast<unsigned long long>(scene),
+                static_cast<unsigned long long>(definition));
   return buffer;
 }
 
@@ -280,46 +287,58 @@ std::string studyCsvHeader(const Study& study) {
   for (const std::string& c : studyParameterColumns(study)) h += "," + csvField(c);
   h += ",status,message,t_reached,wall_time";
   for (const StudyMetric& m : study.metrics) h += "," + csvField(m.name);
-  return h + ",rbsim_version,scene_hash";
+  return h + ",rbsim_version,scene_hash,study_hash";
 }
 
 std::string studyCsvRow(const Study& study, const StudyRunSpec& run, const StudyRunResult& result,
-                        const std::string& scene_hash) {
+                        const std::string& hashes) {
   std::string r = std::to_string(run.index) + "," + std::to_string(run.point) + "," + std::to_string(run.repetition) + "," +
                   (run.seed >= 0 ? std::to_string(run.seed) : std::string());
-  for (const auto& s : run.settings) r += "," + number(s.second);
+  for (const std::optional<double>& v : run.columns) r += "," + (v ? number(*v) : std::string());
   r += std::string(",") + statusName(result.status) + "," + csvField(result.message) + "," + number(result.t_reached) +
        "," + number(result.wall_time);
   for (double m : result.metrics) r += "," + number(m);
   (void)study;
-  return r + "," + rbsimVersion() + "," + scene_hash;
+  return r + "," + rbsimVersion() + "," + hashes;
 }
 
 std::set<long> completedStudyRuns(const Study& study, const std::filesystem::path& results,
-                                  const std::string& scene_hash) {
+                                  const std::string& hashes) {
   std::set<long> done;
   std::error_code ec;
   if (!std::filesystem::exists(results, ec)) return done;
   std::ifstream in(results, std::ios::binary);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  in.close();
   if (text.empty()) return done;
-  const std::size_t complete = text.rfind('\n') == std::string::npos ? 0 : text.rfind('\n') + 1;
-  if (complete < text.size()) std::filesystem::resize_file(results, complete);  // a row cut short
-  std::istringstream lines(text.substr(0, complete));
-  std::string line;
-  std::getline(lines, line);
-  if (line != studyCsvHeader(study))
+  const std::string header = studyCsvHeader(study);
+  const std::size_t header_end = text.find('\n');
+  if (header_end == std::string::npos) {
+    // Only a header cut short by an interruption may be replaced; anything else is not ours.
+    if (header.compare(0, text.size(), text) != 0)
+      throw std::runtime_error("'" + results.string() + "' is not a results file of this study; choose another --out");
+    std::filesystem::resize_file(results, 0);
+    return done;
+  }
+  if (text.compare(0, header_end, header) != 0 || header_end != header.size())
     throw std::runtime_error("'" + results.string() + "' holds results of another study (its columns differ); "
                              "choose another --out or remove it");
+  const std::size_t complete = text.rfind('\n') + 1;
+  if (complete < text.size()) std::filesystem::resize_file(results, complete);  // a row cut short
+  std::istringstream lines(text.substr(header_end + 1, complete - header_end - 1));
+  const std::string scene_hash = hashes.substr(0, hashes.find(','));
+  std::string line;
   long row = 1;
   while (std::getline(lines, line)) {
     ++row;
-    const std::size_t comma = line.rfind(',');
-    if (comma == std::string::npos || line.substr(comma + 1) != scene_hash)
-      throw std::runtime_error("'" + results.string() + "' line " + std::to_string(row) +
-                               ": results of another version of the scene (scene_hash " +
-                               (comma == std::string::npos ? std::string("missing") : line.substr(comma + 1)) +
-                               ", now " + scene_hash + "); choose another --out or remove it");
+    const std::size_t second = line.rfind(','), first = second == std::string::npos ? second : line.rfind(',', second - 1);
+    const std::string found = first == std::string::npos ? std::string("missing") : line.substr(first + 1);
+    if (found != hashes) {
+      const bool scene_changed = found.substr(0, found.find(',')) != scene_hash;
+      throw std::runtime_error("'" + results.string() + "' line " + std::to_string(row) + ": results of another version of the " +
+                               (scene_changed ? "scene" : "study file") + " (hashes " + found + ", now " + hashes +
+                               "); choose another --out or remove it");
+    }
     done.insert(std::stol(line.substr(0, line.find(','))));
   }
   return done;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -20,7 +21,10 @@ struct StudyRunSpec {
   long point = 0;
   int repetition = 0;
   long seed = -1;       ///< the value given to Study::seed_path (−1: none)
-  std::vector<StudySetting> settings;  ///< grid, list and random values of the point, in column order
+  std::vector<StudySetting> settings;  ///< grid, list and random values the point sets, in column order
+  /// One entry per studyParameterColumns() column: the point's value, or none where the point
+  /// does not set that path (list points may set different paths; the scene's value applies).
+  std::vector<std::optional<double>> columns;
 };
 
 /// The study's parameter columns (grid axes, list keys, random parameters; each path once).
@@ -52,22 +56,23 @@ StudyRunResult evaluateStudyRun(const Study& study, const StudyRunSpec& run);
 /// the scene's or the study file's place (std::invalid_argument for a run setting).
 void checkStudy(const Study& study);
 
-/// A hash of the scene file's bytes and the study's fixed settings (16 hex digits, FNV-1a 64):
-/// results from a changed scene are not mixed with old ones.
-std::string studySceneHash(const Study& study);
+/// The last two columns of every row, "SCENE_HASH,STUDY_HASH" (16 hex digits each, FNV-1a 64): of
+/// the scene file's bytes with the study's fixed settings, and of the study file's bytes. Results
+/// of a changed scene or study are not mixed with old ones on resume.
+std::string studyHashes(const Study& study);
 
 /// The results CSV: header and rows. Columns: run, point, repetition, seed, the parameters,
-/// status, message, t_reached, wall_time, the metrics, rbsim_version, scene_hash. Numbers with 17
+/// status, message, t_reached, wall_time, the metrics, rbsim_version, scene_hash, study_hash. Numbers with 17
 /// significant digits.
 std::string studyCsvHeader(const Study& study);
 std::string studyCsvRow(const Study& study, const StudyRunSpec& run, const StudyRunResult& result,
-                        const std::string& scene_hash);
+                        const std::string& hashes);
 
 /// The runs already in a results file (for resuming): their indices. An absent file gives none;
-/// a file with another header or another scene hash throws std::runtime_error saying so.
-/// A truncated last line (a run interrupted while it was written) is ignored and removed.
+/// a file with another header or other hashes throws std::runtime_error saying so. A truncated
+/// last line (a run interrupted while it was written) is removed, once the header matched.
 std::set<long> completedStudyRuns(const Study& study, const std::filesystem::path& results,
-                                  const std::string& scene_hash);
+                                  const std::string& hashes);
 
 /// Rewrites a complete results file with its rows in run order (atomically: temporary + rename).
 void sortStudyResults(const std::filesystem::path& results);

@@ -39,7 +39,8 @@ std::vector<double> readAxis(const Source& src, const YAML::Node& node, const st
   const MapView m(src, node, path, {"from", "to", "count", "scale"});
   const double from = m.number("from"), to = m.number("to");
   const int count = readInteger(src, m.require("count"), m.at("count"));
-  if (count < 2) src.fail(m.require("count"), at(m.at("count"), "expected an integer >= 2"));
+  if (count < 2 || count > kMaxRuns)
+    src.fail(m.require("count"), at(m.at("count"), "expected an integer from 2 to 10 000 000"));
   const bool log = m.has("scale") && readChoice(src, *m.find("scale"), m.at("scale"), {"linear", "log"}) == "log";
   if (log && !(from > 0.0 && to > 0.0)) src.fail(node, at(path, "a log scale needs from > 0 and to > 0"));
   std::vector<double> v(static_cast<std::size_t>(count));
@@ -141,7 +142,8 @@ Study loadStudy(const fs::path& file) {
   if (const YAML::Node* random = top.find("random")) {
     const MapView m(src, *random, "random", {"count", "seed", "parameters"});
     s.random_count = readInteger(src, m.require("count"), m.at("count"));
-    if (s.random_count < 1) src.fail(m.require("count"), at(m.at("count"), "expected an integer >= 1"));
+    if (s.random_count < 1 || s.random_count > kMaxRuns)
+      src.fail(m.require("count"), at(m.at("count"), "expected an integer from 1 to 10 000 000"));
     if (m.has("seed")) {
       const int seed = readInteger(src, *m.find("seed"), m.at("seed"));
       if (seed < 0) src.fail(*m.find("seed"), at(m.at("seed"), "expected an integer >= 0"));
@@ -156,9 +158,11 @@ Study loadStudy(const fs::path& file) {
   if (const YAML::Node* reps = top.find("repetitions")) {
     const MapView m(src, *reps, "repetitions", {"count", "seed", "first"});
     s.repetitions = readInteger(src, m.require("count"), m.at("count"));
-    if (s.repetitions < 1) src.fail(m.require("count"), at(m.at("count"), "expected an integer >= 1"));
+    if (s.repetitions < 1 || s.repetitions > kMaxRuns)
+      src.fail(m.require("count"), at(m.at("count"), "expected an integer from 1 to 10 000 000"));
     s.seed_path = m.string("seed", "");
     if (m.has("first")) s.first_seed = readInteger(src, *m.find("first"), m.at("first"));
+    if (s.first_seed < 0) src.fail(*m.find("first"), at(m.at("first"), "expected an integer >= 0 (a seed)"));
     if (s.repetitions > 1 && s.seed_path.empty())
       src.fail(*reps, "repetitions: more than one repetition needs 'seed' (the setting that takes each "
                       "repetition's seed, e.g. perturbation.seed); without it they would all be the same run");

@@ -23,13 +23,15 @@ from .study_plot import plot  # noqa: F401  (rbsim.study.plot(results, out_dir):
 
 
 @functools.lru_cache(maxsize=8)
-def _study(file: str) -> "_rbsim.Study":
+def _study(file: str, stamp: tuple) -> "_rbsim.Study":
     return _rbsim.Study(file)
 
 
 def evaluate(file: str, index: int) -> str:
-    """One run of a study as its CSV row (a Dask task; the study is parsed once per process)."""
-    return _study(file).evaluate(index)
+    """One run of a study as its CSV row (a Dask task). The study is parsed once per process and
+    file version (a long-lived worker reads an edited study again)."""
+    status = os.stat(file)
+    return _study(file, (status.st_mtime_ns, status.st_size)).evaluate(index)
 
 
 def _open_results(study, out: str):
@@ -60,9 +62,17 @@ def run(file, out, client=None, scheduler: str | None = None, progress: bool = T
     status_column = 4 + len(study.parameters)
     start = time.monotonic()
     futures = client.map(evaluate, [file] * len(pending), pending, pure=False)
+    index_of = {future.key: index for future, index in zip(futures, pending)}
     try:
         for finished, future in enumerate(distributed.as_completed(futures), start=1):
-            row = future.result()
+            try:
+                row = future.result()
+            except Exception as e:  # the task failed (its worker died): the run is an error row
+                row = study.error_row(index_of[future.key], f"the Dask task failed: {type(e).__name__}: {e}")
+            if not row.endswith("," + study.hashes):
+                raise RuntimeError(f"a worker evaluated another version of {file} or its scene "
+                                   f"(row ends {row.rsplit(',', 2)[1:]}, expected {study.hashes}); "
+                                   "restart the workers or use the same files everywhere")
             f.write(row + "\n")
             f.flush()
             counts[row.split(",")[status_column]] += 1
@@ -103,6 +113,9 @@ def main(argv=None) -> int:
             counts = run(args.study, args.out, scheduler=args.scheduler, progress=not args.quiet)
     except _rbsim.SceneError as e:
         print(e, file=sys.stderr)
+        return 2
+    except (RuntimeError, ValueError, OSError) as e:  # results of another study, unreadable files
+        print(f"python3 -m rbsim.study: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"\ninterrupted: the finished runs are in {args.out}; run the same command to resume", file=sys.stderr)

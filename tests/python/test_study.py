@@ -65,7 +65,8 @@ def test_the_local_pool_and_a_dask_cluster_give_the_same_rows(tmp_path, scenes, 
     assert header[:6] == ["run", "point", "repetition", "seed", "controller.kbar", "controller.dbar"]
     assert [r[0] for r in a] == [str(i) for i in range(6)]
     assert all(r[header.index("status")] == "ok" for r in a)
-    assert all(r[-2] == rbsim._rbsim.version() for r in a)
+    assert all(r[-3] == rbsim._rbsim.version() for r in a)
+    assert header[-3:] == ["rbsim_version", "scene_hash", "study_hash"]
     # The metrics are those of a Python run with the same settings.
     result = rbsim.load(scenes / "robot_arm_6r.yaml", set={"controller.kbar": 20, "controller.dbar": 8}).run(
         t_end=1.0, dt_out=0.01)

@@ -2,6 +2,7 @@
 // the recorded samples, divergence and errors as results, and the results file's resume rules.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -204,8 +205,8 @@ TEST_F(Studies, AResultsFileResumesOnlyForTheSameStudyAndScene) {
                         "grid: {controller.kbar: [10, 20, 30]}\n"
                         "metrics: [{channel: energy.total}]\n");
   const auto runs = expandStudy(s);
-  const std::string hash = studySceneHash(s);
-  ASSERT_EQ(hash.size(), 16u);
+  const std::string hash = studyHashes(s);
+  ASSERT_EQ(hash.size(), 33u);  // scene hash, study hash
   StudyRunResult fake;
   fake.metrics = {1.0};
   const auto results = dir_ / "results.csv";
@@ -220,12 +221,52 @@ TEST_F(Studies, AResultsFileResumesOnlyForTheSameStudyAndScene) {
   const std::string sorted = slurp(results);
   EXPECT_LT(sorted.find("\n0,0,0"), sorted.find("\n2,2,0"));
 
-  EXPECT_THROW(completedStudyRuns(s, results, "0123456789abcdef"), std::runtime_error);  // another scene
+  EXPECT_THROW(completedStudyRuns(s, results, "0123456789abcdef," + hash.substr(17)), std::runtime_error);  // another scene
+  EXPECT_THROW(completedStudyRuns(s, results, hash.substr(0, 17) + "0123456789abcdef"), std::runtime_error);  // another study
   const Study other = study("scene: " + kScenes + "robot_arm_6r.yaml\n"
                             "grid: {controller.dbar: [10, 20, 30]}\n"
                             "metrics: [{channel: energy.total}]\n");
   EXPECT_THROW(completedStudyRuns(other, results, hash), std::runtime_error);  // other columns
   EXPECT_TRUE(completedStudyRuns(s, dir_ / "absent.csv", hash).empty());
+
+  // A file that is not a results file is refused before anything in it is cut off.
+  const auto other_csv = write("data.csv", "a,b\n1,2\n3,");
+  EXPECT_THROW(completedStudyRuns(s, other_csv, hash), std::runtime_error);
+  EXPECT_EQ(slurp(other_csv), "a,b\n1,2\n3,");
+  // A header cut short by an interruption starts the file over.
+  const auto cut = write("cut.csv", studyCsvHeader(s).substr(0, 10));
+  EXPECT_TRUE(completedStudyRuns(s, cut, hash).empty());
+  EXPECT_EQ(slurp(cut), "");
+}
+
+TEST_F(Studies, ListPointsThatSetDifferentPathsLeaveTheOtherColumnsEmpty) {
+  const Study s = study("scene: " + kScenes + "robot_arm_6r.yaml\n"
+                        "run: {t_end: 0.1}\n"
+                        "list:\n"
+                        "  - {controller.pibar: 30}\n"
+                        "  - {controller.dbar: 5}\n"
+                        "metrics: [{channel: energy.total}]\n");
+  const auto runs = expandStudy(s);
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(studyParameterColumns(s), (std::vector<std::string>{"controller.pibar", "controller.dbar"}));
+  const std::string header = studyCsvHeader(s);
+  const auto fields = [](const std::string& line) { return std::count(line.begin(), line.end(), ',') + 1; };
+  for (const StudyRunSpec& r : runs) {
+    const StudyRunResult result = evaluateStudyRun(s, r);
+    EXPECT_EQ(result.status, RunStatus::Ok) << result.message;
+    const std::string row = studyCsvRow(s, r, result, studyHashes(s));
+    EXPECT_EQ(fields(row), fields(header)) << row;
+  }
+  EXPECT_EQ(studyCsvRow(s, runs[0], StudyRunResult{}, "h").rfind("0,0,0,,30,,ok,", 0), 0u);
+  EXPECT_EQ(studyCsvRow(s, runs[1], StudyRunResult{}, "h").rfind("1,1,0,,,5,ok,", 0), 0u);
+}
+
+TEST_F(Studies, SizesAndSeedsOutOfRangeAreRefusedBeforeAnythingIsAllocated) {
+  const std::string scene = "scene: " + kScenes + "robot_arm_6r.yaml\nmetrics: [{channel: energy.total}]\n";
+  SceneError e = error(scene + "grid: {controller.kbar: {from: 1, to: 2, count: 1000000000}}\n");
+  EXPECT_NE(e.message().find("from 2 to 10 000 000"), std::string::npos) << e.what();
+  e = error(scene + "repetitions: {count: 2, seed: perturbation.seed, first: -1}\n");
+  EXPECT_NE(e.message().find("expected an integer >= 0"), std::string::npos) << e.what();
 }
 
 }  // namespace

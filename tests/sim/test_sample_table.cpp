@@ -59,6 +59,23 @@ TEST(SampleTable, DroppingTheOldestKeepsTheNewestRowsAndAppendCopiesRows) {
   EXPECT_TRUE(t.empty());
 }
 
+TEST(SampleTable, AppendingToItselfDoublesAndRowsWithoutChannelsAreCounted) {
+  SampleTable t{{1.0, 2.0}, {3.0, 4.0}};
+  t.append(t);
+  ASSERT_EQ(t.size(), 4u);
+  EXPECT_EQ(row(t, 3), (std::vector<double>{3.0, 4.0}));
+  t.dropOldest(10);  // more than it holds: empty
+  EXPECT_TRUE(t.empty());
+
+  SampleTable none;
+  for (int k = 0; k < 3; ++k) none.push_back(std::vector<double>{});
+  EXPECT_EQ(none.size(), 3u);
+  EXPECT_EQ(none.width(), 0u);
+  none.dropOldest(2);
+  EXPECT_EQ(none.size(), 1u);
+  EXPECT_THROW(none.push_back(std::vector<double>{1.0}), std::invalid_argument);
+}
+
 TEST(SampleTable, EqualityComparesEveryValue) {
   const SampleTable a{{1.0, 2.0}, {3.0, 4.0}};
   SampleTable b{{1.0, 2.0}, {3.0, 4.0}};
