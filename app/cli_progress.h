@@ -8,6 +8,9 @@
 
 namespace rbs::cli {
 
+/// Exit code of a command stopped by Ctrl-C or SIGTERM (the shell's convention for SIGINT).
+constexpr int kExitInterrupted = 130;
+
 /// Installs SIGINT/SIGTERM handlers that only set a flag, and restores the previous ones.
 class InterruptGuard {
  public:

@@ -37,7 +37,6 @@
 namespace rbs::cli {
 namespace {
 
-constexpr int kExitInterrupted = 130;
 constexpr long kMaxFps = 240;
 constexpr int kDefaultFps = 30;
 constexpr const char* kDefaultSize = "1280x720";

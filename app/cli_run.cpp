@@ -31,9 +31,6 @@
 namespace rbs::cli {
 namespace {
 
-/// The shell convention for "terminated by SIGINT".
-constexpr int kExitInterrupted = 130;
-
 const std::vector<OptionSpec>& runOptions() {
   static const std::vector<OptionSpec> options = withSceneLoadOptions({
       {"out", true, "FILE.csv", "where to write the CSV (required; '-' writes to stdout)"},

@@ -36,8 +36,6 @@
 namespace rbs::cli {
 namespace {
 
-constexpr int kExitInterrupted = 130;
-
 const std::vector<OptionSpec>& studyOptions() {
   static const std::vector<OptionSpec> options = {
       {"out", true, "FILE.csv", "results file (required); an existing one from the same study is resumed"},
@@ -82,7 +80,7 @@ void writeAll(int fd, const std::string& text) {
     if (n <= 0 && line.empty()) ::_exit(0);  // no more work
     const long index = std::stol(line);
     const StudyRunSpec& run = runs[static_cast<std::size_t>(index)];
-    writeAll(out, studyCsvRow(study, run, evaluateStudyRun(study, run), hash) + "\n");
+    writeAll(out, studyCsvRow(run, evaluateStudyRun(study, run), hash) + "\n");
   }
 }
 
@@ -242,14 +240,13 @@ int runStudy(const std::vector<std::string>& args, std::ostream& out, std::ostre
     pending.pop_front();
     writeAll(w.to_worker, std::to_string(w.running) + "\n");
   };
+  // The status column follows run, point, repetition, seed and the parameters.
+  const std::size_t status_column = 4 + studyParameterColumns(study).size();
   const auto record = [&](const std::string& row) {
     file << row << "\n" << std::flush;
     ++finished;
-    const std::size_t status_at = [&] {  // the status column follows run, point, repetition, seed and the parameters
-      std::size_t pos = 0;
-      for (std::size_t k = 0; k < 4 + studyParameterColumns(study).size(); ++k) pos = row.find(',', pos) + 1;
-      return pos;
-    }();
+    std::size_t status_at = 0;
+    for (std::size_t k = 0; k < status_column; ++k) status_at = row.find(',', status_at) + 1;
     if (row.compare(status_at, 8, "diverged") == 0) ++diverged;
     if (row.compare(status_at, 5, "error") == 0) ++failed;
     if (show) {
@@ -295,7 +292,7 @@ int runStudy(const std::vector<std::string>& args, std::ostream& out, std::ostre
         crash.metrics.assign(study.metrics.size(), std::nan(""));
         crash.message = WIFSIGNALED(status) ? "the worker process died (signal " + std::to_string(WTERMSIG(status)) + ")"
                                             : "the worker process exited during the run";
-        record(studyCsvRow(study, runs[static_cast<std::size_t>(w.running)], crash, hash));
+        record(studyCsvRow(runs[static_cast<std::size_t>(w.running)], crash, hash));
         ::close(w.from_worker);
         if (w.to_worker >= 0) ::close(w.to_worker);
         w.from_worker = w.to_worker = -1;

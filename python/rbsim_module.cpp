@@ -318,7 +318,7 @@ class StudyHandle {
       throw py::index_error("run " + std::to_string(index) + " of a study with " + std::to_string(runs_.size()) + " runs");
     const StudyRunSpec& run = runs_[static_cast<std::size_t>(index)];
     py::gil_scoped_release unlocked;
-    return studyCsvRow(study_, run, evaluateStudyRun(study_, run), hash_);
+    return studyCsvRow(run, evaluateStudyRun(study_, run), hash_);
   }
   /// The row of a run that could not be evaluated (its worker died): status error, `message`.
   std::string errorRow(long index, const std::string& message) const {
@@ -327,7 +327,7 @@ class StudyHandle {
     failed.status = RunStatus::Error;
     failed.message = message;
     failed.metrics.assign(study_.metrics.size(), std::nan(""));
-    return studyCsvRow(study_, runs_[static_cast<std::size_t>(index)], failed, hash_);
+    return studyCsvRow(runs_[static_cast<std::size_t>(index)], failed, hash_);
   }
   std::set<long> completed(const std::filesystem::path& results) const {
     return completedStudyRuns(study_, results, hash_);

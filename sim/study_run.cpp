@@ -290,15 +290,13 @@ std::string studyCsvHeader(const Study& study) {
   return h + ",rbsim_version,scene_hash,study_hash";
 }
 
-std::string studyCsvRow(const Study& study, const StudyRunSpec& run, const StudyRunResult& result,
-                        const std::string& hashes) {
+std::string studyCsvRow(const StudyRunSpec& run, const StudyRunResult& result, const std::string& hashes) {
   std::string r = std::to_string(run.index) + "," + std::to_string(run.point) + "," + std::to_string(run.repetition) + "," +
                   (run.seed >= 0 ? std::to_string(run.seed) : std::string());
   for (const std::optional<double>& v : run.columns) r += "," + (v ? number(*v) : std::string());
   r += std::string(",") + statusName(result.status) + "," + csvField(result.message) + "," + number(result.t_reached) +
        "," + number(result.wall_time);
   for (double m : result.metrics) r += "," + number(m);
-  (void)study;
   return r + "," + rbsimVersion() + "," + hashes;
 }
 

@@ -65,8 +65,7 @@ std::string studyHashes(const Study& study);
 /// status, message, t_reached, wall_time, the metrics, rbsim_version, scene_hash, study_hash. Numbers with 17
 /// significant digits.
 std::string studyCsvHeader(const Study& study);
-std::string studyCsvRow(const Study& study, const StudyRunSpec& run, const StudyRunResult& result,
-                        const std::string& hashes);
+std::string studyCsvRow(const StudyRunSpec& run, const StudyRunResult& result, const std::string& hashes);
 
 /// The runs already in a results file (for resuming): their indices. An absent file gives none;
 /// a file with another header or other hashes throws std::runtime_error saying so. A truncated

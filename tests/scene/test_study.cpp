@@ -196,7 +196,7 @@ TEST_F(Studies, DivergenceAndImpossibleSettingsAreResultsWithTheirMessage) {
   EXPECT_EQ(e.status, RunStatus::Error);
   EXPECT_NE(e.message.find("kbar"), std::string::npos) << e.message;
   EXPECT_TRUE(std::isnan(e.metrics[0]));
-  const std::string row = studyCsvRow(impossible, expandStudy(impossible).front(), e, "h");
+  const std::string row = studyCsvRow(expandStudy(impossible).front(), e, "h");
   EXPECT_NE(row.find(",error,"), std::string::npos) << row;
 }
 
@@ -212,7 +212,7 @@ TEST_F(Studies, AResultsFileResumesOnlyForTheSameStudyAndScene) {
   const auto results = dir_ / "results.csv";
   {
     std::ofstream out(results);
-    out << studyCsvHeader(s) << "\n" << studyCsvRow(s, runs[2], fake, hash) << "\n" << studyCsvRow(s, runs[0], fake, hash) << "\n"
+    out << studyCsvHeader(s) << "\n" << studyCsvRow(runs[2], fake, hash) << "\n" << studyCsvRow(runs[0], fake, hash) << "\n"
         << "1,1,0,";  // a row cut short by an interrupted write
   }
   EXPECT_EQ(completedStudyRuns(s, results, hash), (std::set<long>{0, 2}));
@@ -254,11 +254,11 @@ TEST_F(Studies, ListPointsThatSetDifferentPathsLeaveTheOtherColumnsEmpty) {
   for (const StudyRunSpec& r : runs) {
     const StudyRunResult result = evaluateStudyRun(s, r);
     EXPECT_EQ(result.status, RunStatus::Ok) << result.message;
-    const std::string row = studyCsvRow(s, r, result, studyHashes(s));
+    const std::string row = studyCsvRow(r, result, studyHashes(s));
     EXPECT_EQ(fields(row), fields(header)) << row;
   }
-  EXPECT_EQ(studyCsvRow(s, runs[0], StudyRunResult{}, "h").rfind("0,0,0,,30,,ok,", 0), 0u);
-  EXPECT_EQ(studyCsvRow(s, runs[1], StudyRunResult{}, "h").rfind("1,1,0,,,5,ok,", 0), 0u);
+  EXPECT_EQ(studyCsvRow(runs[0], StudyRunResult{}, "h").rfind("0,0,0,,30,,ok,", 0), 0u);
+  EXPECT_EQ(studyCsvRow(runs[1], StudyRunResult{}, "h").rfind("1,1,0,,,5,ok,", 0), 0u);
 }
 
 TEST_F(Studies, SizesAndSeedsOutOfRangeAreRefusedBeforeAnythingIsAllocated) {
