@@ -9,19 +9,11 @@
 #include <string>
 
 #include "core/scene/scene.h"
+#include "sim/run_overrides.h"
 #include "sim/scene_loop.h"
 #include "sim/simulator.h"
 
 namespace rbs {
-
-/// What a run may change about the scene's own settings; unset: the scene's.
-struct RunOverrides {
-  std::optional<std::string> stepper;  ///< integrator.stepper
-  std::optional<double> t_end, dt_out, dt, rtol, atol;
-  std::optional<std::string> controller;  ///< "none", or a registered controller's name
-  /// Samples the recording keeps (SimulationOptions::max_recorded_samples); 0: all.
-  std::size_t keep_samples = 0;
-};
 
 /// The scene's integrator settings with `overrides` applied. Throws std::invalid_argument for an
 /// unknown stepper (with the list), tolerances given to a fixed-step stepper, or any invalid value

@@ -76,25 +76,6 @@ const char* statusName(RunStatus s) {
   return s == RunStatus::Ok ? "ok" : s == RunStatus::Diverged ? "diverged" : "error";
 }
 
-/// The loaded scene of one run: the study's fixed settings, then the run's.
-Scene loadRunScene(const Study& study, const StudyRunSpec& run) {
-  LoadOptions options;
-  options.overrides = study.fixed;
-  for (const auto& [path, value] : run.settings) options.overrides.push_back(path + "=" + number(value));
-  if (!study.seed_path.empty() && run.seed >= 0) options.overrides.push_back(study.seed_path + "=" + std::to_string(run.seed));
-  return loadScene(study.scene, options);
-}
-
-RunOverrides runOverrides(const Study& study) {
-  RunOverrides o;
-  o.t_end = study.t_end;
-  o.dt_out = study.dt_out;
-  o.stepper = study.integrator;
-  o.controller = study.controller;
-  o.keep_samples = 2;  // the metrics are computed as the samples come
-  return o;
-}
-
 /// Running statistics of one metric over its window.
 struct Accumulator {
   double sum = 0.0, sum_sq = 0.0, max = -std::numeric_limits<double>::infinity(),
@@ -133,9 +114,39 @@ std::uint64_t fnv1a(std::uint64_t h, const std::string& bytes) {
   return h;
 }
 
+constexpr std::uint64_t kFnvOffset = 0xCBF29CE484222325ull;
+
+std::string fileBytes(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+std::string hex16(std::uint64_t h) {
+  char buffer[20];
+  std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(h));
+  return buffer;
+}
+
 }  // namespace
 
 std::string rbsimVersion() { return RBS_VERSION; }
+
+LoadOptions studyRunLoadOptions(const Study& study, const StudyRunSpec& run) {
+  LoadOptions options;
+  options.overrides = study.fixed;
+  for (const auto& [path, value] : run.settings) options.overrides.push_back(path + "=" + number(value));
+  if (!study.seed_path.empty() && run.seed >= 0) options.overrides.push_back(study.seed_path + "=" + std::to_string(run.seed));
+  return options;
+}
+
+RunOverrides studyRunOverrides(const Study& study) {
+  RunOverrides o;
+  o.t_end = study.t_end;
+  o.dt_out = study.dt_out;
+  o.stepper = study.integrator;
+  o.controller = study.controller;
+  return o;
+}
 
 std::vector<std::string> studyParameterColumns(const Study& study) {
   std::vector<std::string> out;
@@ -220,8 +231,10 @@ StudyRunResult evaluateStudyRun(const Study& study, const StudyRunSpec& run) {
   StudyRunResult result;
   result.metrics.assign(study.metrics.size(), kNaN);
   try {
-    const Scene scene = loadRunScene(study, run);
-    SceneRun scene_run(scene, runOverrides(study));
+    const Scene scene = loadScene(study.scene, studyRunLoadOptions(study, run));
+    RunOverrides overrides = studyRunOverrides(study);
+    overrides.keep_samples = 2;  // the metrics are computed as the samples come
+    SceneRun scene_run(scene, overrides);
     Simulator& sim = scene_run.simulator();
     std::vector<int> channel(study.metrics.size());
     for (std::size_t m = 0; m < study.metrics.size(); ++m) {
@@ -253,8 +266,10 @@ StudyRunResult evaluateStudyRun(const Study& study, const StudyRunSpec& run) {
 
 void checkStudy(const Study& study) {
   // The fixed settings only: a point's value that a run cannot use is that run's error row.
-  const Scene scene = loadRunScene(study, StudyRunSpec{});
-  SceneRun run(scene, runOverrides(study));
+  const Scene scene = loadScene(study.scene, studyRunLoadOptions(study, StudyRunSpec{}));
+  RunOverrides overrides = studyRunOverrides(study);
+  overrides.keep_samples = 2;
+  SceneRun run(scene, overrides);
   for (const StudyMetric& m : study.metrics)
     if (run.simulator().channels().find(m.channel) < 0) {
       std::vector<std::string> names;
@@ -269,18 +284,12 @@ void checkStudy(const Study& study) {
 }
 
 std::string studyHashes(const Study& study) {
-  const auto bytes = [](const std::filesystem::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  };
-  std::uint64_t scene = fnv1a(0xCBF29CE484222325ull, bytes(study.scene));
+  std::uint64_t scene = fnv1a(kFnvOffset, fileBytes(study.scene));
   for (const std::string& s : study.fixed) scene = fnv1a(scene, "\n" + s);
-  const std::uint64_t definition = fnv1a(0xCBF29CE484222325ull, bytes(study.file));
-  char buffer[40];
-  std::snprintf(buffer, sizeof buffer, "%016llx,%016llx", static_cast<unsigned long long>(scene),
-                static_cast<unsigned long long>(definition));
-  return buffer;
+  return hex16(scene) + "," + studyFileHash(study.file);
 }
+
+std::string studyFileHash(const std::filesystem::path& study_file) { return hex16(fnv1a(kFnvOffset, fileBytes(study_file))); }
 
 std::string studyCsvHeader(const Study& study) {
   std::string h = "run,point,repetition,seed";

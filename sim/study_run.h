@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/scene/study.h"
+#include "sim/scene_run.h"
 
 namespace rbs {
 
@@ -51,6 +52,13 @@ struct StudyRunResult {
 /// (a setting out of range, a missing channel, divergence): that is the result's status.
 StudyRunResult evaluateStudyRun(const Study& study, const StudyRunSpec& run);
 
+/// What one run of a study loads and runs: the scene's options (the study's fixed settings, the
+/// run's values with 17 digits, its seed) and the run settings (t_end, dt_out, integrator,
+/// controller; keep_samples is the caller's). evaluateStudyRun runs exactly these; the window
+/// loads them to show one run of a study.
+LoadOptions studyRunLoadOptions(const Study& study, const StudyRunSpec& run);
+RunOverrides studyRunOverrides(const Study& study);
+
 /// Checks what every run shares before a study starts: the scene loads with the study's fixed
 /// settings, the run settings are valid and every metric's channel exists. Throws SceneError at
 /// the scene's or the study file's place (std::invalid_argument for a run setting).
@@ -60,6 +68,8 @@ void checkStudy(const Study& study);
 /// the scene file's bytes with the study's fixed settings, and of the study file's bytes. Results
 /// of a changed scene or study are not mixed with old ones on resume.
 std::string studyHashes(const Study& study);
+/// The second of them: the study file's hash.
+std::string studyFileHash(const std::filesystem::path& study_file);
 
 /// The results CSV: header and rows. Columns: run, point, repetition, seed, the parameters,
 /// status, message, t_reached, wall_time, the metrics, rbsim_version, scene_hash, study_hash. Numbers with 17

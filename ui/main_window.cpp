@@ -35,10 +35,13 @@
 #include "core/control/registry.h"
 #include "render/offscreen.h"
 #include "sim/integrator.h"
+#include "sim/scene_run.h"
+#include "sim/study_results.h"
 #include "ui/elided_label.h"
 #include "ui/gain_panel.h"
 #include "ui/help_dialogs.h"
 #include "ui/scene_browser.h"
+#include "ui/study_results_dialog.h"
 #include "ui/video_export.h"
 #include "ui/view3d.h"
 
@@ -299,6 +302,9 @@ void MainWindow::buildMenus() {
   add(file, tr("&Open…"), QKeySequence::Open, tr("open a scene (YAML) or robot (URDF) file"), [this] { openDialog(); });
   add(file, tr("&Reload from disk"), QKeySequence(Qt::Key_F5), tr("read the current scene file again and start over"),
       [this] { reloadScene(); });
+  add(file, tr("Open study &results…"), {},
+      tr("a study's results file (rbsim-cli study … --out FILE): its runs in a table, and any run loaded into the window"),
+      [this] { openStudyResultsDialog(); });
   add(file, tr("&Package folders…"), {}, tr("where package://… meshes of robot (URDF) files are looked up"),
       [this] { packagePathsDialog(); });
   file->addSeparator();
@@ -530,17 +536,26 @@ void MainWindow::packagePathsDialog() {
   statusBar()->showMessage(tr("%n package folder(s) set; F5 reloads the scene with them", "", static_cast<int>(dirs.size())), 5000);
 }
 
-bool MainWindow::openScene(std::filesystem::path file, LoadOptions options) {
-  if (package_paths_.empty()) package_paths_ = options.package_paths;  // the command line's, for the session
-  std::shared_ptr<const Scene> scene;
+std::shared_ptr<const Scene> MainWindow::loadForRun(const std::filesystem::path& file, const LoadOptions& options,
+                                                    const RunOverrides& run, const QString& error_title) {
   try {
-    scene = std::make_shared<const Scene>(loadScene(file, withPackageFolders(options)));
-  } catch (const std::exception& e) {  // SceneError: file:line:column: what
-    showError(tr("Cannot load scene"), QString::fromStdString(e.what()));
-    return false;
+    Scene scene = loadScene(file, withPackageFolders(options));
+    if (run.stepper || run.t_end || run.dt_out || run.dt || run.rtol || run.atol) scene.integrator = runSettings(scene.integrator, run);
+    return std::make_shared<const Scene>(std::move(scene));
+  } catch (const std::exception& e) {  // SceneError: file:line:column: what; invalid_argument: a run setting
+    showError(error_title, QString::fromStdString(e.what()));
+    return nullptr;
   }
-  if (!start(scene, "", "")) return false;
+}
+
+bool MainWindow::openScene(std::filesystem::path file, LoadOptions options, RunOverrides run) {
+  if (package_paths_.empty()) package_paths_ = options.package_paths;  // the command line's, for the session
+  const std::shared_ptr<const Scene> scene = loadForRun(file, options, run, tr("Cannot load scene"));
+  if (!scene) return false;
+  title_note_.clear();
+  if (!start(scene, run.controller.value_or(""), "")) return false;
   load_options_ = std::move(options);
+  run_overrides_ = std::move(run);
   browser_->setCurrent(file);
   if (!persistent_) return true;
   QSettings settings;
@@ -555,13 +570,8 @@ bool MainWindow::reloadScene() {
   const std::string controller = worker_->controllerName() == scene_->controller.name ? "" : worker_->controllerName();
   const std::string stepper = worker_->stepperName() == scene_->integrator.stepper ? "" : worker_->stepperName();
   const std::filesystem::path file = scene_->file;  // copies: start() replaces the scene that owns them
-  std::shared_ptr<const Scene> scene;
-  try {
-    scene = std::make_shared<const Scene>(loadScene(file, withPackageFolders(load_options_)));
-  } catch (const std::exception& e) {
-    showError(tr("Cannot reload the scene"), QString::fromStdString(e.what()));
-    return false;
-  }
+  const std::shared_ptr<const Scene> scene = loadForRun(file, load_options_, run_overrides_, tr("Cannot reload the scene"));
+  if (!scene) return false;
   bool ok = start(scene, controller, stepper);
   if (!ok && !(controller.empty() && stepper.empty())) ok = start(scene, "", "");  // the file no longer allows them
   if (!ok) return false;
@@ -575,6 +585,93 @@ void MainWindow::openDialog() {
       (scene_ && !scene_->file.empty() ? scene_->file.parent_path() : libraryDir()).string());
   const QString f = QFileDialog::getOpenFileName(this, tr("Open scene"), dir, tr("Scenes and robots (*.yaml *.yml *.urdf);;All files (*)"));
   if (!f.isEmpty()) openScene(f.toStdString(), LoadOptions{.package_paths = package_paths_});
+}
+
+void MainWindow::updateWindowTitle() {
+  if (!scene_) return;
+  setWindowTitle(QStringLiteral("rbsim — %1%2")
+                     .arg(QString::fromStdString(scene_->name.empty() ? scene_->file.stem().string() : scene_->name),
+                          title_note_.isEmpty() ? QString() : " (" + title_note_ + ")"));
+}
+
+void MainWindow::openStudyResultsDialog() {
+  const QString f = QFileDialog::getOpenFileName(this, tr("Open study results"), export_folder_.isEmpty() ? QDir::currentPath() : export_folder_,
+                                                 tr("Study results (*.csv);;All files (*)"));
+  if (f.isEmpty()) return;
+  StudyResultsTable results;
+  try {
+    results = readStudyResults(f.toStdString());
+  } catch (const std::exception& e) {
+    showError(tr("Cannot open study results"), QString::fromStdString(e.what()));
+    return;
+  }
+  // The study file: beside the results (by its content's hash), where the user showed it last
+  // time, else the user shows it now.
+  const QString located_key = "studies/located/" + QString::fromStdString(results.study_hash);
+  std::optional<std::filesystem::path> study_file = findStudyFile(results.file, results.study_hash);
+  if (!study_file && persistent_) {
+    const std::string remembered = QSettings().value(located_key).toString().toStdString();
+    std::error_code ec;
+    if (!remembered.empty() && std::filesystem::exists(remembered, ec) && studyFileHash(remembered) == results.study_hash)
+      study_file = remembered;
+  }
+  if (!study_file) {
+    const QString name = QString::fromStdString(results.file.filename().string());
+    const QString s = QFileDialog::getOpenFileName(this, tr("Where is the study file of %1?").arg(name),
+                                                   QString::fromStdString(results.file.parent_path().string()),
+                                                   tr("Study files (*.yaml *.yml);;All files (*)"));
+    if (s.isEmpty()) {
+      statusBar()->showMessage(tr("No study file given: the runs of %1 cannot be loaded").arg(name), 8000);
+      return;
+    }
+    const std::string hash = studyFileHash(s.toStdString());
+    if (hash != results.study_hash) {
+      showError(tr("Not the study of these results"),
+                tr("%1 is not the study file that wrote %2, or it changed since: its content differs (hash %3; the results "
+                   "were written by %4). Choose the file the study ran with, or run the study again.")
+                    .arg(s, name, QString::fromStdString(hash), QString::fromStdString(results.study_hash)));
+      return;
+    }
+    study_file = s.toStdString();
+    if (persistent_) QSettings().setValue(located_key, s);
+  }
+  Study study;
+  try {
+    study = loadStudy(*study_file);
+  } catch (const std::exception& e) {
+    showError(tr("Cannot read the study file"), QString::fromStdString(e.what()));
+    return;
+  }
+  const std::string hashes = studyHashes(study);
+  const bool scene_changed = hashes.substr(0, hashes.find(',')) != results.scene_hash;
+  if (study_dialog_) study_dialog_->close();
+  study_dialog_ = new StudyResultsDialog(std::move(results), std::move(study), scene_changed, this);
+  study_dialog_->setAttribute(Qt::WA_DeleteOnClose);
+  connect(study_dialog_, &StudyResultsDialog::loadRequested, this, [this](long run) { openStudyRun(run); });
+  study_dialog_->show();
+  statusBar()->showMessage(tr("Study results of %1: select a run and Load run").arg(QString::fromStdString(study_dialog_->study().name)), 8000);
+}
+
+bool MainWindow::openStudyRun(long run) {
+  if (!study_dialog_) return false;
+  const Study& study = study_dialog_->study();
+  StudyRunSpec spec;
+  try {
+    spec = studyRun(study, run);
+  } catch (const std::exception& e) {  // a row of a run the study file no longer has
+    showError(tr("Cannot load the run"), QString::fromStdString(e.what()));
+    return false;
+  }
+  LoadOptions options = studyRunLoadOptions(study, spec);
+  options.package_paths = package_paths_;
+  if (!openScene(study.scene, std::move(options), studyRunOverrides(study))) return false;
+  title_note_ = tr("study %1, run %2").arg(QString::fromStdString(study.name)).arg(run);
+  updateWindowTitle();
+  statusBar()->showMessage(tr("Run %1 of %2 loaded, paused at t = 0: %3")
+                               .arg(run)
+                               .arg(QString::fromStdString(study.name), study_dialog_->describeRun(run)),
+                           20000);
+  return true;
 }
 
 void MainWindow::togglePlay() {
@@ -631,7 +728,7 @@ bool MainWindow::start(std::shared_ptr<const Scene> scene, const std::string& co
   gains_->setParameters(worker_->parameterSpecs());
   worker_->setSpeed(speed_box_->currentData().toDouble());
   fillSelectors();
-  setWindowTitle(QStringLiteral("rbsim — %1").arg(QString::fromStdString(scene_->name.empty() ? scene_->file.stem().string() : scene_->name)));
+  updateWindowTitle();
   frameTick();
   plotTick();
   return true;

@@ -19,6 +19,7 @@
 #include <QTimer>
 
 #include "core/scene/scene.h"
+#include "sim/run_overrides.h"
 
 class QAction;
 class QMenu;
@@ -40,6 +41,7 @@ class View3D;
 class ElidedLabel;
 class GainPanel;
 class SceneBrowser;
+class StudyResultsDialog;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -57,7 +59,9 @@ class MainWindow : public QMainWindow {
   /// by value: a caller may pass the current scene's own path, which dies with the scene this
   /// replaces. Reload uses the same options; scenes opened from the window use none but the
   /// package paths given here.
-  bool openScene(std::filesystem::path file, LoadOptions options = {});
+  /// `run`: integrator settings and controller instead of the scene's (a study's run; kept by
+  /// Reload, dropped by the next scene opened).
+  bool openScene(std::filesystem::path file, LoadOptions options = {}, RunOverrides run = {});
   /// Reads the current scene's file again (same overrides), keeping the controller and integrator
   /// the user chose where the new file still allows them.
   bool reloadScene();
@@ -107,6 +111,12 @@ class MainWindow : public QMainWindow {
  private:
   std::shared_ptr<const Scene> scene_;
   LoadOptions load_options_;  ///< of the current scene (without the persisted package folders)
+  RunOverrides run_overrides_;  ///< of the current scene: a study run's integrator and controller
+  QString title_note_;  ///< after the scene's name in the title: the study run shown, if any
+  /// `file` with `options` and the persisted package folders, the integrator settings of `run`
+  /// applied; null (after showing why under `error_title`) when it cannot be loaded.
+  std::shared_ptr<const Scene> loadForRun(const std::filesystem::path& file, const LoadOptions& options,
+                                          const RunOverrides& run, const QString& error_title);
   std::vector<std::filesystem::path> package_paths_;  ///< from the command line (not persisted)
   /// `options` with the persisted package folders after its own.
   LoadOptions withPackageFolders(LoadOptions options) const;
@@ -155,6 +165,14 @@ class MainWindow : public QMainWindow {
   void showError(const QString& title, const QString& message);
   void fillSelectors();
   void openDialog();
+  /// File → Open study results: a results CSV, the study file that wrote it (found by its hash
+  /// beside the results, else asked for), and the runs in a StudyResultsDialog.
+  void openStudyResultsDialog();
+  /// Loads run `run` of the open study results into the window (paused at t = 0).
+  bool openStudyRun(long run);
+  /// "rbsim — SCENE (title_note_)".
+  void updateWindowTitle();
+  QPointer<StudyResultsDialog> study_dialog_;
   /// File → Package folders: the persisted package folders, one per line.
   void packagePathsDialog();
   void exportRunCsvDialog();

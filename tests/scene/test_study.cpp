@@ -11,6 +11,7 @@
 #include "core/io/scene_error.h"
 #include "core/scene/study.h"
 #include "sim/scene_run.h"
+#include "sim/study_results.h"
 #include "sim/study_run.h"
 #include "tests/scene/scene_test_util.h"
 
@@ -239,6 +240,72 @@ TEST_F(Studies, AResultsFileResumesOnlyForTheSameStudyAndScene) {
   EXPECT_EQ(slurp(cut), "");
 }
 
+TEST_F(Studies, AResultsFileReadsBackWithItsStudyAndEachRunsSettings) {
+  std::filesystem::create_directories(dir_ / "studies");
+  std::filesystem::create_directories(dir_ / "out" / "today");
+  const auto file = dir_ / "studies" / "arm.yaml";
+  std::ofstream(file) << "scene: " << kScenes << "robot_arm_6r.yaml\n"
+                      << "set: {controller.dbar: 12}\n"
+                      << "run: {t_end: 1.5, integrator: rk4, controller: prototype_body}\n"
+                      << "grid: {controller.kbar: [10, 20.000000000000004]}\n"
+                      << "repetitions: {count: 2, seed: perturbation.seed, first: 5}\n"
+                      << "metrics: [{channel: energy.total}]\n";
+  const Study s = loadStudy(file);
+  const auto runs = expandStudy(s);
+  const std::string hashes = studyHashes(s);
+  StudyRunResult diverged;
+  diverged.status = RunStatus::Diverged;
+  diverged.message = "stopped at t = 1: \"x\", y";  // quotes and a comma
+  diverged.metrics = {2.5};
+  const auto results = dir_ / "out" / "today" / "results.csv";
+  {
+    std::ofstream out(results);
+    out << studyCsvHeader(s) << "\n" << studyCsvRow(runs[3], diverged, hashes) << "\n"
+        << studyCsvRow(runs[1], diverged, hashes) << "\n" << "2,1,0,5,";  // the last row cut short
+  }
+  const StudyResultsTable table = readStudyResults(results);
+  ASSERT_EQ(table.rows.size(), 2u);
+  EXPECT_EQ(table.rows[0][static_cast<std::size_t>(table.column("run"))], "3");
+  EXPECT_EQ(table.rows[0][static_cast<std::size_t>(table.column("message"))], diverged.message);
+  EXPECT_EQ(table.rows[0][static_cast<std::size_t>(table.column("controller.kbar"))], "20.000000000000004");
+  EXPECT_EQ(table.scene_hash + "," + table.study_hash, hashes);
+  // the study is found two folders up, in studies/, by its content
+  std::ofstream(dir_ / "studies" / "decoy.yaml") << "scene: x.yaml\n";
+  EXPECT_EQ(findStudyFile(results, table.study_hash), file);
+  EXPECT_FALSE(findStudyFile(results, "0123456789abcdef").has_value());
+  // a run's settings: the fixed ones, the point's with 17 digits, the seed; the run section
+  const LoadOptions options = studyRunLoadOptions(s, studyRun(s, 3));
+  EXPECT_EQ(options.overrides, (std::vector<std::string>{"controller.dbar=12", "controller.kbar=20.000000000000004",
+                                                         "perturbation.seed=6"}));
+  const RunOverrides run = studyRunOverrides(s);
+  EXPECT_EQ(run.t_end, 1.5);
+  EXPECT_EQ(run.stepper, "rk4");
+  EXPECT_EQ(run.controller, "prototype_body");
+  EXPECT_FALSE(run.dt_out.has_value());
+  EXPECT_THROW(studyRun(s, 4), std::out_of_range);
+  EXPECT_THROW(studyRun(s, -1), std::out_of_range);
+
+  // not results, rows of two versions, a row with other columns: refused at their line
+  const auto message = [](const std::filesystem::path& f) {
+    try {
+      readStudyResults(f);
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("read");
+  };
+  EXPECT_EQ(message(write("plain.csv", "t,x\n0,1\n")),
+            (dir_ / "plain.csv").string() + ":1: not a study's results: no column 'run' (rbsim-cli study … --out FILE writes them)");
+  std::string mixed = slurp(results);
+  mixed = mixed.substr(0, mixed.rfind('\n') + 1) + studyCsvRow(runs[0], diverged, "0123456789abcdef," + table.study_hash) + "\n";
+  EXPECT_NE(message(write("mixed.csv", mixed)).find("mixed.csv:4: a row of another version"), std::string::npos);
+  EXPECT_NE(message(write("short.csv", studyCsvHeader(s) + "\n1,2\n" + studyCsvRow(runs[0], diverged, hashes) + "\n"))
+                .find("short.csv:2: 2 fields where the header has"),
+            std::string::npos);
+  EXPECT_NE(message(write("empty.csv", studyCsvHeader(s) + "\n")).find("no finished runs yet"), std::string::npos);
+  EXPECT_EQ(message(dir_ / "absent.csv"), "cannot read '" + (dir_ / "absent.csv").string() + "'");
+}
+
 TEST_F(Studies, ListPointsThatSetDifferentPathsLeaveTheOtherColumnsEmpty) {
   const Study s = study("scene: " + kScenes + "robot_arm_6r.yaml\n"
                         "run: {t_end: 0.1}\n"
@@ -291,6 +358,22 @@ TEST(ShippedStudies, LoadAndCheck) {
     EXPECT_EQ(expandStudy(s).size(), it->second) << entry.path();
   }
   EXPECT_EQ(seen, runs.size());
+}
+
+// The shipped results (docs/results/studies) open in the window: their study is found beside them
+// by its hash, and they are the results of the current study and scene files.
+TEST(ShippedStudies, ResultsAreThoseOfTheCurrentStudyAndScene) {
+  const std::filesystem::path root(RBS_SOURCE_DIR);
+  for (const char* name : {"looping_mass_error", "load_swing_degree"}) {
+    const StudyResultsTable table = readStudyResults(root / "docs/results/studies" / (std::string(name) + ".csv"));
+    const std::optional<std::filesystem::path> found = findStudyFile(table.file, table.study_hash);
+    ASSERT_TRUE(found.has_value()) << name << ": studies/" << name
+                                   << ".yaml changed after its results were computed; run it again (docs/RESULTS.md, \"Studies\")";
+    EXPECT_EQ(found->filename(), std::string(name) + ".yaml");
+    EXPECT_EQ(studyHashes(loadStudy(*found)), table.scene_hash + "," + table.study_hash)
+        << name << ": its scene changed after the results were computed; run the study again";
+    EXPECT_EQ(static_cast<long>(table.rows.size()), static_cast<long>(expandStudy(loadStudy(*found)).size()));
+  }
 }
 
 }  // namespace

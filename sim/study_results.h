@@ -1,0 +1,41 @@
+// A study's results file read back (docs/STUDIES.md): its rows, the study file that wrote it and
+// the settings of any one run, so that the window can show the results and load a run exactly as
+// the study ran it. The settings come from the same functions evaluateStudyRun uses.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/scene/study.h"
+#include "sim/study_run.h"
+
+namespace rbs {
+
+/// The columns and rows of a results CSV (studyCsvHeader's layout), as text.
+struct StudyResultsTable {
+  std::filesystem::path file;
+  std::vector<std::string> columns;
+  std::vector<std::vector<std::string>> rows;  ///< one field per column each
+  /// The column named `name`, −1 when there is none.
+  int column(const std::string& name) const;
+  /// The scene and study hashes the rows carry (all rows carry the same; checked on reading).
+  std::string scene_hash, study_hash;
+};
+
+/// Reads a results file. Throws std::runtime_error naming the file and line when it is not one: no
+/// run/status/scene_hash/study_hash columns, a row with another number of fields, rows of
+/// different study or scene versions (a resumed file never has them), or no rows at all.
+StudyResultsTable readStudyResults(const std::filesystem::path& file);
+
+/// The study file whose content has `study_hash`, looked for where studies are kept relative to
+/// the results: the results' folder and up to three folders above it, each with its `studies`
+/// subfolder (*.yaml, *.yml). Empty when none matches.
+std::optional<std::filesystem::path> findStudyFile(const std::filesystem::path& results, const std::string& study_hash);
+
+/// The run with index `run` of the study (expandStudy's order). Throws std::out_of_range when the
+/// study has no such run.
+StudyRunSpec studyRun(const Study& study, long run);
+
+}  // namespace rbs
