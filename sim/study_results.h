@@ -25,14 +25,18 @@ struct StudyResultsTable {
 };
 
 /// Reads a results file. Throws std::runtime_error naming the file and line when it is not one: no
-/// run/status/scene_hash/study_hash columns, a row with another number of fields, rows of
-/// different study or scene versions (a resumed file never has them), or no rows at all.
+/// run/status/scene_hash/study_hash columns, a row with another number of fields or no run number,
+/// rows of different study or scene versions (a resumed file never has them), or no rows at all.
+/// A last line without its newline (a study still running, or interrupted while writing) is not
+/// a finished run and is left out.
 StudyResultsTable readStudyResults(const std::filesystem::path& file);
 
 /// The study file whose content has `study_hash`, looked for where studies are kept relative to
 /// the results: the results' folder and up to three folders above it, each with its `studies`
-/// subfolder (*.yaml, *.yml). Empty when none matches.
-std::optional<std::filesystem::path> findStudyFile(const std::filesystem::path& results, const std::string& study_hash);
+/// subfolder (*.yaml, *.yml). One whose scene also has `scene_hash` comes first (a copy of the
+/// study elsewhere may name another scene through its relative path). Empty when none matches.
+std::optional<std::filesystem::path> findStudyFile(const std::filesystem::path& results, const std::string& scene_hash,
+                                                   const std::string& study_hash);
 
 /// The run with index `run` of the study (expandStudy's order). Throws std::out_of_range when the
 /// study has no such run.

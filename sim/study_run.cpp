@@ -226,15 +226,22 @@ std::vector<StudyRunSpec> expandStudy(const Study& study) {
   return runs;
 }
 
+namespace {
+/// A study's run settings for a run that keeps no samples: its metrics are computed as they come.
+RunOverrides metricRunOverrides(const Study& study) {
+  RunOverrides o = studyRunOverrides(study);
+  o.keep_samples = 2;
+  return o;
+}
+}  // namespace
+
 StudyRunResult evaluateStudyRun(const Study& study, const StudyRunSpec& run) {
   const auto start = std::chrono::steady_clock::now();
   StudyRunResult result;
   result.metrics.assign(study.metrics.size(), kNaN);
   try {
     const Scene scene = loadScene(study.scene, studyRunLoadOptions(study, run));
-    RunOverrides overrides = studyRunOverrides(study);
-    overrides.keep_samples = 2;  // the metrics are computed as the samples come
-    SceneRun scene_run(scene, overrides);
+    SceneRun scene_run(scene, metricRunOverrides(study));
     Simulator& sim = scene_run.simulator();
     std::vector<int> channel(study.metrics.size());
     for (std::size_t m = 0; m < study.metrics.size(); ++m) {
@@ -267,9 +274,7 @@ StudyRunResult evaluateStudyRun(const Study& study, const StudyRunSpec& run) {
 void checkStudy(const Study& study) {
   // The fixed settings only: a point's value that a run cannot use is that run's error row.
   const Scene scene = loadScene(study.scene, studyRunLoadOptions(study, StudyRunSpec{}));
-  RunOverrides overrides = studyRunOverrides(study);
-  overrides.keep_samples = 2;
-  SceneRun run(scene, overrides);
+  SceneRun run(scene, metricRunOverrides(study));
   for (const StudyMetric& m : study.metrics)
     if (run.simulator().channels().find(m.channel) < 0) {
       std::vector<std::string> names;

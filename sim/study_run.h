@@ -12,7 +12,8 @@
 #include <vector>
 
 #include "core/scene/study.h"
-#include "sim/scene_run.h"
+#include "core/scene/scene.h"
+#include "sim/run_overrides.h"
 
 namespace rbs {
 

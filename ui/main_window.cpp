@@ -4,6 +4,7 @@
 #include <fstream>
 #include <iostream>
 #include <stdexcept>
+#include <utility>
 
 #include <QAction>
 #include <QApplication>
@@ -552,8 +553,11 @@ bool MainWindow::openScene(std::filesystem::path file, LoadOptions options, RunO
   if (package_paths_.empty()) package_paths_ = options.package_paths;  // the command line's, for the session
   const std::shared_ptr<const Scene> scene = loadForRun(file, options, run, tr("Cannot load scene"));
   if (!scene) return false;
-  title_note_.clear();
-  if (!start(scene, run.controller.value_or(""), "")) return false;
+  const QString kept_note = std::exchange(title_note_, QString());  // a plain scene's title, unless start fails
+  if (!start(scene, run.controller.value_or(""), "")) {
+    title_note_ = kept_note;
+    return false;
+  }
   load_options_ = std::move(options);
   run_overrides_ = std::move(run);
   browser_->setCurrent(file);
@@ -595,9 +599,10 @@ void MainWindow::updateWindowTitle() {
 }
 
 void MainWindow::openStudyResultsDialog() {
-  const QString f = QFileDialog::getOpenFileName(this, tr("Open study results"), export_folder_.isEmpty() ? QDir::currentPath() : export_folder_,
+  const QString f = QFileDialog::getOpenFileName(this, tr("Open study results"), study_folder_.isEmpty() ? QDir::currentPath() : study_folder_,
                                                  tr("Study results (*.csv);;All files (*)"));
   if (f.isEmpty()) return;
+  study_folder_ = QFileInfo(f).absolutePath();
   StudyResultsTable results;
   try {
     results = readStudyResults(f.toStdString());
@@ -608,7 +613,7 @@ void MainWindow::openStudyResultsDialog() {
   // The study file: beside the results (by its content's hash), where the user showed it last
   // time, else the user shows it now.
   const QString located_key = "studies/located/" + QString::fromStdString(results.study_hash);
-  std::optional<std::filesystem::path> study_file = findStudyFile(results.file, results.study_hash);
+  std::optional<std::filesystem::path> study_file = findStudyFile(results.file, results.scene_hash, results.study_hash);
   if (!study_file && persistent_) {
     const std::string remembered = QSettings().value(located_key).toString().toStdString();
     std::error_code ec;
@@ -617,11 +622,14 @@ void MainWindow::openStudyResultsDialog() {
   }
   if (!study_file) {
     const QString name = QString::fromStdString(results.file.filename().string());
-    const QString s = QFileDialog::getOpenFileName(this, tr("Where is the study file of %1?").arg(name),
-                                                   QString::fromStdString(results.file.parent_path().string()),
-                                                   tr("Study files (*.yaml *.yml);;All files (*)"));
+    // (a dialog of our own: its field says what is asked for, where a window manager shows no title)
+    QFileDialog locate(this, tr("Where is the study file of %1?").arg(name), QString::fromStdString(results.file.parent_path().string()),
+                       tr("Study files (*.yaml *.yml);;All files (*)"));
+    locate.setFileMode(QFileDialog::ExistingFile);
+    locate.setLabelText(QFileDialog::FileName, tr("Study file of %1:").arg(name));
+    const QString s = locate.exec() == QDialog::Accepted && !locate.selectedFiles().isEmpty() ? locate.selectedFiles().front() : QString();
     if (s.isEmpty()) {
-      statusBar()->showMessage(tr("No study file given: the runs of %1 cannot be loaded").arg(name), 8000);
+      statusBar()->showMessage(tr("No study file given: the runs of ") + name + tr(" cannot be loaded"), 8000);
       return;
     }
     const std::string hash = studyFileHash(s.toStdString());
@@ -643,34 +651,38 @@ void MainWindow::openStudyResultsDialog() {
     return;
   }
   const std::string hashes = studyHashes(study);
-  const bool scene_changed = hashes.substr(0, hashes.find(',')) != results.scene_hash;
+  std::error_code ec;
+  using SceneState = StudyResultsDialog::SceneState;
+  const SceneState scene_state = !std::filesystem::is_regular_file(study.scene, ec)              ? SceneState::Missing
+                                 : hashes.substr(0, hashes.find(',')) != results.scene_hash ? SceneState::Changed
+                                                                                              : SceneState::Same;
   if (study_dialog_) study_dialog_->close();
-  study_dialog_ = new StudyResultsDialog(std::move(results), std::move(study), scene_changed, this);
+  study_dialog_ = new StudyResultsDialog(std::move(results), std::move(study), scene_state, this);
   study_dialog_->setAttribute(Qt::WA_DeleteOnClose);
   connect(study_dialog_, &StudyResultsDialog::loadRequested, this, [this](long run) { openStudyRun(run); });
   study_dialog_->show();
-  statusBar()->showMessage(tr("Study results of %1: select a run and Load run").arg(QString::fromStdString(study_dialog_->study().name)), 8000);
+  statusBar()->showMessage(tr("Study results of ") + QString::fromStdString(study_dialog_->study().name) +
+                               tr(": select a run and Load run"), 8000);
 }
 
 bool MainWindow::openStudyRun(long run) {
   if (!study_dialog_) return false;
-  const Study& study = study_dialog_->study();
-  StudyRunSpec spec;
-  try {
-    spec = studyRun(study, run);
-  } catch (const std::exception& e) {  // a row of a run the study file no longer has
-    showError(tr("Cannot load the run"), QString::fromStdString(e.what()));
+  // copies: loading may take a while, and the dialog is the user's to close meanwhile
+  const Study study = study_dialog_->study();
+  const StudyRunSpec* found = study_dialog_->runSpec(run);
+  if (!found) {  // a row of a run the study file does not have
+    showError(tr("Cannot load the run"), tr("The study '") + QString::fromStdString(study.name) + tr("' has no run ") +
+                                             QString::number(run));
     return false;
   }
+  const StudyRunSpec spec = *found;
+  const QString description = study_dialog_->describeRun(run);
   LoadOptions options = studyRunLoadOptions(study, spec);
   options.package_paths = package_paths_;
-  if (!openScene(study.scene, std::move(options), studyRunOverrides(study))) return false;
-  title_note_ = tr("study %1, run %2").arg(QString::fromStdString(study.name)).arg(run);
+  if (!openScene(study.scene.lexically_normal(), std::move(options), studyRunOverrides(study))) return false;
+  title_note_ = tr("study ") + QString::fromStdString(study.name) + tr(", run ") + QString::number(run);
   updateWindowTitle();
-  statusBar()->showMessage(tr("Run %1 of %2 loaded, paused at t = 0: %3")
-                               .arg(run)
-                               .arg(QString::fromStdString(study.name), study_dialog_->describeRun(run)),
-                           20000);
+  statusBar()->showMessage(tr("Run %1 loaded, paused at t = 0: ").arg(run) + description, 20000);
   return true;
 }
 

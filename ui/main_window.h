@@ -173,6 +173,7 @@ class MainWindow : public QMainWindow {
   /// "rbsim — SCENE (title_note_)".
   void updateWindowTitle();
   QPointer<StudyResultsDialog> study_dialog_;
+  QString study_folder_;  ///< where the last study results were opened: the next dialog starts there
   /// File → Package folders: the persisted package folders, one per line.
   void packagePathsDialog();
   void exportRunCsvDialog();

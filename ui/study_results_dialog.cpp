@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 
 #include <QDialogButtonBox>
@@ -17,36 +18,41 @@ namespace {
 
 constexpr int kRunRole = Qt::UserRole + 1;  ///< every cell knows its row's run
 
-/// A cell that sorts by its number (text cells by their text; empty and non-numbers after every
-/// number in ascending order).
+/// A cell that sorts by its number: numbers first (in order), then NaN (a metric of a run that
+/// diverged or failed), then text and empty cells. Integers (runs, seeds) are shown as written,
+/// other numbers with 6 digits; the tooltip has the field as the file has it (17 digits).
 class ResultCell : public QTableWidgetItem {
  public:
-  explicit ResultCell(const QString& field) {
-    bool numeric = false;
-    const double v = field.toDouble(&numeric);
-    numeric_ = numeric;
-    value_ = numeric && !std::isnan(v) ? v : std::numeric_limits<double>::infinity();
-    setText(numeric ? QString::number(v, 'g', 6) : field);
-    setToolTip(field);  // all 17 digits, or the whole message
+  explicit ResultCell(const std::string& field) {
+    const QString text = QString::fromStdString(field);
+    char* end = nullptr;
+    const double v = field.empty() ? 0.0 : std::strtod(field.c_str(), &end);  // also reads glibc's "-nan"
+    const bool numeric = !field.empty() && end == field.c_str() + field.size();
+    const bool integer = numeric && field.find_first_not_of("-0123456789") == std::string::npos;
+    rank_ = !numeric ? 2 : std::isnan(v) ? 1 : 0;
+    value_ = v;
+    setText(integer || !numeric ? text : QString::number(v, 'g', 6));
+    setToolTip(text);
     setFlags(Qt::ItemIsSelectable | Qt::ItemIsEnabled);
   }
   bool operator<(const QTableWidgetItem& other) const override {
     const auto* o = dynamic_cast<const ResultCell*>(&other);
-    if (!o || !(numeric_ && o->numeric_)) return text() < other.text();
-    return value_ < o->value_;
+    if (!o) return text() < other.text();
+    if (rank_ != o->rank_) return rank_ < o->rank_;
+    return rank_ == 0 ? value_ < o->value_ : text() < o->text();
   }
 
  private:
-  bool numeric_ = false;
+  int rank_ = 2;
   double value_ = 0.0;
 };
 
 }  // namespace
 
-StudyResultsDialog::StudyResultsDialog(StudyResultsTable results, Study study, bool scene_changed, QWidget* parent)
-    : QDialog(parent), results_(std::move(results)), study_(std::move(study)) {
+StudyResultsDialog::StudyResultsDialog(StudyResultsTable results, Study study, SceneState scene, QWidget* parent)
+    : QDialog(parent), results_(std::move(results)), study_(std::move(study)), runs_(expandStudy(study_)) {
   setObjectName("study.dialog");
-  setWindowTitle(tr("Study results — %1").arg(QString::fromStdString(study_.name)));
+  setWindowTitle(tr("Study results — ") + QString::fromStdString(study_.name));
   auto* layout = new QVBoxLayout(this);
 
   const int status = results_.column("status");
@@ -55,21 +61,19 @@ StudyResultsDialog::StudyResultsDialog(StudyResultsTable results, Study study, b
     const std::string& s = row[static_cast<std::size_t>(status)];
     (s == "ok" ? ok : s == "diverged" ? diverged : failed) += 1;
   }
-  const long planned = static_cast<long>(expandStudy(study_).size());
-  QString summary = tr("<b>%1</b>: %2 of %3 runs in <i>%4</i> (%5 ok, %6 diverged, %7 error)<br>"
-                       "study <i>%8</i>, scene <i>%9</i>")
-                        .arg(QString::fromStdString(study_.name).toHtmlEscaped())
-                        .arg(results_.rows.size())
-                        .arg(planned)
-                        .arg(QString::fromStdString(results_.file.filename().string()).toHtmlEscaped())
-                        .arg(ok)
-                        .arg(diverged)
-                        .arg(failed)
-                        .arg(QString::fromStdString(study_.file.string()).toHtmlEscaped(),
-                             QString::fromStdString(study_.scene.lexically_normal().string()).toHtmlEscaped());
-  if (scene_changed)
+  // (one arg() call: a study name with "%2" in it stays as it is)
+  QString summary = tr("<b>%1</b>: %2 of %3 runs in <i>%4</i> (%5 ok, %6 diverged, %7 error)<br>study <i>%8</i>, scene <i>%9</i>")
+                        .arg(QString::fromStdString(study_.name).toHtmlEscaped(), QString::number(results_.rows.size()),
+                             QString::number(runs_.size()),
+                             QString::fromStdString(results_.file.filename().string()).toHtmlEscaped(), QString::number(ok),
+                             QString::number(diverged), QString::number(failed),
+                             QString::fromStdString(study_.file.string()).toHtmlEscaped(),
+                             QString::fromStdString(study_.scene.lexically_normal().string()).toHtmlEscaped());  // without "studies/../"
+  if (scene == SceneState::Changed)
     summary += tr("<br><font color='#b35900'>The scene file changed after these results were computed: a loaded run "
                   "may differ from its row.</font>");
+  if (scene == SceneState::Missing)
+    summary += tr("<br><font color='#c00000'>The scene file is not there: no run can be loaded.</font>");
   auto* label = new QLabel(summary, this);
   label->setObjectName("study.summary");
   label->setWordWrap(true);
@@ -130,7 +134,7 @@ void StudyResultsDialog::fillTable() {
     const auto& row = results_.rows[static_cast<std::size_t>(r)];
     for (int k = 0; k < static_cast<int>(shown_columns_.size()); ++k) {
       const int c = shown_columns_[static_cast<std::size_t>(k)];
-      auto* cell = new ResultCell(QString::fromStdString(row[static_cast<std::size_t>(c)]));
+      auto* cell = new ResultCell(row[static_cast<std::size_t>(c)]);
       cell->setData(kRunRole, QString::fromStdString(row[static_cast<std::size_t>(run_column)]).toLongLong());
       if (c == status && cell->text() != "ok") cell->setForeground(cell->text() == "diverged" ? QColor("#b35900") : QColor("#c00000"));
       table_->setItem(r, k, cell);
@@ -158,13 +162,15 @@ QString StudyResultsDialog::describeRun(long run) const {
       const std::string& name = results_.columns[static_cast<std::size_t>(c)];
       const std::string& field = row[static_cast<std::size_t>(c)];
       if (c == run_column || c == message || name == "point" || name == "repetition" || name == "wall_time" || field.empty()) continue;
-      bool numeric = false;
-      const double v = QString::fromStdString(field).toDouble(&numeric);
-      parts << QString::fromStdString(name) + " = " + (numeric ? QString::number(v, 'g', 6) : QString::fromStdString(field));
+      parts << QString::fromStdString(name) + " = " + ResultCell(field).text();
     }
     return parts.join(", ");
   }
   return {};
+}
+
+const StudyRunSpec* StudyResultsDialog::runSpec(long run) const {
+  return run >= 0 && run < static_cast<long>(runs_.size()) ? &runs_[static_cast<std::size_t>(run)] : nullptr;
 }
 
 void StudyResultsDialog::requestLoad() {

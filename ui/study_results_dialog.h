@@ -18,12 +18,15 @@ namespace rbs::ui {
 class StudyResultsDialog : public QDialog {
   Q_OBJECT
  public:
-  /// `scene_changed`: the scene file differs from the one the results were computed with (said in
-  /// the summary; a loaded run may then differ from its row).
-  StudyResultsDialog(StudyResultsTable results, Study study, bool scene_changed, QWidget* parent);
+  /// The study's scene against the one the results were computed with (said in the summary: a
+  /// changed scene's runs may differ from their rows; a missing one cannot load).
+  enum class SceneState { Same, Changed, Missing };
+  StudyResultsDialog(StudyResultsTable results, Study study, SceneState scene, QWidget* parent);
 
   const Study& study() const { return study_; }
   const StudyResultsTable& results() const { return results_; }
+  /// Run `run` of the study as it ran (expandStudy's order), null when the study has no such run.
+  const StudyRunSpec* runSpec(long run) const;
   /// The run (index) of the selected row, −1 when none is selected.
   long selectedRun() const;
   /// The row of run `run` as "column = value" text for the status bar: its parameters, status and
@@ -37,6 +40,7 @@ class StudyResultsDialog : public QDialog {
  private:
   StudyResultsTable results_;
   Study study_;
+  std::vector<StudyRunSpec> runs_;  ///< expanded once: a large study is not expanded per load
   QTableWidget* table_ = nullptr;
   QPushButton* load_ = nullptr;
   std::vector<int> shown_columns_;  ///< results column of each table column

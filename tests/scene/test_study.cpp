@@ -244,7 +244,8 @@ TEST_F(Studies, AResultsFileReadsBackWithItsStudyAndEachRunsSettings) {
   std::filesystem::create_directories(dir_ / "studies");
   std::filesystem::create_directories(dir_ / "out" / "today");
   const auto file = dir_ / "studies" / "arm.yaml";
-  std::ofstream(file) << "scene: " << kScenes << "robot_arm_6r.yaml\n"
+  std::filesystem::copy_file(kScenes + "robot_arm_6r.yaml", dir_ / "arm_scene.yaml");
+  std::ofstream(file) << "scene: ../arm_scene.yaml\n"  // relative: a copy of the study elsewhere names another scene
                       << "set: {controller.dbar: 12}\n"
                       << "run: {t_end: 1.5, integrator: rk4, controller: prototype_body}\n"
                       << "grid: {controller.kbar: [10, 20.000000000000004]}\n"
@@ -261,7 +262,8 @@ TEST_F(Studies, AResultsFileReadsBackWithItsStudyAndEachRunsSettings) {
   {
     std::ofstream out(results);
     out << studyCsvHeader(s) << "\n" << studyCsvRow(runs[3], diverged, hashes) << "\n"
-        << studyCsvRow(runs[1], diverged, hashes) << "\n" << "2,1,0,5,";  // the last row cut short
+        << studyCsvRow(runs[1], diverged, hashes) << "\n"
+        << studyCsvRow(runs[2], diverged, hashes).substr(0, studyCsvRow(runs[2], diverged, hashes).size() - 3);  // cut short
   }
   const StudyResultsTable table = readStudyResults(results);
   ASSERT_EQ(table.rows.size(), 2u);
@@ -271,8 +273,16 @@ TEST_F(Studies, AResultsFileReadsBackWithItsStudyAndEachRunsSettings) {
   EXPECT_EQ(table.scene_hash + "," + table.study_hash, hashes);
   // the study is found two folders up, in studies/, by its content
   std::ofstream(dir_ / "studies" / "decoy.yaml") << "scene: x.yaml\n";
-  EXPECT_EQ(findStudyFile(results, table.study_hash), file);
-  EXPECT_FALSE(findStudyFile(results, "0123456789abcdef").has_value());
+  EXPECT_EQ(findStudyFile(results, table.scene_hash, table.study_hash), file);
+  EXPECT_FALSE(findStudyFile(results, table.scene_hash, "0123456789abcdef").has_value());
+  // a copy of the study beside the results whose relative scene path leads elsewhere comes second
+  std::filesystem::create_directories(dir_ / "out" / "today" / "studies");
+  std::filesystem::copy_file(file, dir_ / "out" / "today" / "studies" / "arm.yaml");
+  EXPECT_EQ(findStudyFile(results, table.scene_hash, table.study_hash), file);
+  EXPECT_EQ(findStudyFile(results, "0123456789abcdef", table.study_hash), dir_ / "out" / "today" / "studies" / "arm.yaml");
+  // a dangling link among the candidates does not end the search
+  std::filesystem::create_symlink(dir_ / "nowhere.yaml", dir_ / "studies" / "a_dangling.yaml");
+  EXPECT_EQ(findStudyFile(results, table.scene_hash, table.study_hash), file);
   // a run's settings: the fixed ones, the point's with 17 digits, the seed; the run section
   const LoadOptions options = studyRunLoadOptions(s, studyRun(s, 3));
   EXPECT_EQ(options.overrides, (std::vector<std::string>{"controller.dbar=12", "controller.kbar=20.000000000000004",
@@ -303,6 +313,10 @@ TEST_F(Studies, AResultsFileReadsBackWithItsStudyAndEachRunsSettings) {
                 .find("short.csv:2: 2 fields where the header has"),
             std::string::npos);
   EXPECT_NE(message(write("empty.csv", studyCsvHeader(s) + "\n")).find("no finished runs yet"), std::string::npos);
+  std::string bad_run = studyCsvRow(runs[0], diverged, hashes);
+  bad_run.replace(0, 1, "x");
+  EXPECT_NE(message(write("bad_run.csv", studyCsvHeader(s) + "\n" + bad_run + "\n")).find("bad_run.csv:2: the run is 'x'"),
+            std::string::npos);
   EXPECT_EQ(message(dir_ / "absent.csv"), "cannot read '" + (dir_ / "absent.csv").string() + "'");
 }
 
@@ -366,7 +380,7 @@ TEST(ShippedStudies, ResultsAreThoseOfTheCurrentStudyAndScene) {
   const std::filesystem::path root(RBS_SOURCE_DIR);
   for (const char* name : {"looping_mass_error", "load_swing_degree"}) {
     const StudyResultsTable table = readStudyResults(root / "docs/results/studies" / (std::string(name) + ".csv"));
-    const std::optional<std::filesystem::path> found = findStudyFile(table.file, table.study_hash);
+    const std::optional<std::filesystem::path> found = findStudyFile(table.file, table.scene_hash, table.study_hash);
     ASSERT_TRUE(found.has_value()) << name << ": studies/" << name
                                    << ".yaml changed after its results were computed; run it again (docs/RESULTS.md, \"Studies\")";
     EXPECT_EQ(found->filename(), std::string(name) + ".yaml");

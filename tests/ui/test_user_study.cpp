@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <QHeaderView>
+#include <QSignalSpy>
 #include <QTableWidget>
 #include <gtest/gtest.h>
 
@@ -22,10 +23,11 @@ namespace {
 using test::UserSession;
 namespace fs = std::filesystem;
 
-/// A small study of the looping (2 poles × 2 noise seeds, 2 s) in DIR/studies and its results,
+/// A small study of the looping (2 poles × 2 noise seeds, 2 s) in DIR/studies, of a copy of the
+/// scene in DIR, and its results,
 /// computed with the function the study runners use, in DIR/results/results.csv.
 struct SmallStudy {
-  fs::path dir, study_file, results;
+  fs::path dir, study_file, scene_file, results, elsewhere;
   Study study;
   std::vector<StudyRunResult> outcomes;
 
@@ -35,8 +37,10 @@ struct SmallStudy {
     fs::create_directories(dir / "studies");
     fs::create_directories(dir / "results");
     study_file = dir / "studies" / "small.yaml";
+    scene_file = dir / "looping.yaml";
+    fs::copy_file(fs::path(RBS_SOURCE_DIR) / "scenes/quadcopter_looping.yaml", scene_file);
     std::ofstream(study_file) << "name: small looping study\n"
-                                 "scene: " << (fs::path(RBS_SOURCE_DIR) / "scenes/quadcopter_looping.yaml").string() << "\n"
+                                 "scene: " << scene_file.string() << "\n"
                                  "set: {integrator.control_rate: 200, perturbation.noise.position: 0.002}\n"
                                  "run: {t_end: 2, dt_out: 0.01, integrator: rk4}\n"
                                  "grid: {controller.pole: [4, 9]}\n"
@@ -53,7 +57,10 @@ struct SmallStudy {
       out << studyCsvRow(run, outcomes.back(), studyHashes(study)) << "\n";
     }
   }
-  ~SmallStudy() { fs::remove_all(dir); }
+  ~SmallStudy() {
+    fs::remove_all(dir);
+    if (!elsewhere.empty()) fs::remove_all(elsewhere);
+  }
 };
 
 /// The RMS of `channel` over [from, to] in the window's run log (what the plots show).
@@ -154,7 +161,9 @@ TEST(UserStudy, SortTheRunsLoadTheWorstAndPlayItAsTheStudyRanIt) {
   user.click(table->viewport(), second.center());
   EXPECT_TRUE(load->isEnabled());
   ASSERT_EQ(user.focusedDialog<StudyResultsDialog>(), dialog);  // the window manager's focus after the click
+  QSignalSpy loads(dialog, &StudyResultsDialog::loadRequested);
   user.key(Qt::Key_Return);
+  EXPECT_EQ(loads.count(), 1);  // once, not by the table's activation and the default button both
   ASSERT_TRUE(user.waitFor([&] { return user.window().windowTitle().contains("run " + QString::number(second_run)); }))
       << user.window().windowTitle().toStdString();
   user.click(dialog->findChild<QPushButton*>("study.close"));
@@ -172,7 +181,7 @@ TEST(UserStudy, SortTheRunsLoadTheWorstAndPlayItAsTheStudyRanIt) {
 
 TEST(UserStudy, AStudyFileElsewhereIsAskedForAndAWrongOneRefused) {
   SmallStudy s;
-  const fs::path elsewhere = fs::temp_directory_path() / ("rbs_ui_study_elsewhere_" + std::to_string(::getpid()));
+  const fs::path elsewhere = s.elsewhere = fs::temp_directory_path() / ("rbs_ui_study_elsewhere_" + std::to_string(::getpid()));
   fs::create_directories(elsewhere);
   fs::rename(s.study_file, elsewhere / "moved.yaml");
   std::ofstream(elsewhere / "other.yaml") << "scene: x.yaml\nmetrics: []\n";
@@ -185,16 +194,34 @@ TEST(UserStudy, AStudyFileElsewhereIsAskedForAndAWrongOneRefused) {
   const QString text = errorShown(user);
   EXPECT_TRUE(text.contains("not the study file that wrote results.csv")) << text.toStdString();
   EXPECT_EQ(user.visible<StudyResultsDialog>(), nullptr);
-  // the moved one: accepted, and its runs load
+  // the moved one: accepted, and its runs load; the scene edited since the results: said
+  std::ofstream(s.scene_file, std::ios::app) << "# edited after the study\n";
   user.answerFileDialog(s.results);
   user.answerFileDialog(elsewhere / "moved.yaml");
   user.menu("File", "Open study results");
   StudyResultsDialog* dialog = nullptr;
   ASSERT_TRUE(user.waitFor([&] { return (dialog = user.visible<StudyResultsDialog>()) != nullptr; }, 20000));
+  const QString summary = dialog->findChild<QLabel*>("study.summary")->text();
+  EXPECT_TRUE(summary.contains("moved.yaml")) << summary.toStdString();
+  EXPECT_TRUE(summary.contains("The scene file changed after these results were computed")) << summary.toStdString();
   auto* table = dialog->findChild<QTableWidget*>("study.table");
   user.doubleClick(table->viewport(), table->visualItemRect(table->item(0, 0)).center());
   ASSERT_TRUE(user.waitFor([&] { return user.window().windowTitle().contains("run 0"); })) << user.window().windowTitle().toStdString();
-  fs::remove_all(elsewhere);
+  user.click(dialog->findChild<QPushButton*>("study.close"));
+  ASSERT_TRUE(user.waitFor([&] { return user.visible<StudyResultsDialog>() == nullptr; }));
+
+  // the scene gone: said in the summary, and a run's load says which file is missing; the run shown stays
+  fs::rename(s.scene_file, s.dir / "gone.yaml");
+  user.answerFileDialog(s.results);
+  user.answerFileDialog(elsewhere / "moved.yaml");  // asked again: a session that is not persistent remembers no place
+  user.menu("File", "Open study results");
+  ASSERT_TRUE(user.waitFor([&] { return (dialog = user.visible<StudyResultsDialog>()) != nullptr; }, 20000));
+  EXPECT_TRUE(dialog->findChild<QLabel*>("study.summary")->text().contains("The scene file is not there"));
+  table = dialog->findChild<QTableWidget*>("study.table");
+  user.doubleClick(table->viewport(), table->visualItemRect(table->item(1, 0)).center());
+  const QString missing = errorShown(user);
+  EXPECT_TRUE(missing.contains(QString::fromStdString(s.scene_file.filename().string()))) << missing.toStdString();
+  EXPECT_TRUE(user.window().windowTitle().contains("run 0")) << user.window().windowTitle().toStdString();
 }
 
 TEST(UserStudy, NotAStudysResultsIsSaidWithTheFileAndLine) {
