@@ -1,6 +1,7 @@
 // One full forward-dynamics evaluation, computeForwardDynamics(model, x, ξ, u, ws) — kinematics,
 // M, c, f_G, f_K, f_D, f_E, ẋ, energies and the Cholesky solve — at a fixed random state, for
-// a 7-DoF arm, random revolute chains of 10/30/100 links, the Kremer et al. aerial manipulator
+// a 7-DoF arm, random revolute chains of 7/10/30/100/200 links and random trees of 7/30/100/200
+// bodies (general axes, offsets and inertias; tests/support/test_models.h), the Kremer et al. aerial manipulator
 // with 0–3 arm links and (when its model exists) the tricopter with suspended load. With MuJoCo
 // available, mj_forward on the same models is timed in the same binary (contacts disabled, no
 // integration step), after a startup check that both describe the same system.
@@ -51,8 +52,11 @@ VecX randomInputs(const Model& m, test::Rng& rng) {
 std::vector<std::unique_ptr<Case>> makeCases() {
   std::vector<std::pair<std::string, Model>> models;
   models.emplace_back("arm7", test::sevenDofArm());
-  for (int n : {10, 30, 100})
+  // general chains and trees (random axes, offsets, rotated inertias), as robots come from CAD
+  for (int n : {7, 10, 30, 100, 200})
     models.emplace_back("chain" + std::to_string(n), test::randomChain(n, 42));
+  for (int n : {7, 30, 100, 200})
+    models.emplace_back("tree" + std::to_string(n), test::randomTree(n, 42));
   for (int links = 0; links <= 3; ++links)
     models.emplace_back("kremer_quad+" + std::to_string(links) + "link",
                         test::kremerAerialManipulator(links));

@@ -69,6 +69,8 @@ INSTANTIATE_TEST_SUITE_P(
     testing::Values(Case{"arm7", [] { return test::sevenDofArm(); }},
                     Case{"chain10", [] { return test::randomChain(10, 42); }},
                     Case{"chain100", [] { return test::randomChain(100, 42); }},
+                    Case{"tree30", [] { return test::randomTree(30, 42); }},
+                    Case{"tree100", [] { return test::randomTree(100, 42); }},
                     Case{"kremer0", [] { return test::kremerAerialManipulator(0); }},
                     Case{"kremer1", [] { return test::kremerAerialManipulator(1); }},
                     Case{"kremer3", [] { return test::kremerAerialManipulator(3); }},

@@ -94,24 +94,40 @@ Model randomTreeWith(JointType type, bool at_root, std::uint64_t seed) {
   return b.build();
 }
 
-Model randomChain(int n, std::uint64_t seed) {
-  Rng rng(seed);
+namespace {
+/// Bodies link0 … link{n−1}, each on a revolute joint with a random axis and placement below the
+/// body that `parentOf(i)` names (−1: the world).
+template <class ParentOf>
+Model randomRevoluteTree(int n, Rng& rng, ParentOf parentOf) {
   ModelBuilder b;
-  std::string parent = rbs::kWorld;
   for (int i = 0; i < n; ++i) {
     const std::string name = "link" + std::to_string(i);
     b.addBody(randomBody(rng, name));
     JointSpec j;
     j.name = "joint" + std::to_string(i);
     j.type = JointType::Revolute;
-    j.parent = parent;
+    const int parent = parentOf(i);
+    j.parent = parent < 0 ? std::string(rbs::kWorld) : "link" + std::to_string(parent);
     j.child = name;
     j.parent_placement = randomPose(rng, 0.3);
     j.axis = randomVector(rng, 1.0).normalized();
     b.addJoint(j);
-    parent = name;
   }
   return b.build();
+}
+}  // namespace
+
+Model randomChain(int n, std::uint64_t seed) {
+  Rng rng(seed);
+  return randomRevoluteTree(n, rng, [](int i) { return i - 1; });
+}
+
+Model randomTree(int n, std::uint64_t seed) {
+  Rng rng(seed);
+  Rng shape(seed ^ 0x5DEECE66Dull);  // its own stream: the bodies do not depend on the shape
+  return randomRevoluteTree(n, rng, [&](int i) {
+    return i == 0 ? -1 : static_cast<int>(std::uniform_int_distribution<int>(0, i - 1)(shape));
+  });
 }
 
 Model doublePendulum(double m1, double m2, double l1, double l2, JointType revolute) {

@@ -30,6 +30,11 @@ Model randomTreeWith(JointType type, bool at_root, std::uint64_t seed);
 /// the world.
 Model randomChain(int n, std::uint64_t seed);
 
+/// A tree of `n` bodies on revolute joints with random axes, placements and bodies: body 0 hangs
+/// from the world, body i from a body drawn uniformly among 0 … i−1 (a random recursive tree:
+/// branches of every width, depth about e·ln n).
+Model randomTree(int n, std::uint64_t seed);
+
 /// Planar double pendulum: uniform rods of mass m_i and length l_i hanging from the world, axes
 /// along y, gravity −z, angles measured from the downward vertical.
 Model doublePendulum(double m1, double m2, double l1, double l2,
