@@ -120,12 +120,4 @@ std::optional<std::filesystem::path> findStudyFile(const std::filesystem::path& 
   return same_file;
 }
 
-StudyRunSpec studyRun(const Study& study, long run) {
-  std::vector<StudyRunSpec> runs = expandStudy(study);
-  if (run < 0 || run >= static_cast<long>(runs.size()))
-    throw std::out_of_range("the study '" + study.name + "' has runs 0 … " + std::to_string(runs.size() - 1) + ", not " +
-                            std::to_string(run));
-  return std::move(runs[static_cast<std::size_t>(run)]);
-}
-
 }  // namespace rbs

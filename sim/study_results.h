@@ -1,6 +1,6 @@
-// A study's results file read back (docs/STUDIES.md): its rows, the study file that wrote it and
-// the settings of any one run, so that the window can show the results and load a run exactly as
-// the study ran it. The settings come from the same functions evaluateStudyRun uses.
+// A study's results file read back (docs/STUDIES.md): its rows and the study file that wrote it, so
+// that the window can show the results and load a run exactly as the study ran it (with
+// expandStudy, studyRunLoadOptions and studyRunOverrides, as evaluateStudyRun does).
 #pragma once
 
 #include <filesystem>
@@ -37,9 +37,5 @@ StudyResultsTable readStudyResults(const std::filesystem::path& file);
 /// study elsewhere may name another scene through its relative path). Empty when none matches.
 std::optional<std::filesystem::path> findStudyFile(const std::filesystem::path& results, const std::string& scene_hash,
                                                    const std::string& study_hash);
-
-/// The run with index `run` of the study (expandStudy's order). Throws std::out_of_range when the
-/// study has no such run.
-StudyRunSpec studyRun(const Study& study, long run);
 
 }  // namespace rbs

@@ -598,6 +598,40 @@ void MainWindow::updateWindowTitle() {
                           title_note_.isEmpty() ? QString() : " (" + title_note_ + ")"));
 }
 
+std::optional<std::filesystem::path> MainWindow::studyFileOf(const StudyResultsTable& results) {
+  // Beside the results (by its content's hash), where the user showed it last time, else the user
+  // shows it now.
+  const QString located_key = "studies/located/" + QString::fromStdString(results.study_hash);
+  if (auto found = findStudyFile(results.file, results.scene_hash, results.study_hash)) return found;
+  if (persistent_) {
+    const std::string remembered = QSettings().value(located_key).toString().toStdString();
+    std::error_code ec;
+    if (!remembered.empty() && std::filesystem::exists(remembered, ec) && studyFileHash(remembered) == results.study_hash)
+      return remembered;
+  }
+  const QString name = QString::fromStdString(results.file.filename().string());
+  // (a dialog of our own: its field says what is asked for, where a window manager shows no title)
+  QFileDialog locate(this, tr("Where is the study file of %1?").arg(name), QString::fromStdString(results.file.parent_path().string()),
+                     tr("Study files (*.yaml *.yml);;All files (*)"));
+  locate.setFileMode(QFileDialog::ExistingFile);
+  locate.setLabelText(QFileDialog::FileName, tr("Study file of %1:").arg(name));
+  const QString s = locate.exec() == QDialog::Accepted && !locate.selectedFiles().isEmpty() ? locate.selectedFiles().front() : QString();
+  if (s.isEmpty()) {
+    statusBar()->showMessage(tr("No study file given: the runs of ") + name + tr(" cannot be loaded"), 8000);
+    return std::nullopt;
+  }
+  const std::string hash = studyFileHash(s.toStdString());
+  if (hash != results.study_hash) {
+    showError(tr("Not the study of these results"),
+              tr("%1 is not the study file that wrote %2, or it changed since: its content differs (hash %3; the results "
+                 "were written by %4). Choose the file the study ran with, or run the study again.")
+                  .arg(s, name, QString::fromStdString(hash), QString::fromStdString(results.study_hash)));
+    return std::nullopt;
+  }
+  if (persistent_) QSettings().setValue(located_key, s);
+  return s.toStdString();
+}
+
 void MainWindow::openStudyResultsDialog() {
   const QString f = QFileDialog::getOpenFileName(this, tr("Open study results"), study_folder_.isEmpty() ? QDir::currentPath() : study_folder_,
                                                  tr("Study results (*.csv);;All files (*)"));
@@ -610,39 +644,8 @@ void MainWindow::openStudyResultsDialog() {
     showError(tr("Cannot open study results"), QString::fromStdString(e.what()));
     return;
   }
-  // The study file: beside the results (by its content's hash), where the user showed it last
-  // time, else the user shows it now.
-  const QString located_key = "studies/located/" + QString::fromStdString(results.study_hash);
-  std::optional<std::filesystem::path> study_file = findStudyFile(results.file, results.scene_hash, results.study_hash);
-  if (!study_file && persistent_) {
-    const std::string remembered = QSettings().value(located_key).toString().toStdString();
-    std::error_code ec;
-    if (!remembered.empty() && std::filesystem::exists(remembered, ec) && studyFileHash(remembered) == results.study_hash)
-      study_file = remembered;
-  }
-  if (!study_file) {
-    const QString name = QString::fromStdString(results.file.filename().string());
-    // (a dialog of our own: its field says what is asked for, where a window manager shows no title)
-    QFileDialog locate(this, tr("Where is the study file of %1?").arg(name), QString::fromStdString(results.file.parent_path().string()),
-                       tr("Study files (*.yaml *.yml);;All files (*)"));
-    locate.setFileMode(QFileDialog::ExistingFile);
-    locate.setLabelText(QFileDialog::FileName, tr("Study file of %1:").arg(name));
-    const QString s = locate.exec() == QDialog::Accepted && !locate.selectedFiles().isEmpty() ? locate.selectedFiles().front() : QString();
-    if (s.isEmpty()) {
-      statusBar()->showMessage(tr("No study file given: the runs of ") + name + tr(" cannot be loaded"), 8000);
-      return;
-    }
-    const std::string hash = studyFileHash(s.toStdString());
-    if (hash != results.study_hash) {
-      showError(tr("Not the study of these results"),
-                tr("%1 is not the study file that wrote %2, or it changed since: its content differs (hash %3; the results "
-                   "were written by %4). Choose the file the study ran with, or run the study again.")
-                    .arg(s, name, QString::fromStdString(hash), QString::fromStdString(results.study_hash)));
-      return;
-    }
-    study_file = s.toStdString();
-    if (persistent_) QSettings().setValue(located_key, s);
-  }
+  const std::optional<std::filesystem::path> study_file = studyFileOf(results);
+  if (!study_file) return;
   Study study;
   try {
     study = loadStudy(*study_file);

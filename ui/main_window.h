@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ class QAction;
 class QMenu;
 namespace rbs::render {
 enum class Overlay;  // render/scene_graph.h
+}
+namespace rbs {
+struct StudyResultsTable;  // sim/study_results.h
 }
 #include "ui/inspect_panel.h"
 #include "ui/plot_panel.h"
@@ -168,6 +172,9 @@ class MainWindow : public QMainWindow {
   /// File → Open study results: a results CSV, the study file that wrote it (found by its hash
   /// beside the results, else asked for), and the runs in a StudyResultsDialog.
   void openStudyResultsDialog();
+  /// The study file that wrote `results` (openStudyResultsDialog); none when the user gave none or a
+  /// wrong one (said in the status bar or a message).
+  std::optional<std::filesystem::path> studyFileOf(const StudyResultsTable& results);
   /// Loads run `run` of the open study results into the window (paused at t = 0).
   bool openStudyRun(long run);
   /// "rbsim — SCENE (title_note_)".
