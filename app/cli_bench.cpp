@@ -58,13 +58,15 @@ std::string benchUsage() {
          "Measures the cost of simulating SCENE (.yaml scene file or .urdf robot) and prints one\n"
          "\"key value\" line per measurement on stdout:\n"
          "\n"
-         "  rhs_dynamics_us X          microseconds per computeForwardDynamics call (kinematics, all\n"
-         "                             forces, mass matrix, its factorization, xi-dot and x-dot) at the\n"
-         "                             scene's initial state with zero inputs; median over 5 batches of\n"
-         "                             N/5 calls\n"
+         "  rhs_dynamics_us X          microseconds per computeForwardDynamics call (kinematics, force\n"
+         "                             terms, xi-dot by the articulated-body recursion or the mass\n"
+         "                             matrix and its factorization, x-dot) at the scene's initial\n"
+         "                             state with zero inputs; median over 5 batches of N/5 calls\n"
          "  rhs_with_controller_us X   the same including the inputs: the reference sample and the\n"
          "                             scene's controller (or --controller), as inside a run, at times\n"
          "                             1 us apart; without a controller the zero-input call\n"
+         "  controller_cost_ratio X    rhs_with_controller_us / rhs_dynamics_us: what closing the\n"
+         "                             loop costs, in units of the plant's dynamics (1: nothing)\n"
          "  realtime_factor X          simulated time / wall time of a simulation of --duration seconds\n"
          "                             (default 10) from the initial state with the scene's integrator\n"
          "                             settings (stepper, dt or tolerances, drift policy, dt_out)\n"
@@ -141,6 +143,7 @@ int runBench(const std::vector<std::string>& args, std::ostream& out, std::ostre
 
   out << std::setprecision(6) << "rhs_dynamics_us " << rhs_us << "\n"
       << "rhs_with_controller_us " << rhs_input_us << "\n"
+      << "controller_cost_ratio " << rhs_input_us / rhs_us << "\n"
       << "realtime_factor " << rtf << "\n";
   if (!ok) {
     err << "rbsim-cli bench: " << sim.message() << " (realtime_factor from the " << sim.time()

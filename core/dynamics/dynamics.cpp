@@ -237,6 +237,151 @@ void solveTreeSparse(const Model& model, const Workspace& ws, Eigen::Ref<MatX> B
 
 }  // namespace
 
+namespace {
+
+/// A pivot at the rounding level of the products that formed it (|s| |U| for D = sᵀ U, or below
+/// 1e-14 of the diagonal entry it came from in a factorization) counts as singular: M is then
+/// singular to working precision, e.g. Euler angles at gimbal lock. False for NaN too.
+constexpr double kRelativePivot = 1e-14;
+
+/// M_b in world coordinates at the world origin, Ad_{G_b}⁻ᵀ M_b Ad_{G_b}⁻¹, from m, the world
+/// centre of mass h = r_b + R_b s and Θ_s (about the CoM): [m I, −m ĥ; m ĥ, R Θ_s Rᵀ − m ĥ ĥ].
+/// About a third of the operations of transforming a general 6×6 inertia.
+void worldSpatialInertia(const Body& body, const Pose& G, Mat6& out) {
+  // Written out entry by entry: the 3×3 products of the block form cost twice as much (perf).
+  const double m = body.mass;
+  const Vec3 h = G * body.com;
+  const Mat3& R = G.R;
+  const Mat3 A = R * body.inertia_com;  // R Θ_s Rᵀ = A Rᵀ, symmetric: six dot products
+  const double hx = h.x(), hy = h.y(), hz = h.z();
+  const double mx = m * hx, my = m * hy, mz = m * hz;
+  // −m ĥ ĥ = m (|h|² I − h hᵀ)
+  const double t00 = A.row(0).dot(R.row(0)) + my * hy + mz * hz;
+  const double t11 = A.row(1).dot(R.row(1)) + mx * hx + mz * hz;
+  const double t22 = A.row(2).dot(R.row(2)) + mx * hx + my * hy;
+  const double t01 = A.row(0).dot(R.row(1)) - mx * hy;
+  const double t02 = A.row(0).dot(R.row(2)) - mx * hz;
+  const double t12 = A.row(1).dot(R.row(2)) - my * hz;
+  out << m, 0, 0, 0, mz, -my,  //
+      0, m, 0, -mz, 0, mx,     //
+      0, 0, m, my, -mx, 0,     //
+      0, -mz, my, t00, t01, t02,  //
+      mz, 0, -mx, t01, t11, t12,  //
+      -my, mx, 0, t02, t12, t22;
+}
+
+/// ξ̇ of M ξ̇ = τ − (c + f_G) by the articulated-body recursion (Featherstone, RBDA Table 7.1),
+/// without forming M. τ arrives in ws.xidot and is overwritten by ξ̇.
+///
+/// Everything is in world axes about one point per kinematic tree, the origin o of its root body
+/// (about the world origin, D = Sᵀ I^A S of a light rotor 5 km away would cancel to noise). There
+/// the redundant-coordinate Jacobians chain without transforms: with J_b = Ad_{G_e⁻¹} J_λ + S_e
+/// (3.102a) and J^w_b = Ad_{G_b} J_b (G_b shifted by −o), J^w_b = J^w_λ + S^w_e with
+/// S^w_e = Ad_{G_b} S_e, since G_b = G_λ G_e and every rotation is orthonormal
+/// (Model::articulated_body_dynamics). Then M = Σ_b J^wᵀ M^w_b J^w and c + f_G = Σ_b J^wᵀ p^w_b,
+/// with p^w_b the body's share of (3.111) and (3.113) as a world wrench, and the recursion needs no
+/// spatial transform between bodies:
+///   backward: U = I^A S^w, D = S^wᵀ U (+ armature), u = τ_e − S^wᵀ p^A,
+///             I^A_λ += I^A − U D⁻¹ Uᵀ,  p^A_λ += p^A + U D⁻¹ u;
+///   forward:  ξ̇_e = D⁻¹ (u − Uᵀ a_λ),  a_b = a_λ + S^w ξ̇_e.
+/// Returns false when some D is not (numerically) positive definite.
+bool solveArticulatedBody(const Model& model, Workspace& ws) {
+  const int N = model.numBodies();
+  for (int b = 0; b < N; ++b) {
+    const Body& body = model.bodies[b];
+    const int parent = model.joints[b].parent;
+    ws.tree_origin[b] = parent < 0 ? ws.pose[b].r : ws.tree_origin[parent];
+    const Pose G{ws.pose[b].R, ws.pose[b].r - ws.tree_origin[b]};  // the body about its tree's origin
+    worldSpatialInertia(body, G, ws.articulated_inertia[b]);
+    // p^w_b: M_b κ_b − ad_{η_b}ᵀ M_b η_b (body coordinates, to the world), and gravity −M^w [a_G; 0].
+    const Mat6& Mb = body.spatial_inertia;
+    const Vec6 inertial = Mb * ws.bias[b] - adTransposeTimes(ws.twist[b], Mb * ws.twist[b]);
+    Vec6& p = ws.articulated_bias[b];  // Ad_G⁻ᵀ, written out: GCC leaves the inline helper a call here
+    p.head<3>() = G.R * inertial.head<3>();
+    p.tail<3>() = G.r.cross(p.head<3>()) + G.R * inertial.tail<3>();
+    const Vec3 weight = body.mass * model.gravity;
+    p.head<3>() -= weight;
+    p.tail<3>() -= (G * body.com).cross(weight);
+    const Joint& j = model.joints[b];
+    for (int c = 0; c < j.nxi; ++c)
+      ws.world_motion_subspace.col(j.xi_offset + c) = adjointTimes(G, ws.joint[b].S.col(c));
+  }
+  for (int b = N - 1; b >= 0; --b) {
+    const Joint& j = model.joints[b];
+    Mat6& IA = ws.articulated_inertia[b];
+    Vec6& pA = ws.articulated_bias[b];
+    const int o = j.xi_offset;
+    if (j.nxi == 1) {  // one axis: D and u are numbers
+      const Vec6 s = ws.world_motion_subspace.col(o);
+      const Vec6 U = IA * s;
+      const double D = s.dot(U) + j.armature;
+      // D > k (|s| |U| + armature), squared: no square roots on this path
+      const double excess = D - kRelativePivot * j.armature;
+      if (!(excess > 0.0 && excess * excess > kRelativePivot * kRelativePivot * s.squaredNorm() * U.squaredNorm()))
+        return false;
+      const double D_inv = 1.0 / D;
+      const double u = ws.xidot(o) - s.dot(pA);
+      ws.xidot(o) = u;
+      ws.joint_inertia_inverse[b](0, 0) = D_inv;
+      ws.joint_inertia_times_s.col(o) = U;
+      if (j.parent >= 0) {  // straight into the parent's sums
+        // one fused pass over the 36 entries (lazyProduct: no temporary for the rank-1 term)
+        ws.articulated_inertia[j.parent] += IA - (D_inv * U).lazyProduct(U.transpose());
+        ws.articulated_bias[j.parent] += pA + (D_inv * u) * U;
+      }
+    } else if (j.nxi > 1) {
+      using Small = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>;
+      using SmallVec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1>;
+      const auto S = ws.world_motion_subspace.middleCols(o, j.nxi);
+      auto U = ws.joint_inertia_times_s.middleCols(o, j.nxi);
+      U.noalias() = IA * S;
+      Small D = S.transpose() * U;
+      D(0, 0) += j.armature;  // on the joint's first coordinate, as in computeMassMatrix
+      const Eigen::LLT<Small> llt(D);
+      if (llt.info() != Eigen::Success) return false;
+      for (int k = 0; k < j.nxi; ++k) {
+        const double l = llt.matrixLLT()(k, k);
+        if (!(D(k, k) > kRelativePivot * S.col(k).norm() * U.col(k).norm()) || !(l * l > kRelativePivot * D(k, k)))
+          return false;
+      }
+      Small& D_inv = ws.joint_inertia_inverse[b];
+      D_inv.setIdentity(j.nxi, j.nxi);
+      llt.solveInPlace(D_inv);
+      SmallVec u = ws.xidot.segment(o, j.nxi);
+      u.noalias() -= S.transpose() * pA;
+      ws.xidot.segment(o, j.nxi) = u;
+      if (j.parent >= 0) {
+        const Eigen::Matrix<double, 6, Eigen::Dynamic, 0, 6, 6> UD = U * D_inv;
+        IA.noalias() -= UD * U.transpose();
+        pA.noalias() += UD * u;
+      }
+    }
+    if (j.nxi != 1 && j.parent >= 0) {  // (one-axis joints added theirs above)
+      ws.articulated_inertia[j.parent] += IA;
+      ws.articulated_bias[j.parent] += pA;
+    }
+  }
+  for (int b = 0; b < N; ++b) {
+    const Joint& j = model.joints[b];
+    Vec6 a = j.parent >= 0 ? ws.body_acceleration[j.parent] : Vec6::Zero();
+    const int o = j.xi_offset;
+    if (j.nxi == 1) {
+      const double rate = ws.joint_inertia_inverse[b](0, 0) * (ws.xidot(o) - ws.joint_inertia_times_s.col(o).dot(a));
+      ws.xidot(o) = rate;
+      a += rate * ws.world_motion_subspace.col(o);
+    } else if (j.nxi > 1) {
+      Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 6, 1> u = ws.xidot.segment(o, j.nxi);
+      u.noalias() -= ws.joint_inertia_times_s.middleCols(o, j.nxi).transpose() * a;
+      ws.xidot.segment(o, j.nxi).noalias() = ws.joint_inertia_inverse[b] * u;
+      a.noalias() += ws.world_motion_subspace.middleCols(o, j.nxi) * ws.xidot.segment(o, j.nxi);
+    }
+    ws.body_acceleration[b] = a;
+  }
+  return true;
+}
+
+}  // namespace
+
 bool factorizeMassMatrix(const Model& model, Workspace& ws) {
   if (ws.mass_factor_ready) return true;  // constant M, factorized by an earlier call
   if (!factorizeTreeSparse(model, ws)) return false;
@@ -489,10 +634,15 @@ DynamicsStatus computeDynamicsTerms(const Model& model, const VecX& x, const Vec
              "the workspace was built for another model");
   if (!allFinite(x) || !allFinite(xi) || !allFinite(u)) return DynamicsStatus::NonFinite;
   computeKinematics(model, x, xi, ws);
-  computeMassMatrix(model, ws);
-  if (model.single_rigid_body) {  // the same terms as the five calls below, one pass
+  if (model.articulated_body_dynamics) {  // c and f_G enter the recursion as body wrenches
+    computeElasticForces(model, x, ws);
+    computeDampingForces(model, xi, ws);
+    computeInputForces(model, x, xi, u, ws);
+  } else if (model.single_rigid_body) {  // the same terms as the five calls below, one pass
+    computeMassMatrix(model, ws);
     computeSingleBodyForces(model, u, ws);
   } else {
+    computeMassMatrix(model, ws);
     computeInertialForces(model, ws);
     computeGravityForces(model, ws);
     computeElasticForces(model, x, ws);
@@ -504,6 +654,13 @@ DynamicsStatus computeDynamicsTerms(const Model& model, const VecX& x, const Vec
 }
 
 DynamicsStatus solveAccelerations(const Model& model, const VecX& x, const VecX& xi, Workspace& ws) {
+  if (model.articulated_body_dynamics) {
+    // (3.124) as M ξ̇ = τ − Σ_b J_bᵀ p_b with τ = f_E − f_D − f_K and c + f_G in the p_b.
+    ws.xidot = ws.input_forces - ws.damping_forces - ws.elastic_forces;
+    if (!solveArticulatedBody(model, ws)) return DynamicsStatus::SingularMassMatrix;
+    if (!allFinite(ws.xidot) || !allFinite(ws.xdot)) return DynamicsStatus::NonFinite;
+    return DynamicsStatus::Ok;
+  }
   // (3.124): M ξ̇ = f_E − c − f_D − f_K − f_G
   ws.rhs = ws.input_forces - ws.inertial_forces - ws.damping_forces - ws.elastic_forces - ws.gravity_forces;
   if (!factorizeMassMatrix(model, ws)) return DynamicsStatus::SingularMassMatrix;

@@ -73,15 +73,21 @@ enum class DynamicsStatus {
 };
 std::string_view toString(DynamicsStatus status);
 
-/// Everything: kinematics, all force terms, M, ξ̇ (with loop closures via Gauss' principle,
-/// (3.130)–(3.132)) and ẋ (with drift stabilization gain λ). Energies are not part of it (they
-/// are not needed by the integration): computeEnergies afterwards gives them for this state.
+/// ξ̇ and ẋ (with drift stabilization gain λ) at (x, ξ, u), with kinematics, f_K, f_D and f_E in
+/// the workspace. ξ̇ comes from one of two paths, chosen per model:
+///  - Model::articulated_body_dynamics: the articulated-body recursion, O(n); M, c and f_G are
+///    not formed (c + f_G enter as body wrenches). Callers that need them call computeMassMatrix,
+///    computeInertialForces and computeGravityForces afterwards.
+///  - otherwise M, c and f_G are formed and M is factorized (loop closures via Gauss' principle,
+///    (3.130)–(3.132)).
+/// Energies are not part of it (they are not needed by the integration): computeEnergies
+/// afterwards gives them for this state.
 DynamicsStatus computeForwardDynamics(const Model& model, const VecX& x, const VecX& xi,
                                       const VecX& u, Workspace& ws, double stabilization_gain = 0.0);
 
 /// computeForwardDynamics in two halves, for a caller that adds generalized forces of its own to
-/// ws.input_forces in between (pushes, sim/push_forces.h): first kinematics, M, every force term
-/// and ẋ (NonFinite for a non-finite x, ξ or u)...
+/// ws.input_forces in between (pushes, sim/push_forces.h): first kinematics, the force terms (and
+/// M, c, f_G on the composite-rigid-body path) and ẋ (NonFinite for a non-finite x, ξ or u)...
 DynamicsStatus computeDynamicsTerms(const Model& model, const VecX& x, const VecX& xi, const VecX& u,
                                     Workspace& ws, double stabilization_gain = 0.0);
 /// ... then ξ̇ from M ξ̇ = f_E − c − f_D − f_K − f_G and the loop closures.

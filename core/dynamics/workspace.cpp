@@ -28,10 +28,20 @@ Workspace::Workspace(const Model& model)
       mass_inv_constraint_t(MatX::Zero(model.nxi, model.constraint_rows)),
       constraint_schur(MatX::Zero(model.constraint_rows, model.constraint_rows)),
       constraint_ldlt(model.constraint_rows),
+      tree_origin(model.bodies.size(), Vec3::Zero()),
+      articulated_inertia(model.bodies.size(), Mat6::Zero()),
+      articulated_bias(model.bodies.size(), Vec6::Zero()),
+      body_acceleration(model.bodies.size(), Vec6::Zero()),
+      world_motion_subspace(MatX::Zero(6, model.nxi)),
+      joint_inertia_times_s(MatX::Zero(6, model.nxi)),
+      joint_inertia_inverse(model.bodies.size()),
       composite_inertia(model.bodies.size(), Mat6::Zero()),
       wrench(model.bodies.size(), Vec6::Zero()),
       rhs(VecX::Zero(model.nxi)) {
-  for (size_t b = 0; b < model.bodies.size(); ++b) joint[b].S.resize(6, model.joints[b].nxi);
+  for (size_t b = 0; b < model.bodies.size(); ++b) {
+    joint[b].S.resize(6, model.joints[b].nxi);
+    joint_inertia_inverse[b].setZero(model.joints[b].nxi, model.joints[b].nxi);
+  }
 }
 
 }  // namespace rbs

@@ -67,6 +67,17 @@ struct Workspace {
   static constexpr int kExplicitInverseMaxSize = 12;
   MatX mass_inverse;  ///< empty unless filled by factorizeMassMatrix
 
+  // Articulated-body recursion (Model::articulated_body_dynamics, in world axes about the origin
+  // of each body's tree root): scratch, not meaningful between calls.
+  std::vector<Vec3> tree_origin;          ///< o: world position of the root body of b's tree
+  std::vector<Mat6> articulated_inertia;  ///< I^A_b, reduced by the body's own joint in the backward pass
+  std::vector<Vec6> articulated_bias;     ///< p^A_b
+  std::vector<Vec6> body_acceleration;    ///< J^w_b ξ̇ (without the velocity terms)
+  MatX world_motion_subspace;             ///< S^w_e = Ad_{G_b} S_e (6×n, the joint's columns)
+  MatX joint_inertia_times_s;             ///< U = I^A_b S^w_e (6×n)
+  /// D_e⁻¹ = (S^w_eᵀ I^A_b S^w_e + armature)⁻¹ per body (n_e × n_e, no heap)
+  std::vector<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, 6, 6>> joint_inertia_inverse;
+
   // Scratch (not meaningful between calls).
   std::vector<Mat6> composite_inertia;
   std::vector<Vec6> wrench;

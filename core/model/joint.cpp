@@ -246,21 +246,43 @@ Pose jointTransform(const Joint& joint, const double* x_e) {
 
 void evaluateJoint(const Joint& j, const double* x, const double* xi, const Vec6& parent_twist,
                    const Vec6& parent_bias, JointMotion& out) {
+  if (j.type == JointType::Revolute && !j.has_child_placement) {
+    // The joint of imported robots, in one piece (the general path below gives the same numbers
+    // with two type switches and a dynamic-size S): G_e = T_p Rot(a, θ), S_e = [0; a], σ_e = 0.
+    const Mat3 rotation = axisAngleRotation(j.axis, x[0]);
+    out.transform = j.has_parent_placement ? Pose{j.parent_placement.R * rotation, j.parent_placement.r}
+                                           : Pose::rotation(rotation);
+    out.drops_parent_rotation = false;
+    out.bias.setZero();
+    out.S.resize(6, 1);
+    out.S.col(0) << 0.0, 0.0, 0.0, j.axis;
+    out.relative_twist << 0.0, 0.0, 0.0, j.axis * xi[0];
+    return;
+  }
   out.transform = jointTransform(j, x);
   out.drops_parent_rotation = false;
   out.bias.setZero();
   out.S.resize(6, j.nxi);
-  out.S.setZero();
 
   switch (j.type) {
     case JointType::Fixed:
       break;
-    case JointType::Revolute:
+    case JointType::Revolute:  // one column, written whole (no setZero of the dynamic block first)
     case JointType::RevoluteUnitCircle:
-      out.S.col(0).tail<3>() = j.axis;
+      out.S.col(0) << 0.0, 0.0, 0.0, j.axis;
       break;
     case JointType::Prismatic:
-      out.S.col(0).head<3>() = j.axis;
+      out.S.col(0) << j.axis, 0.0, 0.0, 0.0;
+      break;
+    default:
+      out.S.setZero();
+      break;
+  }
+  switch (j.type) {
+    case JointType::Fixed:
+    case JointType::Revolute:
+    case JointType::RevoluteUnitCircle:
+    case JointType::Prismatic:
       break;
     case JointType::Spherical:
     case JointType::SphericalQuaternion:
@@ -315,6 +337,10 @@ void evaluateJoint(const Joint& j, const double* x, const double* xi, const Vec6
   }
   if (!j.has_child_placement && isFreeType(j.type)) {
     out.relative_twist = Eigen::Map<const Vec6>(xi);  // S_e = I
+    return;
+  }
+  if (j.nxi == 1) {
+    out.relative_twist = out.S.col(0) * xi[0];
     return;
   }
   out.relative_twist.setZero();

@@ -246,6 +246,13 @@ struct Model {
   /// backward pass that maps body wrenches to generalized forces is skipped, and the forward
   /// dynamics forms all force terms in one pass.
   bool single_rigid_body = false;
+  /// True when computeForwardDynamics finds ξ̇ by the articulated-body recursion (O(n), M is
+  /// neither formed nor factorized): models without loop closures whose M depends on x and whose
+  /// joint rotations are orthonormal at every x (angles, unit-circle pairs, normalized
+  /// quaternions). Loop closures need M⁻¹Zᵀ, a constant M is factorized once, and rotation-matrix
+  /// coordinates drift off SO(3), where only the composite path evaluates the thesis' equations
+  /// as written; those keep the composite-rigid-body path (M, then its factorization).
+  bool articulated_body_dynamics = false;
 
   State initial_state;  ///< from the builder's initial joint values (neutral where none given)
 

@@ -851,6 +851,13 @@ Model ModelBuilder::build() const {
   addVisuals(visuals_, tree, m);
   addNamedFrames(frames_, tree, m);
   m.single_rigid_body = isSingleRigidBody(m);
+  // Rotation-matrix coordinates (spherical, spherical_absolute, free) are orthonormal only up to
+  // the drift the integration leaves; the world-axes recursion and the composite path then extend
+  // the equations off SO(3) differently (Rᵀ against R⁻¹), so those models keep the thesis' form.
+  const bool orthonormal_rotations = std::none_of(m.joints.begin(), m.joints.end(), [](const Joint& j) {
+    return j.type == JointType::Spherical || j.type == JointType::SphericalAbsolute || j.type == JointType::Free;
+  });
+  m.articulated_body_dynamics = !m.constant_mass_matrix && m.constraint_rows == 0 && orthonormal_rotations;
   return m;
 }
 

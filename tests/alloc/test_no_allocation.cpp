@@ -173,6 +173,25 @@ TEST(NoAllocation, LongChainForwardDynamicsAllocatesNothing) {
   EXPECT_EQ(allocationsDuring([&] { computeForwardDynamics(m, s.x, s.xi, u, ws); }), 0);
 }
 
+TEST(NoAllocation, ArticulatedBodyPathWithMultiAxisJointsAllocatesNothing) {
+  // The articulated-body recursion's small D blocks (universal, ball, six-axis joints) live in
+  // fixed-capacity matrices.
+  test::Rng rng(12);
+  ModelBuilder b;
+  for (const char* name : {"base", "arm", "hand", "ball"}) b.addBody(test::randomBody(rng, name));
+  b.addJoint({.name = "free", .type = JointType::FreeQuaternion, .parent = kWorld, .child = "base"});
+  b.addJoint({.name = "shoulder", .type = JointType::Universal, .parent = "base", .child = "arm"});
+  b.addJoint({.name = "wrist", .type = JointType::SphericalQuaternion, .parent = "arm", .child = "hand"});
+  b.addJoint({.name = "knob", .type = JointType::Revolute, .parent = "hand", .child = "ball"});
+  const Model m = b.build();
+  ASSERT_TRUE(m.articulated_body_dynamics);
+  const State s = test::randomState(m, rng);
+  Workspace ws(m);
+  const VecX u;
+  ASSERT_EQ(computeForwardDynamics(m, s.x, s.xi, u, ws), DynamicsStatus::Ok);
+  EXPECT_EQ(allocationsDuring([&] { computeForwardDynamics(m, s.x, s.xi, u, ws); }), 0);
+}
+
 // A free flyer has a constant M: its inverse is formed at the first evaluation and then reused.
 TEST(NoAllocation, FreeFlyerForwardDynamicsAllocatesNothing) {
   test::Rng rng(11);

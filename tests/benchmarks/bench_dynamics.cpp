@@ -1,10 +1,13 @@
 // One full forward-dynamics evaluation, computeForwardDynamics(model, x, ξ, u, ws) — kinematics,
-// M, c, f_G, f_K, f_D, f_E, ẋ, energies and the Cholesky solve — at a fixed random state, for
-// a 7-DoF arm, random revolute chains of 7/10/30/100/200 links and random trees of 7/30/100/200
-// bodies (general axes, offsets and inertias; tests/support/test_models.h), the Kremer et al. aerial manipulator
+// the force terms, ẋ and ξ̇ (by the articulated-body recursion, or by M, c, f_G and the Cholesky
+// solve; Model::articulated_body_dynamics) — at a fixed random state, for a 7-DoF arm, random
+// revolute chains of 7–200 links and random trees of 7–200 bodies (general axes, offsets and
+// inertias; tests/support/test_models.h), the Kremer et al. aerial manipulator
 // with 0–3 arm links and (when its model exists) the tricopter with suspended load. With MuJoCo
 // available, mj_forward on the same models is timed in the same binary (contacts disabled, no
-// integration step), after a startup check that both describe the same system.
+// integration step), after a startup check that both describe the same system. Models on the
+// articulated-body path are timed a second time on the composite-rigid-body path
+// ("rbsim_composite"), the same model with the flag cleared.
 //
 // Protocol and results: docs/BENCHMARKS.md. Run from a Release build with
 //   rbs_bench_dynamics --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
@@ -53,9 +56,9 @@ std::vector<std::unique_ptr<Case>> makeCases() {
   std::vector<std::pair<std::string, Model>> models;
   models.emplace_back("arm7", test::sevenDofArm());
   // general chains and trees (random axes, offsets, rotated inertias), as robots come from CAD
-  for (int n : {7, 10, 30, 100, 200})
+  for (int n : {7, 10, 15, 30, 50, 100, 150, 200})
     models.emplace_back("chain" + std::to_string(n), test::randomChain(n, 42));
-  for (int n : {7, 30, 100, 200})
+  for (int n : {7, 15, 30, 50, 100, 150, 200})
     models.emplace_back("tree" + std::to_string(n), test::randomTree(n, 42));
   for (int links = 0; links <= 3; ++links)
     models.emplace_back("kremer_quad+" + std::to_string(links) + "link",
@@ -111,6 +114,7 @@ bool checkTwin(const Case& c, const bench::MujocoTwin& twin) {
   Workspace ws(c.model);
   if (computeForwardDynamics(c.model, c.state.x, c.state.xi, c.u, ws) != DynamicsStatus::Ok)
     return false;
+  computeMassMatrix(c.model, ws);  // not formed by the articulated-body path
   twin.setState(c.state, c.u);
   mj_forward(twin.mj(), twin.data());
   const MatX T = twin.velocityMap(c.state);
@@ -160,10 +164,18 @@ int main(int argc, char** argv) {
     return 2;
   }
 #endif
+  static std::vector<std::unique_ptr<Case>> composite_cases;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const Case* c = cases[i].get();
     benchmark::RegisterBenchmark(("FD/" + c->name + "/rbsim").c_str(), rbsimForward, c)
         ->Unit(benchmark::kMicrosecond);
+    if (c->model.articulated_body_dynamics) {
+      composite_cases.push_back(std::make_unique<Case>(*c));
+      composite_cases.back()->model.articulated_body_dynamics = false;
+      benchmark::RegisterBenchmark(("FD/" + c->name + "/rbsim_composite").c_str(), rbsimForward,
+                                   composite_cases.back().get())
+          ->Unit(benchmark::kMicrosecond);
+    }
 #ifdef RBS_HAVE_MUJOCO
     if (twins[i])
       benchmark::RegisterBenchmark(("FD/" + c->name + "/mujoco").c_str(), mujocoForward,

@@ -89,12 +89,7 @@ TEST(DynamicsStructure, InertialForcesEqualChristoffelFormInMinimalCoordinates) 
   const char* names[] = {"b0", "b1", "b2", "b3", "b4"};
   for (const char* n : names) b.addBody(test::randomBody(rng, n));
   auto joint = [&](const char* name, JointType t, const char* parent, const char* child) {
-    JointSpec j{.name = name, .type = t, .parent = parent, .child = child};
-    j.parent_placement = test::randomPose(rng);
-    j.child_placement = test::randomPose(rng);
-    j.axis = test::randomVector(rng, 1).normalized();
-    j.axis2 = j.axis.cross(test::randomVector(rng, 1)).normalized();
-    b.addJoint(j);
+    b.addJoint(test::randomJoint(rng, name, t, parent, child));
   };
   joint("j0", JointType::SphericalEulerZYX, kWorld, "b0");
   joint("j1", JointType::Universal, "b0", "b1");
@@ -211,6 +206,7 @@ TEST(DynamicsStructure, ForwardDynamicsSolvesTheEquationOfMotion) {
   const State s = test::randomState(m, rng);
   const VecX u = VecX::Random(m.numInputs());
   ASSERT_EQ(computeForwardDynamics(m, s.x, s.xi, u, ws), DynamicsStatus::Ok);
+  test::computeEquationTerms(m, ws);
   const VecX residual = ws.mass_matrix * ws.xidot + ws.inertial_forces + ws.damping_forces +
                         ws.elastic_forces + ws.gravity_forces - ws.input_forces;
   EXPECT_MATRIX_NEAR(residual, VecX::Zero(m.nxi), kExactTol);

@@ -155,6 +155,7 @@ TEST_P(PendulumJoint, DoublePendulumTermsMatchLagrangesEquations) {
     setAngle(m.joints[1], q(1), x);
     const VecX xi = qd;
     ASSERT_EQ(computeForwardDynamics(m, x, xi, VecX(), ws), DynamicsStatus::Ok);
+    test::computeEquationTerms(m, ws);
     const DoublePendulumTerms t = dp.terms(q, qd);
     EXPECT_MATRIX_NEAR(ws.mass_matrix, t.M, kTermTol) << "q = " << q.transpose();
     EXPECT_MATRIX_NEAR(ws.inertial_forces, t.c, kTermTol)

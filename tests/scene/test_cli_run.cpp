@@ -395,8 +395,13 @@ TEST_F(CliRun, BenchPrintsThreePositiveNumbers) {
     values[key] = value;
     keys.push_back(key);
   }
-  EXPECT_EQ(keys, (std::vector<std::string>{"rhs_dynamics_us", "rhs_with_controller_us", "realtime_factor"})) << r.out;
+  EXPECT_EQ(keys, (std::vector<std::string>{"rhs_dynamics_us", "rhs_with_controller_us", "controller_cost_ratio",
+                                            "realtime_factor"}))
+      << r.out;
   for (const auto& [k, v] : values) EXPECT_GT(v, 0.0) << k;
+  // the ratio is the two timings' (printed with 6 digits)
+  EXPECT_NEAR(values["controller_cost_ratio"], values["rhs_with_controller_us"] / values["rhs_dynamics_us"],
+              1e-5 * values["controller_cost_ratio"]);
   const CliResult bad = run("bench '" + source("scenes/double_pendulum.yaml") + "' --evals 0");
   EXPECT_EQ(bad.exit_code, 2);
 }
@@ -413,7 +418,7 @@ TEST_F(CliRun, HelpListsEveryOption) {
   const CliResult bench_help = run("bench --help");
   EXPECT_EQ(bench_help.exit_code, 0);
   for (const char* o : {"--evals", "--duration", "--set", "--floating", "rhs_dynamics_us", "rhs_with_controller_us",
-                        "realtime_factor", "zero input"})
+                        "controller_cost_ratio", "realtime_factor", "zero input"})
     EXPECT_NE(bench_help.out.find(o), std::string::npos) << o;
 }
 

@@ -28,6 +28,7 @@
 #include "core/dynamics/energy.h"
 #include "core/scene/scene.h"
 #include "sim/simulator.h"
+#include "tests/support/test_models.h"
 #include "tests/support/example_models.h"
 #include "tests/support/matrix_compare.h"
 #include "tests/support/scene_run.h"
@@ -272,6 +273,8 @@ TEST(SceneLibrarySources, TricopterSuspendedLoadIsExample7) {
     const VecX u_ref = VecX::Zero(ref.numInputs());
     ASSERT_EQ(computeForwardDynamics(m, st.x, st.xi, u, ws), DynamicsStatus::Ok);
     ASSERT_EQ(computeForwardDynamics(ref, st.x, st.xi, u_ref, ws_ref), DynamicsStatus::Ok);
+    test::computeEquationTerms(m, ws);
+    test::computeEquationTerms(ref, ws_ref);
     const double sM = ws_ref.mass_matrix.cwiseAbs().maxCoeff();
     const double sc = std::max(1.0, ws_ref.inertial_forces.cwiseAbs().maxCoeff());
     const double sg = ws_ref.gravity_forces.cwiseAbs().maxCoeff();

@@ -1,6 +1,24 @@
 #include "tests/support/test_models.h"
 
+#include "core/dynamics/dynamics.h"
+
 namespace rbs::test {
+
+JointSpec randomJoint(Rng& rng, const std::string& name, JointType type, const std::string& parent,
+                      const std::string& child) {
+  JointSpec j{.name = name, .type = type, .parent = parent, .child = child};
+  j.parent_placement = randomPose(rng);
+  j.child_placement = randomPose(rng);
+  j.axis = randomVector(rng, 1.0).normalized();
+  j.axis2 = j.axis.cross(randomVector(rng, 1.0)).normalized();
+  return j;
+}
+
+void computeEquationTerms(const Model& model, Workspace& ws) {
+  computeMassMatrix(model, ws);
+  computeInertialForces(model, ws);
+  computeGravityForces(model, ws);
+}
 
 double uniform(Rng& rng, double lo, double hi) {
   return std::uniform_real_distribution<double>(lo, hi)(rng);

@@ -6,6 +6,10 @@
 
 #include "core/model/model_builder.h"
 
+namespace rbs {
+struct Workspace;
+}
+
 namespace rbs::test {
 
 using Rng = std::mt19937_64;
@@ -16,6 +20,11 @@ Mat3 randomRotation(Rng& rng);
 Pose randomPose(Rng& rng, double translation_scale = 0.5);
 /// A body made of 5 random point masses (so s ≠ 0 and Θ is full and physically valid).
 BodySpec randomBody(Rng& rng, const std::string& name);
+
+/// A joint `type` from `parent` to `child` with random placements on both sides, a random unit
+/// axis and a random second axis orthogonal to it.
+JointSpec randomJoint(Rng& rng, const std::string& name, JointType type, const std::string& parent,
+                      const std::string& child);
 
 /// A state on the coordinate manifold with random configuration and velocities of size ~scale.
 /// Euler-angle joints keep |pitch| ≤ 1.2 (away from gimbal lock).
@@ -34,6 +43,10 @@ Model randomChain(int n, std::uint64_t seed);
 /// from the world, body i from a body drawn uniformly among 0 … i−1 (a random recursive tree:
 /// branches of every width, depth about e·ln n).
 Model randomTree(int n, std::uint64_t seed);
+
+/// M, c and f_G into ws at the state of its last kinematics: the terms that the articulated-body
+/// path of computeForwardDynamics does not form.
+void computeEquationTerms(const Model& model, Workspace& ws);
 
 /// Planar double pendulum: uniform rods of mass m_i and length l_i hanging from the world, axes
 /// along y, gravity −z, angles measured from the downward vertical.
