@@ -274,7 +274,8 @@ void worldSpatialInertia(const Body& body, const Pose& G, Mat6& out) {
 /// without forming M. τ arrives in ws.xidot and is overwritten by ξ̇.
 ///
 /// Everything is in world axes about one point per kinematic tree, the origin o of its root body
-/// (about the world origin, D = Sᵀ I^A S of a light rotor 5 km away would cancel to noise). There
+/// or of the body its root's carriers move (Model::recursion_origin_body; about the world origin,
+/// D = Sᵀ I^A S of a light rotor 5 km away would cancel to noise). There
 /// the redundant-coordinate Jacobians chain without transforms: with J_b = Ad_{G_e⁻¹} J_λ + S_e
 /// (3.102a) and J^w_b = Ad_{G_b} J_b (G_b shifted by −o), J^w_b = J^w_λ + S^w_e with
 /// S^w_e = Ad_{G_b} S_e, since G_b = G_λ G_e and every rotation is orthonormal
@@ -289,9 +290,8 @@ bool solveArticulatedBody(const Model& model, Workspace& ws) {
   const int N = model.numBodies();
   for (int b = 0; b < N; ++b) {
     const Body& body = model.bodies[b];
-    const int parent = model.joints[b].parent;
-    ws.tree_origin[b] = parent < 0 ? ws.pose[b].r : ws.tree_origin[parent];
-    const Pose G{ws.pose[b].R, ws.pose[b].r - ws.tree_origin[b]};  // the body about its tree's origin
+    // the body about its tree's origin o (Model::recursion_origin_body)
+    const Pose G{ws.pose[b].R, ws.pose[b].r - ws.pose[model.recursion_origin_body[b]].r};
     worldSpatialInertia(body, G, ws.articulated_inertia[b]);
     // p^w_b: M_b κ_b − ad_{η_b}ᵀ M_b η_b (body coordinates, to the world), and gravity −M^w [a_G; 0].
     const Mat6& Mb = body.spatial_inertia;
@@ -335,8 +335,7 @@ bool solveArticulatedBody(const Model& model, Workspace& ws) {
       const auto S = ws.world_motion_subspace.middleCols(o, j.nxi);
       auto U = ws.joint_inertia_times_s.middleCols(o, j.nxi);
       U.noalias() = IA * S;
-      Small D = S.transpose() * U;
-      D(0, 0) += j.armature;  // on the joint's first coordinate, as in computeMassMatrix
+      const Small D = S.transpose() * U;  // (armature exists on one-axis joints only: the builder)
       const Eigen::LLT<Small> llt(D);
       if (llt.info() != Eigen::Success) return false;
       for (int k = 0; k < j.nxi; ++k) {

@@ -76,8 +76,8 @@ std::string_view toString(DynamicsStatus status);
 /// ξ̇ and ẋ (with drift stabilization gain λ) at (x, ξ, u), with kinematics, f_K, f_D and f_E in
 /// the workspace. ξ̇ comes from one of two paths, chosen per model:
 ///  - Model::articulated_body_dynamics: the articulated-body recursion, O(n); M, c and f_G are
-///    not formed (c + f_G enter as body wrenches). Callers that need them call computeMassMatrix,
-///    computeInertialForces and computeGravityForces afterwards.
+///    not formed (c + f_G enter as body wrenches) and ws keeps whatever they held. Callers that
+///    need them call computeMassMatrix, computeInertialForces and computeGravityForces afterwards.
 ///  - otherwise M, c and f_G are formed and M is factorized (loop closures via Gauss' principle,
 ///    (3.130)–(3.132)).
 /// Energies are not part of it (they are not needed by the integration): computeEnergies

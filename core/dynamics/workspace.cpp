@@ -28,7 +28,6 @@ Workspace::Workspace(const Model& model)
       mass_inv_constraint_t(MatX::Zero(model.nxi, model.constraint_rows)),
       constraint_schur(MatX::Zero(model.constraint_rows, model.constraint_rows)),
       constraint_ldlt(model.constraint_rows),
-      tree_origin(model.bodies.size(), Vec3::Zero()),
       articulated_inertia(model.bodies.size(), Mat6::Zero()),
       articulated_bias(model.bodies.size(), Vec6::Zero()),
       body_acceleration(model.bodies.size(), Vec6::Zero()),

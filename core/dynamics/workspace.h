@@ -35,7 +35,8 @@ struct Workspace {
   auto jacobian(int body) const { return body_jacobians.middleRows<6>(6 * body); }
 
   // Generalized quantities (size n), left-hand-side convention of (3.124):
-  // M ξ̇ + c + f_D + f_K + f_G = f_E.
+  // M ξ̇ + c + f_D + f_K + f_G = f_E. M, c and f_G are filled by their compute functions; the
+  // articulated-body path of computeForwardDynamics does not call them (they keep old values).
   MatX mass_matrix;          ///< M (n×n, SPD)
   MatX mass_factor;          ///< Lᵀ of M = Lᵀ L (upper triangle), factorizeMassMatrix
   Eigen::LLT<MatX> mass_llt; ///< the factor instead, when model.dofs_form_chain
@@ -69,8 +70,7 @@ struct Workspace {
 
   // Articulated-body recursion (Model::articulated_body_dynamics, in world axes about the origin
   // of each body's tree root): scratch, not meaningful between calls.
-  std::vector<Vec3> tree_origin;          ///< o: world position of the root body of b's tree
-  std::vector<Mat6> articulated_inertia;  ///< I^A_b, reduced by the body's own joint in the backward pass
+  std::vector<Mat6> articulated_inertia;  ///< I^A_b (for multi-axis joints reduced by the joint in the backward pass)
   std::vector<Vec6> articulated_bias;     ///< p^A_b
   std::vector<Vec6> body_acceleration;    ///< J^w_b ξ̇ (without the velocity terms)
   MatX world_motion_subspace;             ///< S^w_e = Ad_{G_b} S_e (6×n, the joint's columns)

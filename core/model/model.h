@@ -248,11 +248,15 @@ struct Model {
   bool single_rigid_body = false;
   /// True when computeForwardDynamics finds ξ̇ by the articulated-body recursion (O(n), M is
   /// neither formed nor factorized): models without loop closures whose M depends on x and whose
-  /// joint rotations are orthonormal at every x (angles, unit-circle pairs, normalized
-  /// quaternions). Loop closures need M⁻¹Zᵀ, a constant M is factorized once, and rotation-matrix
+  /// joint rotations are orthonormal at every x (angles, unit-circle pairs, quaternions, whose
+  /// rotation is that of q/|q|). Loop closures need M⁻¹Zᵀ, a constant M is factorized once, and rotation-matrix
   /// coordinates drift off SO(3), where only the composite path evaluates the thesis' equations
   /// as written; those keep the composite-rigid-body path (M, then its factorization).
   bool articulated_body_dynamics = false;
+  /// For every body, the body whose origin the articulated-body recursion works about: its tree's
+  /// root, or further down while the root's joints are prismatic or fixed with one child each
+  /// (carriers that move a vehicle far from the world origin), so lever arms stay small.
+  std::vector<int> recursion_origin_body;
 
   State initial_state;  ///< from the builder's initial joint values (neutral where none given)
 

@@ -858,6 +858,21 @@ Model ModelBuilder::build() const {
     return j.type == JointType::Spherical || j.type == JointType::SphericalAbsolute || j.type == JointType::Free;
   });
   m.articulated_body_dynamics = !m.constant_mass_matrix && m.constraint_rows == 0 && orthonormal_rotations;
+  std::vector<int> children(m.bodies.size(), 0), only_child(m.bodies.size(), -1);
+  for (const Joint& j : m.joints)
+    if (j.parent >= 0) ++children[j.parent], only_child[j.parent] = j.child;
+  m.recursion_origin_body.resize(m.bodies.size());
+  for (const Joint& j : m.joints) {  // topological order: a parent's entry is set first
+    if (j.parent >= 0) {
+      m.recursion_origin_body[j.child] = m.recursion_origin_body[j.parent];
+      continue;
+    }
+    int origin = j.child;
+    while ((m.joints[origin].type == JointType::Prismatic || m.joints[origin].type == JointType::Fixed) &&
+           children[origin] == 1)
+      origin = only_child[origin];
+    m.recursion_origin_body[j.child] = origin;
+  }
   return m;
 }
 

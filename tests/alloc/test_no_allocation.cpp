@@ -164,13 +164,19 @@ TEST(NoAllocation, JacobiansAndInputMatrixAllocateNothing) {
 }
 
 TEST(NoAllocation, LongChainForwardDynamicsAllocatesNothing) {
-  const Model m = test::randomChain(100, 9);
-  test::Rng rng(10);
-  const State s = test::randomState(m, rng);
-  Workspace ws(m);
-  const VecX u;
-  computeForwardDynamics(m, s.x, s.xi, u, ws);
-  EXPECT_EQ(allocationsDuring([&] { computeForwardDynamics(m, s.x, s.xi, u, ws); }), 0);
+  // Both paths: the articulated-body recursion and the dense chain's blocked Cholesky.
+  for (bool articulated : {true, false}) {
+    Model m = test::randomChain(100, 9);
+    ASSERT_TRUE(m.articulated_body_dynamics);
+    ASSERT_TRUE(m.dofs_form_chain);
+    m.articulated_body_dynamics = articulated;
+    test::Rng rng(10);
+    const State s = test::randomState(m, rng);
+    Workspace ws(m);
+    const VecX u;
+    computeForwardDynamics(m, s.x, s.xi, u, ws);
+    EXPECT_EQ(allocationsDuring([&] { computeForwardDynamics(m, s.x, s.xi, u, ws); }), 0) << articulated;
+  }
 }
 
 TEST(NoAllocation, ArticulatedBodyPathWithMultiAxisJointsAllocatesNothing) {

@@ -117,28 +117,33 @@ TEST(ArticulatedBody, KeepsItsDigitsFarFromTheWorldOrigin) {
   // The recursion works about each tree's root, not the world origin: a tree 5 km away (a vehicle
   // after a long flight, a robot placed in a large scene) keeps its digits. What remains is the
   // world positions' own rounding, ε |r| ≈ 1e-12 m at 5 km.
-  test::AerialManipulatorParameters quaternion_base;
-  quaternion_base.base_joint = JointType::FreeQuaternion;
-  const Model far = test::kremerAerialManipulator(3, quaternion_base);
-  ASSERT_EQ(far.joints[0].type, JointType::FreeQuaternion);  // x starts with the base's position
-  Model composite = far;
-  composite.articulated_body_dynamics = false;
-  Workspace ws(far), ws_crb(composite);
-  test::Rng rng(75);
-  for (int k = 0; k < 4; ++k) {
-    State s = test::randomState(far, rng, 1.5);
-    s.x.head<3>() += Vec3(3e3, -4e3, 1e3);
-    ASSERT_EQ(computeForwardDynamics(far, s.x, s.xi, VecX::Zero(far.numInputs()), ws), DynamicsStatus::Ok);
-    ASSERT_EQ(computeForwardDynamics(composite, s.x, s.xi, VecX::Zero(far.numInputs()), ws_crb), DynamicsStatus::Ok);
-    EXPECT_LT((ws.xidot - ws_crb.xidot).cwiseAbs().maxCoeff() / std::max(1.0, ws_crb.xidot.cwiseAbs().maxCoeff()),
-              1e-11);
+  // A free joint carries the position in its first three coordinates, the Euler-angle variant's
+  // three prismatic carriers one each: either way x starts with it.
+  for (JointType base : {JointType::FreeQuaternion, JointType::SphericalEulerZYX}) {
+    test::AerialManipulatorParameters parameters;
+    parameters.base_joint = base;
+    const Model far = test::kremerAerialManipulator(3, parameters);
+    ASSERT_TRUE(far.articulated_body_dynamics);
+    Model composite = far;
+    composite.articulated_body_dynamics = false;
+    Workspace ws(far), ws_crb(composite);
+    test::Rng rng(75);
+    for (int k = 0; k < 4; ++k) {
+      State s = test::randomState(far, rng, 1.5);
+      s.x.head<3>() += Vec3(3e3, -4e3, 1e3);
+      ASSERT_EQ(computeForwardDynamics(far, s.x, s.xi, VecX::Zero(far.numInputs()), ws), DynamicsStatus::Ok);
+      ASSERT_EQ(computeForwardDynamics(composite, s.x, s.xi, VecX::Zero(far.numInputs()), ws_crb),
+                DynamicsStatus::Ok);
+      EXPECT_LT((ws.xidot - ws_crb.xidot).cwiseAbs().maxCoeff() / std::max(1.0, ws_crb.xidot.cwiseAbs().maxCoeff()),
+                1e-11)
+          << jointTypeName(base);
+    }
   }
 }
 
-TEST(ArticulatedBody, MatchesTheMassMatrixSolveOnVehiclesWithActuatorsAndArmature) {
-  // Free bases with arms (body forces), the tricopter with its tilt servo (armature, servo
-  // actuators), propellers and a suspended load on a relative or an absolute-ω ball joint, the
-  // cart with its passive links.
+TEST(ArticulatedBody, MatchesTheMassMatrixSolveOnTheAerialManipulatorAndTheCart) {
+  // Kremer's quadcopter (quaternion base, thrusts as body forces) with 1–3 arm links, Seifried's
+  // cart with its passive links. (Armature, servos and a propeller: the force-element test.)
   test::AerialManipulatorParameters quaternion_base;
   quaternion_base.base_joint = JointType::FreeQuaternion;
   for (int links = 1; links <= 3; ++links)
@@ -198,12 +203,15 @@ TEST(ArticulatedBody, IsChosenWhereItApplies) {
   EXPECT_FALSE(test::tricopterWithLoad(false).articulated_body_dynamics);
   EXPECT_FALSE(treeWith(JointType::Spherical, 3).articulated_body_dynamics);
   EXPECT_FALSE(treeWith(JointType::Free, 3).articulated_body_dynamics);
-  // A constant M is factorized once; loop closures need M⁻¹ Zᵀ: both keep M.
-  ModelBuilder vehicle;
+  // A constant M (one body on a quaternion free joint) is factorized once: no recursion.
   test::Rng rng(2);
-  vehicle.addBody(test::randomBody(rng, "vehicle"));
-  vehicle.addJoint({.name = "free", .type = JointType::Free, .parent = kWorld, .child = "vehicle"});
-  EXPECT_FALSE(vehicle.build().articulated_body_dynamics);
+  ModelBuilder flyer;
+  flyer.addBody(test::randomBody(rng, "flyer"));
+  flyer.addJoint({.name = "free", .type = JointType::FreeQuaternion, .parent = kWorld, .child = "flyer"});
+  const Model constant = flyer.build();
+  EXPECT_TRUE(constant.constant_mass_matrix);
+  EXPECT_FALSE(constant.articulated_body_dynamics);
+  // Loop closures need M⁻¹ Zᵀ: the composite path.
   ModelBuilder b;
   b.addBody(test::randomBody(rng, "a")).addBody(test::randomBody(rng, "b"));
   b.addJoint({.name = "ja", .type = JointType::Revolute, .parent = kWorld, .child = "a"});

@@ -184,8 +184,8 @@ TEST(MotivationExample, MassMatrixIsSingularAtGimbalLock) {
   const Vec3 null_vector = eig.eigenvectors().col(0) * (eig.eigenvectors()(0, 0) > 0 ? 1.0 : -1.0);
   EXPECT_MATRIX_NEAR(null_vector, Vec3(1, 0, 1).normalized(), kNullVectorTol);
 
-  // What the forward dynamics does there (measured): the Cholesky factorization rejects M
-  // (SingularMassMatrix) or, if rounding leaves a positive pivot, the accelerations are
+  // What the forward dynamics does there (measured): the articulated-body recursion rejects the
+  // joint's 3×3 block D = Yᵀ I^A Y (SingularMassMatrix) or, if rounding leaves a positive pivot, the accelerations are
   // non-finite or astronomically large. Either way no usable ξ̇ exists.
   const DynamicsStatus status = computeForwardDynamics(euler, q, rates, VecX(), ws);
   constexpr double kAstronomical = 1e6;  // rad/s² for rates ~0.5 rad/s and Θ ~ 1 kg m²
