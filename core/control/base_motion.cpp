@@ -10,8 +10,15 @@ namespace rbs {
 using traj::Jet;
 
 void BasePosition::jets(double t, Jet y[3]) const {
-  for (int i = 0; i < 3; ++i)
-    y[i] = path_ && i < path_->dim() ? path_->component(t, i) : traj::constantJet(fixed_(i));
+  const int from_path = path_ ? std::min(path_->dim(), 3) : 0;
+  if (from_path == 3) {
+    path_->jets(t, y);
+  } else if (from_path > 0) {
+    Jet all[3];
+    path_->jets(t, all);  // dim() < 3 here
+    std::copy(all, all + from_path, y);
+  }
+  for (int i = from_path; i < 3; ++i) y[i] = traj::constantJet(fixed_(i));
 }
 
 // ---- attitude laws ------------------------------------------------------------------------------
@@ -64,24 +71,27 @@ flat::AttitudeJet YawHeading::attitude(double t, const flat::Vec3Jet& z) const {
 
 IntegratedHeading::IntegratedHeading(ThrustAxis axis, double yaw_rate, double initial_yaw)
     : axis_(std::move(axis)), yaw_rate_(yaw_rate), initial_yaw_(initial_yaw) {
-  constexpr double h = KnotTable<Vec3>::kStep;
+  constexpr double h = KnotTable<Knot>::kStep;
   table_.reset(
       [this] {
-        return Vec3(flat::attitudeFromYaw(axis_.at(0.0), traj::constantJet(initial_yaw_)).R.col(0));
+        const flat::Vec3Jet z = axis_.at(0.0);
+        return Knot{Vec3(flat::attitudeFromYaw(z, traj::constantJet(initial_yaw_)).R.col(0)), z};
       },
-      [this](const Vec3& x, long from, long to) {
+      [this](const Knot& knot, long from, long to) {
         const double t1 = to * h;
         const flat::Vec3Jet z = axis_.at(t1);
-        const Vec3 next = integrate(x, from * h, t1, &z);
-        return Vec3((next - next.dot(z.v) * z.v).normalized());  // back onto z⊥, unit length
+        const Vec3 next = integrate(knot.x, from * h, t1, knot.z, z);
+        return Knot{Vec3((next - next.dot(z.v) * z.v).normalized()), z};  // back onto z⊥, unit length
       });
 }
 
-Vec3 IntegratedHeading::integrate(Vec3 x, double t0, double t1, const flat::Vec3Jet* z_end) const {
+Vec3 IntegratedHeading::integrate(Vec3 x, double t0, double t1, const flat::Vec3Jet& z_start,
+                                  const flat::Vec3Jet& z_end) const {
   // RK4 on ẋ = ω_z y − ω_y z (5.70); z, ż from the path. Steps of at most 2 ms (one between
   // neighbouring knots, so a sample costs one step): local error ~(|ω| h)⁵/120 ≲ 1e-12 at the
   // looping's rates. The path is evaluated once per distinct time (k2 and k3 share the midpoint;
-  // a step's end is the next one's start): the flat jets are the expensive part.
+  // a step's end is the next one's start; the ends come with the call): the flat jets are the
+  // expensive part.
   constexpr double kMaxStep = 0.002;
   // stepCount: the knot times k·h carry rounding that grows with t (one step between knots must
   // stay one step at 24 h, where 47 % of the spans exceeded 2 ms by more than 1e-9 of it).
@@ -90,11 +100,11 @@ Vec3 IntegratedHeading::integrate(Vec3 x, double t0, double t1, const flat::Vec3
   auto rate = [this](const flat::Vec3Jet& z, const Vec3& xa) {
     return flat::headingRate(xa, z.v, z.d1, yaw_rate_);
   };
-  flat::Vec3Jet z_a = axis_.at(t0);
+  flat::Vec3Jet z_a = z_start;
   for (int s = 0; s < substeps; ++s) {
     const double ta = t0 + s * dt;
     const flat::Vec3Jet z_m = axis_.at(ta + 0.5 * dt);
-    const flat::Vec3Jet z_b = s + 1 == substeps && z_end ? *z_end : axis_.at(ta + dt);
+    const flat::Vec3Jet z_b = s + 1 == substeps ? z_end : axis_.at(ta + dt);
     const Vec3 k1 = rate(z_a, x);
     const Vec3 k2 = rate(z_m, x + 0.5 * dt * k1);
     const Vec3 k3 = rate(z_m, x + 0.5 * dt * k2);
@@ -107,8 +117,8 @@ Vec3 IntegratedHeading::integrate(Vec3 x, double t0, double t1, const flat::Vec3
 
 flat::AttitudeJet IntegratedHeading::attitude(double t, const flat::Vec3Jet& z) const {
   long knot = 0;
-  const Vec3 x_knot = table_.at(t, knot);
-  const Vec3 x = integrate(x_knot, knot * KnotTable<Vec3>::kStep, t, &z);
+  const Knot k = table_.at(t, knot);
+  const Vec3 x = integrate(k.x, knot * KnotTable<Knot>::kStep, t, k.z, z);
   return flat::attitudeFromAxis(z, x, yaw_rate_, 0.0);
 }
 

@@ -137,13 +137,19 @@ class IntegratedHeading final : public FlatHeading {
   std::size_t storedKnots() const { return table_.storedKnots(); }
 
  private:
-  /// RK4 of the x axis from t0 to t1; `z_end`, when given, is z at t1.
-  Vec3 integrate(Vec3 x, double t0, double t1, const flat::Vec3Jet* z_end) const;
+  /// A knot: the x axis and the thrust axis z (with derivatives) at the knot's time, so that a
+  /// sample between knots need not evaluate the path at the knot again.
+  struct Knot {
+    Vec3 x;
+    flat::Vec3Jet z;
+  };
+  /// RK4 of the x axis from t0 to t1, with z at t0 and at t1 given.
+  Vec3 integrate(Vec3 x, double t0, double t1, const flat::Vec3Jet& z_start, const flat::Vec3Jet& z_end) const;
 
   ThrustAxis axis_;
   double yaw_rate_;
   double initial_yaw_;
-  KnotTable<Vec3> table_;
+  KnotTable<Knot> table_;
 };
 
 // ---- base motions ------------------------------------------------------------------------------

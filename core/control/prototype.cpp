@@ -106,7 +106,8 @@ PrototypeController::PrototypeController(const Model& model, VelocityError varia
         const Joint& joint = model.joints[j];
         if (joint.nxi == 0 || (layout_ == Layout::BaseJoints && j == base)) continue;
         pairs.push_back({joint.name, Frame{joint.parent, joint.parent_placement},
-                         Frame{joint.child, joint.child_placement.inverse()}});
+                         Frame{joint.child, joint.child_placement.inverse()},
+                         joint.type == JointType::SphericalAbsolute ? -1 : j});
       }
     }
   } else {

@@ -1,5 +1,7 @@
 #include "core/control/prototype_template.h"
 
+#include <algorithm>
+
 #include <Eigen/Cholesky>
 
 #include "core/dynamics/kinematics.h"
@@ -46,7 +48,10 @@ void PrototypeTemplate::evaluateWithPlant(const State& state, const ReferenceSam
                                           Workspace& ws_ref, PlantTerms& plant, TemplateEvaluation& out) {
   evaluatePlant(model_, state, ws, plant);
   computeKinematics(model_, reference.x, reference.xi, ws_ref);
-  computeBodyJacobians(model_, ws_ref);
+  // Joint pairs take their Jacobians from the joints (jointPairJacobian): a joint-space template
+  // needs no body Jacobians of the reference.
+  if (std::any_of(pairs_.begin(), pairs_.end(), [](const TemplatePair& p) { return p.joint < 0; }))
+    computeBodyJacobians(model_, ws_ref);
   evaluate(ws, ws_ref, state.xi, reference.xidot, out);
 }
 
@@ -61,6 +66,10 @@ PrototypeTemplate::PrototypeTemplate(const Model& model, std::vector<TemplatePai
 // offset T: J_f = Ad_T⁻¹ J_body, and likewise for η and κ.
 void PrototypeTemplate::pairJacobian(const Workspace& ws, const TemplatePair& p, Pose& G, Mat6X& J,
                                      Vec6& twist, Vec6& bias) const {
+  if (p.joint >= 0) {
+    jointPairJacobian(ws, model_.joints[p.joint], G, J, twist, bias);
+    return;
+  }
   const Pose G_b = framePose(model_, ws, p.b);
   if (p.a.body < 0 && p.a.offset.isIdentity()) {
     G = G_b;  // the world frame: ^a_bG = G_b
@@ -85,6 +94,20 @@ void PrototypeTemplate::pairJacobian(const Workspace& ws, const TemplatePair& p,
     twist -= eta_a_in_b;
     bias += -adjointInvTimes(G, kappa_a) + adTimes(twist, eta_a_in_b);
   }
+}
+
+// For a = (λ, T_p), b = (child, T_c⁻¹): ^a_bG = T_p⁻¹ G_e T_c⁻¹, the joint's motion pose, and
+// ^a_bJ = Ad_{T_c} (J_child − Ad_{G_e}⁻¹ J_λ) = Ad_{T_c} J_e (3.102a), whose only non-zero columns
+// are S_e. Likewise ^a_bξ = Ad_{T_c} J_e ξ and ^a_bJ̇ ξ = Ad_{T_c} σ_e (the offsets are constant).
+void PrototypeTemplate::jointPairJacobian(const Workspace& ws, const Joint& joint, Pose& G, Mat6X& J,
+                                          Vec6& twist, Vec6& bias) const {
+  const JointMotion& m = ws.joint[joint.child];
+  const Pose& Tc = joint.child_placement;
+  G = joint.parent_placement.inverse() * m.transform * Tc.inverse();
+  J.setZero();
+  J.middleCols(joint.xi_offset, joint.nxi).noalias() = Ad(Tc) * m.S;
+  twist = adjointTimes(Tc, m.relative_twist);
+  bias = adjointTimes(Tc, m.bias);
 }
 
 void PrototypeTemplate::evaluate(const Workspace& ws, const Workspace& ws_ref, const VecX& xi,
@@ -148,9 +171,18 @@ void PrototypeTemplate::evaluate(const Workspace& ws, const Workspace& ws_ref, c
     }
     // (4.66a) M̄ = Σ Jᵀ Vee(M̄') J; (4.66j) b̄ = Σ Jᵀ (c̄ + f̄_D + f̄_K).
     // Inner dimension 6: coefficient-wise products beat the blocked GEMM kernels here.
-    scratch_.noalias() = Mb.lazyProduct(J);
-    out.Mbar.noalias() += J.transpose().lazyProduct(scratch_);
-    out.bbar.noalias() += J.transpose().lazyProduct(force);
+    if (p.joint >= 0) {  // J is non-zero in the joint's columns only
+      const Joint& joint = model_.joints[p.joint];
+      const auto Jc = J.middleCols(joint.xi_offset, joint.nxi);
+      scratch_.leftCols(joint.nxi).noalias() = Mb.lazyProduct(Jc);
+      out.Mbar.block(joint.xi_offset, joint.xi_offset, joint.nxi, joint.nxi).noalias() +=
+          Jc.transpose().lazyProduct(scratch_.leftCols(joint.nxi));
+      out.bbar.segment(joint.xi_offset, joint.nxi).noalias() += Jc.transpose().lazyProduct(force);
+    } else {
+      scratch_.noalias() = Mb.lazyProduct(J);
+      out.Mbar.noalias() += J.transpose().lazyProduct(scratch_);
+      out.bbar.noalias() += J.transpose().lazyProduct(force);
+    }
   }
 }
 

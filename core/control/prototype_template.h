@@ -30,6 +30,11 @@ enum class VelocityError { Particle, Body, Energy };
 struct TemplatePair {
   std::string name;
   Frame a, b;
+  /// ≥ 0 when a and b are this joint's own frames, a = (parent, T_p) and b = (child, T_c⁻¹) with
+  /// G_e = T_p · motion · T_c: the pair's Jacobian is then Ad_{T_c} S_e in the joint's columns and
+  /// zero elsewhere, and the template skips the full-width products. Not for spherical_absolute
+  /// joints, whose edge Jacobian reaches into the ancestors' columns.
+  int joint = -1;
   Mat4 inertia = Mat4::Zero();    ///< M̄'
   Mat4 damping = Mat4::Zero();    ///< D̄'
   Mat4 stiffness = Mat4::Zero();  ///< K̄'
@@ -75,7 +80,8 @@ class PrototypeTemplate {
   VelocityError variant() const { return variant_; }
   void setVariant(VelocityError v) { variant_ = v; }
 
-  /// ws: computeKinematics + computeBodyJacobians at (x, ξ); ws_ref: the same at (x_R, ξ_R).
+  /// ws: computeKinematics + computeBodyJacobians at (x, ξ); ws_ref: the same at (x_R, ξ_R)
+  /// (the body Jacobians only when some pair is not a joint pair).
   /// Writes M̄, b̄ and the energies into `out` (sized on first use).
   void evaluate(const Workspace& ws, const Workspace& ws_ref, const VecX& xi, const VecX& xidot_ref,
                 TemplateEvaluation& out);
@@ -96,6 +102,10 @@ class PrototypeTemplate {
  private:
   void pairJacobian(const Workspace& ws, const TemplatePair& p, Pose& G, Mat6X& J, Vec6& twist,
                     Vec6& bias) const;
+  /// pairJacobian for a joint pair (TemplatePair::joint ≥ 0): J is zero outside the joint's
+  /// columns, which receive Ad_{T_c} S_e.
+  void jointPairJacobian(const Workspace& ws, const Joint& joint, Pose& G, Mat6X& J, Vec6& twist,
+                         Vec6& bias) const;
 
   const Model& model_;
   std::vector<TemplatePair> pairs_;

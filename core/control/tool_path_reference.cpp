@@ -67,7 +67,7 @@ class ToolPathReference final : public Reference {
     out.xi.setZero(model_.nxi);
     out.xidot.setZero(model_.nxi);
     traj::Jet r[3];
-    for (int i = 0; i < 3; ++i) r[i] = task_.path->component(t, i);
+    task_.path->jets(t, r);  // dim() == 3, checked at construction
 
     // ξ_R: A ξ = [ṙ_R; 0] at x_R (the held orientation is constant).
     computeBodyJacobians(model_, ws_);
@@ -157,8 +157,9 @@ class ToolPathReference final : public Reference {
   /// step halved until the residual decreases: from a start far off the path (a displaced initial
   /// state) full steps can jump to another branch of the kinematics.
   void solve(double t) const {
-    Vec3 r_R;
-    for (int i = 0; i < 3; ++i) r_R(i) = task_.path->component(t, i)[0];
+    traj::Jet r[3];
+    task_.path->jets(t, r);
+    const Vec3 r_R(r[0][0], r[1][0], r[2][0]);
     // Residuals are metres and radians; 1e-12 of the path's size (≥ 1 m) is far below what any
     // controller or plot can see, and above the rounding of the kinematics.
     const double tol = 1e-12 * std::max(1.0, r_R.norm());

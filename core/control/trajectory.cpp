@@ -18,21 +18,35 @@ constexpr std::array<double, 10> kDegree9{0, 0, 0, 0, 0, 126, -420, 540, -315, 7
 // ∫₀^u s₉: the warped time of the circle's ramp (rate s₉), S(1) = ½.
 constexpr std::array<double, 11> kDegree9Integral{0, 0, 0, 0, 0, 0, 21, -60, 67.5, -35, 7};
 
+/// Coefficients of a polynomial and of its first four derivatives: row k holds d^k/du^k
+/// (ascending powers, zero-padded). Built at compile time, so a sample is five Horner loops.
+template <std::size_t N>
+struct DerivativeTable {
+  std::array<std::array<double, N>, 5> rows{};
+  constexpr explicit DerivativeTable(const std::array<double, N>& c) {
+    rows[0] = c;
+    for (std::size_t k = 1; k < 5; ++k)
+      for (std::size_t p = 0; p + 1 < N; ++p) rows[k][p] = rows[k - 1][p + 1] * static_cast<double>(p + 1);
+  }
+};
+
 /// The polynomial and its first four derivatives at u (Horner on the differentiated
 /// coefficients).
 template <std::size_t N>
-Jet polynomialJet(const std::array<double, N>& c, double u) {
+Jet polynomialJet(const DerivativeTable<N>& table, double u) {
   Jet out{};
-  std::array<double, N> d = c;
-  for (int k = 0; k < 5; ++k) {
-    const int degree = static_cast<int>(N) - 1 - k;
+  for (std::size_t k = 0; k < 5 && k < N; ++k) {
     double v = 0.0;
-    for (int p = degree; p >= 0; --p) v = v * u + d[p];
-    out[k] = degree >= 0 ? v : 0.0;
-    for (int p = 0; p + 1 < static_cast<int>(N) - k; ++p) d[p] = d[p + 1] * (p + 1);
+    for (std::size_t p = N - k; p-- > 0;) v = v * u + table.rows[k][p];
+    out[k] = v;
   }
   return out;
 }
+
+constexpr DerivativeTable<6> kDegree5Table(kDegree5);
+constexpr DerivativeTable<8> kDegree7Table(kDegree7);
+constexpr DerivativeTable<10> kDegree9Table(kDegree9);
+constexpr DerivativeTable<11> kDegree9IntegralTable(kDegree9Integral);
 
 }  // namespace
 
@@ -41,11 +55,11 @@ Jet restToRest(int degree, double tau) {
   if (tau >= 1.0) return Jet{1, 0, 0, 0, 0};
   switch (degree) {
     case 5:
-      return polynomialJet(kDegree5, tau);
+      return polynomialJet(kDegree5Table, tau);
     case 7:
-      return polynomialJet(kDegree7, tau);
+      return polynomialJet(kDegree7Table, tau);
     default:
-      return polynomialJet(kDegree9, tau);
+      return polynomialJet(kDegree9Table, tau);
   }
 }
 
@@ -95,7 +109,7 @@ Jet ArcProfile::warp(double tau) const {
   if (tau < R) {
     const double u = tau / R;
     const Jet s = restToRest(9, u);
-    const Jet S = polynomialJet(kDegree9Integral, u);
+    const Jet S = polynomialJet(kDegree9IntegralTable, u);
     return Jet{R * S[0], s[0], s[1] / R, s[2] / (R * R), s[3] / (R * R * R)};
   }
   if (!limited) return Jet{0.5 * R + (tau - R), 1, 0, 0, 0};
@@ -106,7 +120,7 @@ Jet ArcProfile::warp(double tau) const {
   // Ramp down, mirrored: with τ' = end − τ, ẇ = s₉(τ'/R), w = total − R S(τ'/R).
   const double u = (end - tau) / R;
   const Jet s = restToRest(9, u);
-  const Jet S = polynomialJet(kDegree9Integral, u);
+  const Jet S = polynomialJet(kDegree9IntegralTable, u);
   return Jet{total - R * S[0], s[0], -s[1] / R, s[2] / (R * R), -s[3] / (R * R * R)};
 }
 
@@ -135,6 +149,16 @@ void cosSinJets(const Jet& phi, Jet& c, Jet& s) {
 Jet CirclePath::component(double t, int i) const {
   Jet c, s;
   cosSinJets(arc_.angle(t), c, s);
+  return componentOf(c, s, i);
+}
+
+void CirclePath::jets(double t, Jet* out) const {
+  Jet c, s;
+  cosSinJets(arc_.angle(t), c, s);  // once for all components
+  for (int i = 0; i < dim(); ++i) out[i] = componentOf(c, s, i);
+}
+
+Jet CirclePath::componentOf(const Jet& c, const Jet& s, int i) const {
   Jet out;
   for (int k = 0; k < 5; ++k) out[k] = radius_ * (a_[i] * c[k] + b_[i] * s[k]);
   out[0] += center_[i];

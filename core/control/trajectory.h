@@ -32,6 +32,11 @@ class Path {
   virtual ~Path() = default;
   virtual int dim() const = 0;
   virtual Jet component(double t, int i) const = 0;
+  /// All dim() components at t into out[0], …, out[dim() − 1]. Paths whose components share work
+  /// (a circle's arc angle and its cos/sin) override it to do that work once per sample.
+  virtual void jets(double t, Jet* out) const {
+    for (int i = 0; i < dim(); ++i) out[i] = component(t, i);
+  }
 };
 
 /// Constant values.
@@ -132,9 +137,11 @@ class CirclePath final : public Path {
         arc_(arc) {}
   int dim() const override { return static_cast<int>(center_.size()); }
   Jet component(double t, int i) const override;
+  void jets(double t, Jet* out) const override;
   const ArcProfile& arc() const { return arc_; }
 
  private:
+  Jet componentOf(const Jet& c, const Jet& s, int i) const;  // from cos φ, sin φ jets
   std::vector<double> center_, a_, b_;
   double radius_;
   ArcProfile arc_;

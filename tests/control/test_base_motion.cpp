@@ -85,6 +85,19 @@ TEST(BasePosition, ComponentsThePathLacksHoldTheirFixedValues) {
   for (int i = 0; i < 3; ++i) EXPECT_EQ(y[i], traj::constantJet(i + 1.0));
 }
 
+TEST(BasePosition, ACircleGivesAllComponentsAtOnceWithTheNumbersOfEachComponent) {
+  // CirclePath::jets shares the arc angle and its cos/sin between the components (the looping's
+  // reference samples it three times per call); it must give each component's own bits, on the
+  // ramp, in the cruise, and at rest before the start.
+  const auto circle = tiltedCircle(Vec3(0.0, 0.6, 0.8));
+  const BasePosition position(circle, Vec3::Zero());
+  for (const double t : {-0.1, 0.0, 0.23, 0.5, 1.7, 12.0}) {
+    Jet y[3];
+    position.jets(t, y);
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(y[i], circle->component(t, i)) << "t = " << t << ", component " << i;
+  }
+}
+
 TEST(AttitudeLaws, RatesMatchFiniteDifferences) {
   const Mat3 R0 = rotationZYX(0.3, -0.5, 1.1);
   const FixedAttitude fixed(R0);

@@ -18,6 +18,7 @@
 #include "core/model/model_builder.h"
 #include "tests/support/closed_loop_rk4.h"
 #include "tests/support/example_models.h"
+#include "tests/support/test_models.h"
 
 namespace rbs {
 namespace {
@@ -372,6 +373,64 @@ TEST(PrototypeController, RejectsBadOptionsAndSettingsWithNames) {
     FAIL();
   } catch (const ControlError& e) {
     EXPECT_NE(std::string(e.what()).find("matching"), std::string::npos) << e.what();
+  }
+}
+
+
+// ---- joint pairs: the joint's own Jacobian instead of the frame-pair formula ---------------------
+
+TEST(PrototypeTemplate, JointPairsGiveTheFramePairNumbersForEveryJointType) {
+  // TemplatePair::joint lets the template take Ad_{T_c} S_e as the pair Jacobian; the general
+  // frame-pair formula (3.121) must give the same M̄, b̄, energies and energy rate at random states
+  // and references, for every joint type the shortcut takes, at the root and inside the tree.
+  const JointType types[] = {JointType::Revolute,  JointType::RevoluteUnitCircle, JointType::Prismatic,
+                             JointType::Spherical, JointType::SphericalQuaternion, JointType::SphericalEulerZYX,
+                             JointType::Free,      JointType::FreeQuaternion,      JointType::Planar,
+                             JointType::Universal};
+  for (const JointType type : types) {
+    for (const bool at_root : {true, false}) {
+      const Model model = test::randomTreeWith(type, at_root, 11);
+      std::vector<TemplatePair> shortcut, general;
+      test::Rng rng(5);
+      for (int j = 0; j < static_cast<int>(model.joints.size()); ++j) {
+        const Joint& joint = model.joints[j];
+        if (joint.nxi == 0) continue;
+        TemplatePair p{joint.name, Frame{joint.parent, joint.parent_placement},
+                       Frame{joint.child, joint.child_placement.inverse()}, j};
+        setNaturalGains(p, test::uniform(rng, 0.5, 2.0), test::randomVector(rng, 1.0).cwiseAbs() + Vec3::Constant(0.1),
+                        3.0, 0.7, 5.0, 0.9);
+        p.stiffness(0, 3) = p.stiffness(3, 0) = 0.1;  // a stiffness centre off the origin
+        shortcut.push_back(p);
+        p.joint = -1;
+        general.push_back(p);
+      }
+      for (const VelocityError variant : {VelocityError::Particle, VelocityError::Body, VelocityError::Energy}) {
+        PrototypeTemplate fast(model, shortcut, variant), slow(model, general, variant);
+        Workspace ws(model), ws_ref(model);
+        for (int trial = 0; trial < 3; ++trial) {
+          const State s = test::randomState(model, rng), r = test::randomState(model, rng);
+          const VecX r_dot = VecX::NullaryExpr(model.nxi, [&] { return test::uniform(rng, -1.0, 1.0); });
+          computeKinematics(model, s.x, s.xi, ws);
+          computeBodyJacobians(model, ws);
+          computeKinematics(model, r.x, r.xi, ws_ref);
+          computeBodyJacobians(model, ws_ref);
+          TemplateEvaluation a, b;
+          fast.evaluate(ws, ws_ref, s.xi, r_dot, a);
+          slow.evaluate(ws, ws_ref, s.xi, r_dot, b);
+          const std::string what = std::string(jointTypeName(type)) + (at_root ? " at the root" : " inside") +
+                                   ", variant " + std::to_string(static_cast<int>(variant));
+          constexpr double kTol = 1e-12;
+          EXPECT_LE((a.Mbar - b.Mbar).norm(), kTol * b.Mbar.norm()) << what;
+          EXPECT_LE((a.bbar - b.bbar).norm(), kTol * (1.0 + b.bbar.norm())) << what;
+          EXPECT_NEAR(a.kinetic, b.kinetic, kTol * (1.0 + b.kinetic)) << what;
+          EXPECT_NEAR(a.potential, b.potential, kTol * (1.0 + b.potential)) << what;
+          EXPECT_NEAR(a.rayleigh, b.rayleigh, kTol * (1.0 + b.rayleigh)) << what;
+          const VecX xidot = VecX::NullaryExpr(model.nxi, [&] { return test::uniform(rng, -1.0, 1.0); });
+          const double rate = slow.energyRate(xidot);
+          EXPECT_NEAR(fast.energyRate(xidot), rate, kTol * (1.0 + std::abs(rate))) << what;
+        }
+      }
+    }
   }
 }
 
