@@ -13,6 +13,7 @@
 #include "app/cli_sim_common.h"
 #include "core/dynamics/dynamics.h"
 #include "core/scene/scene.h"
+#include "sim/input_hold.h"
 #include "sim/integrator.h"
 #include "sim/settings.h"
 #include "sim/simulator.h"
@@ -62,9 +63,11 @@ std::string benchUsage() {
          "                             terms, xi-dot by the articulated-body recursion or the mass\n"
          "                             matrix and its factorization, x-dot) at the scene's initial\n"
          "                             state with zero inputs; median over 5 batches of N/5 calls\n"
-         "  rhs_with_controller_us X   the same including the inputs: the reference sample and the\n"
-         "                             scene's controller (or --controller), as inside a run, at times\n"
-         "                             1 us apart; without a controller the zero-input call\n"
+         "  rhs_with_controller_us X   a right-hand side of a run including the inputs: the reference\n"
+         "                             sample and the scene's controller (or --controller) in every\n"
+         "                             call (no hold), then the plant's rates, taken from the\n"
+         "                             controller's own evaluation of the plant where it offers them;\n"
+         "                             times 1 us apart; without a controller the zero-input call\n"
          "  controller_cost_ratio X    rhs_with_controller_us / rhs_dynamics_us: what closing the\n"
          "                             loop costs, in units of the plant's dynamics (1: nothing)\n"
          "  realtime_factor X          simulated time / wall time of a simulation of --duration seconds\n"
@@ -115,22 +118,21 @@ int runBench(const std::vector<std::string>& args, std::ostream& out, std::ostre
   }
   const std::optional<SceneLoop> loop = sceneLoopOrReport(*scene, parsed, err);
   if (!loop) return 2;
-  InputSource* input = loop->source.get();
-  bool input_ok = true;
-  // Each call at a new time (1 µs apart, from 0): a closed loop reuses a reference sample at a
-  // repeated time, and the measurement is meant to include the reference.
+  // The right-hand side of a run, with the source evaluated in every call (no hold, whatever the
+  // scene's control_rate): a controller that evaluated the plant hands its rates over
+  // (InputSource::plantRate). Each call at a new time (1 µs apart, from 0): a closed loop reuses a
+  // reference sample at a repeated time, and the measurement is meant to include the reference.
+  const InputHold every_call(model, loop->source, 0.0);
+  DynamicsRhs rhs = makeRhs(model, every_call, gain);
+  const VecX z0 = joinState(s0);
+  VecX dz(z0.size());
   long call = 0;
-  const double rhs_input_us = medianMicroseconds(per_batch, [&] {
-    if (input) {
-      input->compute(1e-6 * static_cast<double>(call++), s0, u);
-      input_ok = input_ok && u.allFinite();
-    } else {
-      u.setZero();
-    }
-    status = computeForwardDynamics(model, s0.x, s0.xi, u, ws, gain);
-  });
-  if (!input_ok) {
-    err << "rbsim-cli bench: the controller fails at the initial state: " << input->failure() << "\n";
+  const double rhs_input_us =
+      medianMicroseconds(per_batch, [&] { rhs(z0, dz, 1e-6 * static_cast<double>(call++)); });
+  if (rhs.status() != DynamicsStatus::Ok || !dz.allFinite()) {
+    const InputSource* input = loop->source.get();
+    err << "rbsim-cli bench: the closed loop fails at the initial state: "
+        << (input && !input->failure().empty() ? input->failure() : std::string(toString(rhs.status()))) << "\n";
     return 1;
   }
 

@@ -29,6 +29,15 @@ void ClosedLoop::evaluateForSample(double t, const State& state, VecX& u) {
   evaluate(t, state, u, false);
 }
 
+bool ClosedLoop::plantRate(const Model& plant, const State& state, const VecX& u, double stabilization_gain,
+                           VecX& xdot, VecX& xidot) {
+  // Only for the state the controller last ran on, successfully, with the parameters it ran with.
+  if (!last_ok_ || controller_->parameters().version() != last_parameters_version_ || state.x != last_state_.x ||
+      state.xi != last_state_.xi)
+    return false;
+  return controller_->plantRate(plant, state, u, stabilization_gain, xdot, xidot);
+}
+
 void ClosedLoop::reset(double /*t0*/) {
   failure_.clear();
   last_ok_ = false;

@@ -22,6 +22,8 @@ class ClosedLoop : public InputSource {
 
   void compute(double t, const State& state, VecX& u) override;
   void evaluateForSample(double t, const State& state, VecX& u) override;
+  bool plantRate(const Model& plant, const State& state, const VecX& u, double stabilization_gain, VecX& xdot,
+                 VecX& xidot) override;
   void reset(double t0) override;
   std::vector<ChannelInfo> channels() const override;
   void sample(double* out) override;

@@ -23,6 +23,20 @@ void InputHold::rhsInput(double t, const State& state, VecX& u) const {
     evaluate(t, state, u);
 }
 
+bool InputHold::plantRate(const State& state, const VecX& u, double stabilization_gain, VecX& xdot,
+                          VecX& xidot) const {
+  if (holds() || !source_) return false;
+  return source_->plantRate(model_, state, u, stabilization_gain, xdot, xidot);
+}
+
+DynamicsRhs makeRhs(const Model& model, const InputHold& hold, double stabilization_gain) {
+  return DynamicsRhs(
+      model, [&hold](double t, const State& s, VecX& u) { hold.rhsInput(t, s, u); }, stabilization_gain,
+      [&hold](const State& s, const VecX& u, double gain, VecX& xdot, VecX& xidot) {
+        return hold.plantRate(s, u, gain, xdot, xidot);
+      });
+}
+
 void InputHold::start(double t, const State& state, bool finite) {
   if (!holds()) return;  // nothing is held; the source runs first inside the right-hand side
   if (finite)

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "sim/input_source.h"
+#include "sim/integrator.h"
 
 namespace rbs {
 
@@ -25,6 +26,10 @@ class InputHold {
   void evaluate(double t, const State& state, VecX& u) const;
   /// u inside the right-hand side at (t, state): the held value under a hold, else evaluate().
   void rhsInput(double t, const State& state, VecX& u) const;
+  /// ż at (state, u) from the source's own evaluation of the plant (InputSource::plantRate), right
+  /// after rhsInput() gave u at that state; false under a hold (the source last ran at a hold
+  /// instant, at another state), without a source, or when the source cannot.
+  bool plantRate(const State& state, const VecX& u, double stabilization_gain, VecX& xdot, VecX& xidot) const;
   /// The value held from a hold instant at (t, state) on.
   void hold(double t, const State& state) { evaluate(t, state, held_); }
   /// Under a hold, the value held at the start of a run: evaluate(), or zero for a non-finite
@@ -40,5 +45,9 @@ class InputHold {
   double rate_;
   VecX held_;
 };
+
+/// The right-hand side under `hold` (which must outlive it): rhsInput() gives u, plantRate() the
+/// rates when the source already evaluated the plant at that state.
+DynamicsRhs makeRhs(const Model& model, const InputHold& hold, double stabilization_gain);
 
 }  // namespace rbs

@@ -21,6 +21,14 @@ class InputSource {
   /// channels there: the result is not applied, and it must not change what later compute()
   /// calls return (no failure recorded, no history or random numbers used). Default: compute().
   virtual void evaluateForSample(double t, const State& state, VecX& u) { compute(t, state, u); }
+  /// The plant's ż = (ẋ, ξ̇) at (state, u) from what the last compute() already evaluated, for a
+  /// source that evaluated this very model's dynamics terms at this very state (a plant-based
+  /// controller, Controller::plantRate); u is the input applied (clamped). Returns false when it
+  /// cannot; the right-hand side then evaluates the dynamics. Default: false.
+  virtual bool plantRate(const Model& /*plant*/, const State& /*state*/, const VecX& /*u*/,
+                         double /*stabilization_gain*/, VecX& /*xdot*/, VecX& /*xidot*/) {
+    return false;
+  }
   /// The simulation restarts at t0 (Simulator::reset): forget failures and history.
   virtual void reset(double /*t0*/) {}
   /// Channels this source adds after the model's (fixed after construction).

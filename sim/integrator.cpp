@@ -80,9 +80,11 @@ VecX joinState(const State& state) {
   return z;
 }
 
-DynamicsRhs::DynamicsRhs(const Model& model, InputFunction input, double stabilization_gain)
+DynamicsRhs::DynamicsRhs(const Model& model, InputFunction input, double stabilization_gain,
+                         SharedRateFunction shared_rate)
     : model_(model),
       input_(std::move(input)),
+      shared_rate_(std::move(shared_rate)),
       gain_(stabilization_gain),
       ws_(model),
       state_{VecX::Zero(model.nx), VecX::Zero(model.nxi)},
@@ -92,8 +94,15 @@ void DynamicsRhs::operator()(const VecX& z, VecX& dzdt, double t) {
   ++evaluations_;
   splitState(model_, z, state_);
   if (input_) input_(t, state_, u_);
-  const DynamicsStatus s = computeForwardDynamicsWithPushes(model_, state_, u_, ws_, gain_, pushes_);
   dzdt.resize(z.size());
+  if (shared_rate_ && !(pushes_ && pushes_->active()) && shared_rate_(state_, u_, gain_, ws_.xdot, ws_.xidot) &&
+      ws_.xdot.allFinite() && ws_.xidot.allFinite()) {
+    dzdt.head(model_.nx) = ws_.xdot;
+    dzdt.tail(model_.nxi) = ws_.xidot;
+    return;
+  }
+  // Trouble in the shared rates (non-finite) is left to the dynamics, which report its kind.
+  const DynamicsStatus s = computeForwardDynamicsWithPushes(model_, state_, u_, ws_, gain_, pushes_);
   if (s != DynamicsStatus::Ok) {
     // Keep the stepper going with NaNs; the driver checks status() after the step and stops.
     if (status_ == DynamicsStatus::Ok) status_ = s;

@@ -64,10 +64,18 @@ VecX joinState(const State& state);
 /// Inputs u(t, x, ξ) of size model.numInputs(); writes into `u`.
 using InputFunction = std::function<void(double t, const State& state, VecX& u)>;
 
+/// ż = (ẋ, ξ̇) at (state, u) from an evaluation of the plant that the input's source already made
+/// (a plant-based controller, InputHold::plantRate); false when there is none.
+using SharedRateFunction =
+    std::function<bool(const State& state, const VecX& u, double stabilization_gain, VecX& xdot, VecX& xidot)>;
+
 /// The right-hand side ż = f(z, t) as an odeint system.
 class DynamicsRhs {
  public:
-  DynamicsRhs(const Model& model, InputFunction input, double stabilization_gain);
+  /// `shared_rate` (optional) is asked first, right after `input`, while no push acts; when it
+  /// gives a finite ż, the dynamics are not evaluated a second time (the closed loop then costs
+  /// the controller plus a solve, not the controller plus the plant).
+  DynamicsRhs(const Model& model, InputFunction input, double stabilization_gain, SharedRateFunction shared_rate = {});
   void operator()(const VecX& z, VecX& dzdt, double t);
 
   DynamicsStatus status() const { return status_; }
@@ -81,6 +89,7 @@ class DynamicsRhs {
  private:
   const Model& model_;
   InputFunction input_;
+  SharedRateFunction shared_rate_;
   double gain_;
   Workspace ws_;
   State state_;

@@ -61,8 +61,8 @@ struct Simulator::Impl {
         input(m, std::move(source), o.control_rate),
         pushes(m),
         recorder(m, input.source(), input.holds(), o.max_recorded_samples, &pushes),
-        rhs(m, [this](double t, const State& s, VecX& u) { input.rhsInput(t, s, u); },
-            o.integration.drift == DriftPolicy::Stabilize ? o.integration.stabilization_gain : 0.0),
+        rhs(makeRhs(m, input,
+                    o.integration.drift == DriftPolicy::Stabilize ? o.integration.stabilization_gain : 0.0)),
         drift(m, options.integration),
         stepping(makeStepping(m, options.integration, rhs)),
         u_sample(VecX::Zero(m.numInputs())) {

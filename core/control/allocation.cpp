@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/math/assert.h"
+
 namespace rbs {
 namespace {
 
@@ -309,6 +311,20 @@ bool Allocator::solve(const MatX& M, const VecX& b, const MatX& B, const MatX& M
                                      out.saturated, qp_factor_, qp_gradient_, qp_step_, qp_free_);
   out.template_deviation = templateDeviation(mbar_llt_, minv_b_, a_tilde_, out.u, work_n_);
   return true;
+}
+
+void Allocator::plantAcceleration(const VecX& b, const VecX& u, VecX& xidot) const {
+  RBS_ASSERT(factors_valid_, "Allocator::plantAcceleration before a successful solve()");
+  RBS_ASSERT(b.size() == factored_M_.rows() && u.size() == factored_B_.cols() && xidot.size() == b.size(),
+             "Allocator::plantAcceleration: sizes differ from the last solve()");
+  // −M⁻¹ b, then + (M⁻¹B) u with the M⁻¹B that factorize() keeps for every mode.
+  if (explicit_inverses_ && factored_mode_ != AllocationMode::Exact) {
+    xidot.noalias() = -m_inverse_.lazyProduct(b);
+  } else {
+    xidot = -b;
+    m_llt_.solveInPlace(xidot);
+  }
+  xidot.noalias() += minv_b_ * u;
 }
 
 bool Allocator::factorize(const MatX& M, const MatX& B, const MatX& Mbar, AllocationMode mode) {

@@ -51,6 +51,11 @@ class Allocator {
   bool solve(const MatX& M, const VecX& b, const MatX& B, const MatX& Mbar, const VecX& bbar,
              const VecX& lower, const VecX& upper, AllocationMode mode, AllocationResult& out);
 
+  /// The plant's acceleration ξ̇ = M⁻¹(B u − b) (4.2) for any input u (size p), by the factors of
+  /// the last successful solve(): M and B are that call's, b is given again (it may have been
+  /// shifted since). xidot must have size n (no allocation).
+  void plantAcceleration(const VecX& b, const VecX& u, VecX& xidot) const;
+
  private:
   /// h_llt_ succeeded and no pivot is below the rank tolerance.
   bool wellConditioned() const;

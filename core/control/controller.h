@@ -57,6 +57,20 @@ class Controller {
   /// compute()).
   virtual void updateSignals() {}
 
+  /// The plant's rates ż = (ẋ, ξ̇) at `state`, the state of the last successful compute(), for
+  /// the input u the simulator applies (u clamped to the actuator limits, so not always the u
+  /// compute() returned): ξ̇ = M⁻¹(B u − b) (4.2) from the M, b, B and factorization of M that
+  /// compute() already evaluated, ẋ = A(x) ξ (+ the drift term with gain λ) from its kinematics.
+  /// This spares the right-hand side a second evaluation of the dynamics; it is offered only
+  /// when those terms are the plant's own: `plant` is the very model the controller was made
+  /// with (not a scaled copy or a force model), without loop closures (not part of b), and no
+  /// external-force estimate shifted b. Returns false otherwise; the caller then evaluates the
+  /// dynamics itself. Default: false.
+  virtual bool plantRate(const Model& /*plant*/, const State& /*state*/, const VecX& /*u*/,
+                         double /*stabilization_gain*/, VecX& /*xdot*/, VecX& /*xidot*/) {
+    return false;
+  }
+
   /// Forget internal state (filters, integrators): the simulation restarts. Default: nothing.
   virtual void reset() {}
   /// True when compute() advances internal state (discrete filters): then it must be called once

@@ -388,6 +388,7 @@ void PrototypeController::updateJointPairs() {
 }
 
 bool PrototypeController::compute(double /*t*/, const State& state, const ReferenceSample& reference, VecX& u) {
+  plant_terms_valid_ = false;
   updatePairs();
   template_.evaluateWithPlant(state, reference, ws_, ws_ref_, plant_, evaluation_);
   compensateExternalForce(plant_.b);
@@ -406,6 +407,17 @@ bool PrototypeController::compute(double /*t*/, const State& state, const Refere
   if (!u.allFinite()) return fail(std::string(name()) + ": non-finite input");
   x_ = state.x;
   x_ref_ = reference.x;
+  plant_terms_valid_ = true;
+  return true;
+}
+
+bool PrototypeController::plantRate(const Model& plant, const State& state, const VecX& u, double stabilization_gain,
+                                    VecX& xdot, VecX& xidot) {
+  if (!plant_terms_valid_ || &plant != &model_ || model_.constraint_rows > 0 || externalForceEstimate().size() != 0)
+    return false;
+  allocator_.plantAcceleration(plant_.b, u, xidot);
+  computeConfigurationRate(model_, state.x, state.xi, ws_, stabilization_gain);  // ws_: this state's kinematics
+  xdot = ws_.xdot;
   return true;
 }
 

@@ -49,6 +49,8 @@ class PrototypeController : public Controller {
   std::string_view name() const override;
   bool compute(double t, const State& state, const ReferenceSample& reference, VecX& u) override;
   void updateSignals() override;
+  bool plantRate(const Model& plant, const State& state, const VecX& u, double stabilization_gain, VecX& xdot,
+                 VecX& xidot) override;
 
   /// The template as the last compute() built it from the parameters (tests, the GUI's poles).
   const PrototypeTemplate& prototype() const { return template_; }
@@ -108,6 +110,9 @@ class PrototypeController : public Controller {
   VecX x_, x_ref_;
   std::uint64_t parameters_version_ = ~std::uint64_t{0};
   bool transport_map_checked_ = false;
+  /// plant_, allocator_'s factorization of M and ws_'s kinematics belong to the state of the last
+  /// compute(), which succeeded: plantRate() may use them.
+  bool plant_terms_valid_ = false;
   /// control.energy, energy_kinetic, energy_potential, energy_rate, template_power,
   /// matching_residual, template_deviation, saturated: entries of control_signals_ in this order.
   enum ControlSignal { kEnergy, kKinetic, kPotential, kEnergyRate, kTemplatePower, kMatchingResidual,

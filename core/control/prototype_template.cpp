@@ -59,6 +59,8 @@ PrototypeTemplate::PrototypeTemplate(const Model& model, std::vector<TemplatePai
                                      VelocityError variant)
     : model_(model), pairs_(std::move(pairs)), variant_(variant) {
   scratch_.setZero(6, model.nxi);
+  child_placement_adjoint_.reserve(model.joints.size());
+  for (const Joint& j : model.joints) child_placement_adjoint_.push_back(Ad(j.child_placement));
 }
 
 // ^a_bG = G_a⁻¹ G_b, ^a_bJ = J_b − Ad_{^a_bG}⁻¹ J_a (3.121), ^a_bξ = J ξ and
@@ -67,7 +69,7 @@ PrototypeTemplate::PrototypeTemplate(const Model& model, std::vector<TemplatePai
 void PrototypeTemplate::pairJacobian(const Workspace& ws, const TemplatePair& p, Pose& G, Mat6X& J,
                                      Vec6& twist, Vec6& bias) const {
   if (p.joint >= 0) {
-    jointPairJacobian(ws, model_.joints[p.joint], G, J, twist, bias);
+    jointPairJacobian(ws, p.joint, G, J, twist, bias);
     return;
   }
   const Pose G_b = framePose(model_, ws, p.b);
@@ -99,13 +101,14 @@ void PrototypeTemplate::pairJacobian(const Workspace& ws, const TemplatePair& p,
 // For a = (λ, T_p), b = (child, T_c⁻¹): ^a_bG = T_p⁻¹ G_e T_c⁻¹, the joint's motion pose, and
 // ^a_bJ = Ad_{T_c} (J_child − Ad_{G_e}⁻¹ J_λ) = Ad_{T_c} J_e (3.102a), whose only non-zero columns
 // are S_e. Likewise ^a_bξ = Ad_{T_c} J_e ξ and ^a_bJ̇ ξ = Ad_{T_c} σ_e (the offsets are constant).
-void PrototypeTemplate::jointPairJacobian(const Workspace& ws, const Joint& joint, Pose& G, Mat6X& J,
+void PrototypeTemplate::jointPairJacobian(const Workspace& ws, int joint_index, Pose& G, Mat6X& J,
                                           Vec6& twist, Vec6& bias) const {
+  const Joint& joint = model_.joints[joint_index];
   const JointMotion& m = ws.joint[joint.child];
   const Pose& Tc = joint.child_placement;
   G = joint.parent_placement.inverse() * m.transform * Tc.inverse();
   J.setZero();
-  J.middleCols(joint.xi_offset, joint.nxi).noalias() = Ad(Tc) * m.S;
+  J.middleCols(joint.xi_offset, joint.nxi).noalias() = child_placement_adjoint_[joint_index] * m.S;
   twist = adjointTimes(Tc, m.relative_twist);
   bias = adjointTimes(Tc, m.bias);
 }

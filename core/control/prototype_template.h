@@ -104,7 +104,7 @@ class PrototypeTemplate {
                     Vec6& bias) const;
   /// pairJacobian for a joint pair (TemplatePair::joint ≥ 0): J is zero outside the joint's
   /// columns, which receive Ad_{T_c} S_e.
-  void jointPairJacobian(const Workspace& ws, const Joint& joint, Pose& G, Mat6X& J, Vec6& twist,
+  void jointPairJacobian(const Workspace& ws, int joint_index, Pose& G, Mat6X& J, Vec6& twist,
                          Vec6& bias) const;
 
   const Model& model_;
@@ -113,6 +113,9 @@ class PrototypeTemplate {
   std::vector<PairState> state_;
   std::vector<Mat6X> J_, J_ref_;
   Mat6X scratch_;
+  /// Ad_{T_c} of every joint's child placement (model constants; indexed by joint): joint pairs
+  /// map twists with them twice per pair and call.
+  std::vector<Mat6> child_placement_adjoint_;
 };
 
 }  // namespace rbs

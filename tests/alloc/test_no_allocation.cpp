@@ -11,8 +11,13 @@
 
 #include "core/control/allocation.h"
 #include "core/control/reference.h"
+#include "core/control/registry.h"
 #include "core/dynamics/dynamics.h"
+#include "sim/closed_loop.h"
+#include "sim/input_hold.h"
 #include "sim/push_forces.h"
+#include "tests/support/example_models.h"
+#include "tests/support/reference_fixtures.h"
 #include "tests/support/test_models.h"
 
 extern "C" {
@@ -255,6 +260,31 @@ TEST(NoAllocation, ToolPathReferenceSamplesAllocateNothing) {
               for (int k = 0; k <= 300; ++k) ref->sample(0.0073 * k + 0.0005, sample);  // stages
             }),
             0);
+}
+
+// A closed loop's right-hand side: reference sample, prototype controller with its allocation, and
+// the plant's rates handed over from the controller's evaluation (issue 21, item 2).
+TEST(NoAllocation, ClosedLoopRightHandSideWithSharedRatesAllocatesNothing) {
+  const Model m = test::actuatedPlanarBody(3.0);
+  auto loop = std::make_shared<ClosedLoop>(
+      makeController(m, {"prototype_body", {{"mbar", 1}, {"dbar", 4}, {"kbar", 4}}, {}}),
+      std::make_unique<test::SpinningReference>());
+  const InputHold every_call(m, loop, 0.0);
+  DynamicsRhs rhs = makeRhs(m, every_call, 0.0);
+  State s = m.initial_state;
+  s.x[1] = 0.4;
+  VecX xdot(m.nx), xidot(m.nxi);
+  VecX u(m.numInputs());
+  every_call.evaluate(0.0, s, u);
+  ASSERT_TRUE(every_call.plantRate(s, u, 0.0, xdot, xidot));  // the path under test is the shared one
+  const VecX z = joinState(s);
+  VecX dz(z.size());
+  for (int k = 0; k < 3; ++k) rhs(z, dz, 0.001 * k);  // warm-up: sizes everything
+  EXPECT_EQ(allocationsDuring([&] {
+              for (int k = 3; k < 20; ++k) rhs(z, dz, 0.001 * k);
+            }),
+            0);
+  EXPECT_TRUE(dz.allFinite());
 }
 
 }  // namespace

@@ -8,9 +8,12 @@
 #include <cmath>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "core/control/registry.h"
+#include "core/dynamics/dynamics.h"
 #include "core/scene/scene.h"
+#include "sim/input_hold.h"
 #include "sim/settings.h"
 #include "sim/scene_loop.h"
 #include "sim/simulator.h"
@@ -34,6 +37,42 @@ TEST(SceneControl, EveryControllerAndReferenceOfTheLibraryIsValid) {
     EXPECT_NO_THROW(makeSceneLoop(scene)) << entry.path();
   }
   EXPECT_GE(controlled, 21);
+}
+
+// Issue 21, item 2: a controller that evaluated the plant's M, b, B hands the rates over to the
+// right-hand side, which then skips its own evaluation of the dynamics. For every library scene
+// whose loop offers them: the same ẋ, and ξ̇ to rounding, for the applied input, at the initial
+// state and with random velocities.
+TEST(SceneControl, SharedPlantRatesAreTheDynamicsInEveryLibrarySceneThatOffersThem) {
+  std::vector<std::string> sharing;
+  for (const auto& entry : std::filesystem::directory_iterator(scenesDir())) {
+    if (entry.path().extension() != ".yaml") continue;
+    const Scene scene = loadScene(entry.path());
+    if (scene.controller.name.empty()) continue;
+    const Model& model = scene.model;
+    const SceneLoop loop = makeSceneLoop(scene);
+    const InputHold every_call(model, loop.source, 0.0);
+    Workspace ws(model);
+    VecX u, xdot(model.nx), xidot(model.nxi);
+    std::uint64_t seed = 5;
+    bool offered = false;
+    for (int k = 0; k < 4; ++k) {
+      State s = model.initial_state;
+      for (int i = 0; i < model.nxi && k > 0; ++i) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        s.xi[i] += 0.5 * (static_cast<double>(seed >> 11) / 9007199254740992.0 - 0.5);
+      }
+      every_call.evaluate(0.01 * k, s, u);
+      if (!every_call.plantRate(s, u, 10.0, xdot, xidot)) break;
+      offered = true;
+      ASSERT_EQ(computeForwardDynamics(model, s.x, s.xi, u, ws, 10.0), DynamicsStatus::Ok) << entry.path();
+      EXPECT_EQ(xdot, ws.xdot) << entry.path() << " state " << k;
+      EXPECT_LE((xidot - ws.xidot).norm(), 1e-12 * std::max(1.0, ws.xidot.norm())) << entry.path() << " state " << k;
+    }
+    if (offered) sharing.push_back(entry.path().stem().string());
+  }
+  for (const char* name : {"quadcopter_looping", "robot_arm_6r", "scara"})
+    EXPECT_NE(std::find(sharing.begin(), sharing.end(), name), sharing.end()) << name << " does not share";
 }
 
 TEST(SceneControl, TheSceneLoopGivesTheFrontEndsEverythingTheyUse) {

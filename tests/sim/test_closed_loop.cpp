@@ -8,10 +8,15 @@
 #include <vector>
 
 #include "core/control/registry.h"
+#include "core/dynamics/dynamics.h"
 #include "core/model/model_builder.h"
 #include "tests/support/example_models.h"
 #include "tests/support/reference_fixtures.h"
+#include "tests/support/test_models.h"
 #include "sim/closed_loop.h"
+#include "sim/input_hold.h"
+#include "sim/integrator.h"
+#include "sim/push_forces.h"
 #include "sim/simulator.h"
 
 namespace rbs {
@@ -149,6 +154,133 @@ TEST(ClosedLoop, RepeatedTimesReuseTheReferenceSampleWithoutChangingResults) {
   fresh.sample(expected.data());
   EXPECT_EQ(kept, expected);
   EXPECT_NE(recomputed, expected);
+}
+
+// The plant's rates a prototype controller hands over (from the M, b, B and factorization of M it
+// evaluated) are those of the dynamics for any applied input, not only its own u: a clamped u
+// differs from it. ẋ is the same function of the same kinematics (bit-identical); ξ̇ comes by
+// M⁻¹(B u − b) instead of M⁻¹ f, the same to rounding.
+TEST(ClosedLoop, APrototypeControllerHandsOverTheRatesOfTheDynamics) {
+  const Model model = planarBody();
+  test::Rng rng(3);
+  Workspace ws(model);
+  VecX u(model.numInputs()), xdot(model.nx), xidot(model.nxi);
+  for (const char* name : {"prototype_particle", "prototype_body"}) {
+    ClosedLoop cl(makeController(model, {name, {{"mbar", 1}, {"dbar", 4}, {"kbar", 4}}, {}}),
+                  std::make_unique<SpinningReference>());
+    for (int k = 0; k < 20; ++k) {
+      const State s = test::randomState(model, rng);
+      cl.compute(0.1 * k, s, u);
+      ASSERT_TRUE(u.allFinite()) << cl.failure();
+      const VecX applied = u + VecX::NullaryExpr(u.size(), [&] { return test::uniform(rng, -2, 2); });
+      const double gain = 10.0 * (k % 2);
+      ASSERT_TRUE(cl.plantRate(model, s, applied, gain, xdot, xidot)) << name;
+      ASSERT_EQ(computeForwardDynamics(model, s.x, s.xi, applied, ws, gain), DynamicsStatus::Ok);
+      EXPECT_EQ(xdot, ws.xdot) << name << " state " << k;
+      EXPECT_LE((xidot - ws.xidot).norm(), 1e-13 * std::max(1.0, ws.xidot.norm())) << name << " state " << k;
+    }
+  }
+}
+
+// Only the plant's own terms at the controller's own state are handed over: not for a copy of the
+// model, another state, a shifted b (an external-force estimate), after a failure, or under a hold.
+TEST(ClosedLoop, PlantRatesAreHandedOverOnlyWhenTheyAreThePlants) {
+  const Model model = planarBody();
+  const Model copy = model;
+  const ControllerSettings settings{"prototype_particle", {{"mbar", 1}, {"dbar", 4}, {"kbar", 4}}, {}};
+  auto cl = std::make_shared<ClosedLoop>(makeController(model, settings), std::make_unique<SpinningReference>());
+  State s = model.initial_state, other = model.initial_state;
+  s.x[1] = 0.4;
+  other.x[1] = 0.5;
+  VecX u(model.numInputs()), xdot(model.nx), xidot(model.nxi);
+  EXPECT_FALSE(cl->plantRate(model, s, u, 0.0, xdot, xidot));  // before any compute()
+  cl->compute(0.2, s, u);
+  EXPECT_TRUE(cl->plantRate(model, s, u, 0.0, xdot, xidot));
+  EXPECT_FALSE(cl->plantRate(copy, s, u, 0.0, xdot, xidot));
+  EXPECT_FALSE(cl->plantRate(model, other, u, 0.0, xdot, xidot));
+  cl->controller().parameters().set("kbar", 5.0);
+  EXPECT_FALSE(cl->plantRate(model, s, u, 0.0, xdot, xidot));  // the terms are of the old gains
+  cl->compute(0.2, s, u);
+  EXPECT_TRUE(cl->plantRate(model, s, u, 0.0, xdot, xidot));
+
+  cl->controller().setExternalForceEstimate(VecX::Ones(model.nxi));
+  cl->compute(0.2, s, u);
+  EXPECT_FALSE(cl->plantRate(model, s, u, 0.0, xdot, xidot));
+  cl->controller().setExternalForceEstimate(VecX());
+
+  State broken = s;
+  broken.xi[0] = NAN;
+  cl->compute(0.2, broken, u);
+  EXPECT_FALSE(cl->plantRate(model, broken, u, 0.0, xdot, xidot));
+
+  cl->compute(0.2, s, u);
+  const InputHold held(model, cl, 100.0), every_call(model, cl, 0.0);
+  EXPECT_FALSE(held.plantRate(s, u, 0.0, xdot, xidot));
+  EXPECT_TRUE(every_call.plantRate(s, u, 0.0, xdot, xidot));
+}
+
+// The right-hand side takes what the shared rates give, unless a push acts (the controller's
+// terms lack it) or they are not finite (the dynamics then say what went wrong).
+TEST(ClosedLoop, TheRightHandSideFallsBackToTheDynamicsUnderPushesAndForNonFiniteRates) {
+  Model model = planarBody();
+  model.pushes.push_back({.body = 0, .force = Vec3(1, 0, 0), .t_start = 1.0, .duration = 1.0});
+  double marker = 7.0;
+  DynamicsRhs rhs(model, nullptr, 0.0, [&](const State&, const VecX&, double, VecX& xdot, VecX& xidot) {
+    xdot.setConstant(marker);
+    xidot.setConstant(marker);
+    return true;
+  });
+  PushForces pushes(model);
+  rhs.setPushes(&pushes);
+  pushes.restart(0.0, 1e-9);
+  const VecX z = joinState(model.initial_state);
+  VecX dz;
+  rhs(z, dz, 0.0);
+  EXPECT_TRUE((dz.array() == 7.0).all()) << dz.transpose();
+
+  Workspace ws(model);
+  const VecX u0 = VecX::Zero(model.numInputs());
+  ASSERT_EQ(computeForwardDynamics(model, model.initial_state.x, model.initial_state.xi, u0, ws), DynamicsStatus::Ok);
+  marker = NAN;
+  rhs(z, dz, 0.0);
+  EXPECT_EQ(dz.tail(model.nxi), ws.xidot);
+  EXPECT_EQ(rhs.status(), DynamicsStatus::Ok);
+
+  marker = 7.0;
+  pushes.restart(1.5, 1e-9);  // the push acts
+  ASSERT_TRUE(pushes.active());
+  rhs(z, dz, 1.5);
+  EXPECT_NE(dz.tail(model.nxi), ws.xidot);
+  EXPECT_FALSE((dz.array() == 7.0).any()) << dz.transpose();
+}
+
+/// Forwards compute() to a ClosedLoop but offers no plant rates: the run without sharing.
+class WithoutSharedRates : public InputSource {
+ public:
+  explicit WithoutSharedRates(std::shared_ptr<ClosedLoop> loop) : loop_(std::move(loop)) {}
+  void compute(double t, const State& state, VecX& u) override { loop_->compute(t, state, u); }
+
+ private:
+  std::shared_ptr<ClosedLoop> loop_;
+};
+
+// A closed-loop run on the shared rates follows the run that evaluates the dynamics in every
+// right-hand side, to rounding (the body-based loop on a saturating force box).
+TEST(ClosedLoop, ARunOnSharedRatesFollowsTheRunOnTheDynamics) {
+  const Model model = planarBody();
+  const ControllerSettings settings{"prototype_body", {{"mbar", 1}, {"dbar", 4}, {"kbar", 4}}, {}};
+  State s0 = model.initial_state;
+  s0.x[1] = 0.6;
+  s0.xi[2] = -0.5;
+  Simulator shared(model, options(), loop(model, makeController(model, settings)));
+  Simulator plain(model, options(), std::make_shared<WithoutSharedRates>(loop(model, makeController(model, settings))));
+  shared.reset(s0);
+  plain.reset(s0);
+  ASSERT_TRUE(shared.advanceTo(3.0)) << shared.message();
+  ASSERT_TRUE(plain.advanceTo(3.0)) << plain.message();
+  EXPECT_LE((shared.state().x - plain.state().x).norm(), 1e-11);
+  EXPECT_LE((shared.state().xi - plain.state().xi).norm(), 1e-11);
+  EXPECT_GT((shared.state().x - s0.x).norm(), 0.1);  // it moved
 }
 
 }  // namespace
