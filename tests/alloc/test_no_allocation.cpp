@@ -10,6 +10,7 @@
 #include <cstddef>
 
 #include "core/control/allocation.h"
+#include "core/control/inequality_qp.h"
 #include "core/control/reference.h"
 #include "core/control/registry.h"
 #include "core/dynamics/dynamics.h"
@@ -260,6 +261,30 @@ TEST(NoAllocation, ToolPathReferenceSamplesAllocateNothing) {
               for (int k = 0; k <= 300; ++k) ref->sample(0.0073 * k + 0.0005, sample);  // stages
             }),
             0);
+}
+
+// The general-inequality QP sizes everything at construction: solves of the constructed size
+// (adding, dropping, detecting an empty set) allocate nothing.
+TEST(NoAllocation, InequalityQpAllocatesNothingAfterConstruction) {
+  test::Rng rng(8);
+  const int p = 4, m = 10;
+  const MatX R = MatX::NullaryExpr(p, p, [&] { return test::uniform(rng, -1, 1); });
+  const MatX H = R * R.transpose() + MatX::Identity(p, p);
+  const MatX A = MatX::NullaryExpr(m, p, [&] { return test::uniform(rng, -1, 1); });
+  const VecX c = VecX::Constant(m, 0.2), u0 = VecX::Constant(p, 3.0);
+  MatX A_empty = A;  // rows 0 and 1 contradict each other
+  A_empty.row(1) = -A.row(0);
+  VecX c_empty = c;
+  c_empty(0) = c_empty(1) = -0.1;
+  InequalityQp qp(p, m);
+  int optimal = 0, infeasible = 0;
+  EXPECT_EQ(allocationsDuring([&] {
+              optimal += qp.solve(H, u0, A, c).status == InequalityQpStatus::Optimal;
+              infeasible += qp.solve(H, u0, A_empty, c_empty).status == InequalityQpStatus::Infeasible;
+            }),
+            0);
+  EXPECT_EQ(optimal, 1);
+  EXPECT_EQ(infeasible, 1);
 }
 
 // A closed loop's right-hand side: reference sample, prototype controller with its allocation, and
