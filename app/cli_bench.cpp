@@ -59,7 +59,7 @@ std::string benchUsage() {
          "Measures the cost of simulating SCENE (.yaml scene file or .urdf robot) and prints one\n"
          "\"key value\" line per measurement on stdout:\n"
          "\n"
-         "  rhs_dynamics_us X          microseconds per computeForwardDynamics call (kinematics, force\n"
+         "  rhs_dynamics_us X          microseconds per right-hand side of the plant (kinematics, force\n"
          "                             terms, xi-dot by the articulated-body recursion or the mass\n"
          "                             matrix and its factorization, x-dot) at the scene's initial\n"
          "                             state with zero inputs; median over 5 batches of N/5 calls\n"
@@ -107,13 +107,16 @@ int runBench(const std::vector<std::string>& args, std::ostream& out, std::ostre
       options.integration.drift == DriftPolicy::Stabilize ? options.integration.stabilization_gain : 0.0;
 
   const long per_batch = std::max<long>(1, evals / kBatches);
-  Workspace ws(model);
   const State& s0 = model.initial_state;
-  VecX u = VecX::Zero(model.numInputs());
-  DynamicsStatus status = DynamicsStatus::Ok;
-  const double rhs_us = medianMicroseconds(per_batch, [&] { status = computeForwardDynamics(model, s0.x, s0.xi, u, ws, gain); });
-  if (status != DynamicsStatus::Ok) {
-    err << "rbsim-cli bench: the dynamics at the initial state fail: " << toString(status) << "\n";
+  const VecX z0 = joinState(s0);
+  VecX dz(z0.size());
+  // Both numbers through the same right-hand side (DynamicsRhs: splitting z, the inputs, the
+  // rates), so that without a controller the ratio is 1: first with no input source (u = 0).
+  const InputHold no_input(model, nullptr, 0.0);
+  DynamicsRhs plant_rhs = makeRhs(model, no_input, gain);
+  const double rhs_us = medianMicroseconds(per_batch, [&] { plant_rhs(z0, dz, 0.0); });
+  if (plant_rhs.status() != DynamicsStatus::Ok) {
+    err << "rbsim-cli bench: the dynamics at the initial state fail: " << toString(plant_rhs.status()) << "\n";
     return 1;
   }
   const std::optional<SceneLoop> loop = sceneLoopOrReport(*scene, parsed, err);
@@ -124,8 +127,6 @@ int runBench(const std::vector<std::string>& args, std::ostream& out, std::ostre
   // reference sample at a repeated time, and the measurement is meant to include the reference.
   const InputHold every_call(model, loop->source, 0.0);
   DynamicsRhs rhs = makeRhs(model, every_call, gain);
-  const VecX z0 = joinState(s0);
-  VecX dz(z0.size());
   long call = 0;
   const double rhs_input_us =
       medianMicroseconds(per_batch, [&] { rhs(z0, dz, 1e-6 * static_cast<double>(call++)); });

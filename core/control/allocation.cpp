@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/dynamics/dynamics.h"
 #include "core/math/assert.h"
 
 namespace rbs {
@@ -313,8 +314,9 @@ bool Allocator::solve(const MatX& M, const VecX& b, const MatX& B, const MatX& M
   return true;
 }
 
-void Allocator::plantAcceleration(const VecX& b, const VecX& u, VecX& xidot) const {
+bool Allocator::plantAcceleration(const VecX& b, const VecX& u, VecX& xidot) const {
   RBS_ASSERT(factors_valid_, "Allocator::plantAcceleration before a successful solve()");
+  if (!mass_regular_) return false;
   RBS_ASSERT(b.size() == factored_M_.rows() && u.size() == factored_B_.cols() && xidot.size() == b.size(),
              "Allocator::plantAcceleration: sizes differ from the last solve()");
   // −M⁻¹ b, then + (M⁻¹B) u with the M⁻¹B that factorize() keeps for every mode.
@@ -325,12 +327,14 @@ void Allocator::plantAcceleration(const VecX& b, const VecX& u, VecX& xidot) con
     m_llt_.solveInPlace(xidot);
   }
   xidot.noalias() += minv_b_ * u;
+  return true;
 }
 
 bool Allocator::factorize(const MatX& M, const MatX& B, const MatX& Mbar, AllocationMode mode) {
   const Eigen::Index p = B.cols();
   m_llt_.compute(M);
   if (m_llt_.info() != Eigen::Success) return false;
+  mass_regular_ = regularCholeskyPivots(m_llt_.matrixLLT(), M);
   mbar_llt_.compute(Mbar);
   if (mbar_llt_.info() != Eigen::Success) return false;
   minv_b_ = B;  // M⁻¹ B

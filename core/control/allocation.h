@@ -52,9 +52,11 @@ class Allocator {
              const VecX& lower, const VecX& upper, AllocationMode mode, AllocationResult& out);
 
   /// The plant's acceleration ξ̇ = M⁻¹(B u − b) (4.2) for any input u (size p), by the factors of
-  /// the last successful solve(): M and B are that call's, b is given again (it may have been
-  /// shifted since). xidot must have size n (no allocation).
-  void plantAcceleration(const VecX& b, const VecX& u, VecX& xidot) const;
+  /// the last successful solve(): M and B are that call's, b is given again. xidot must have size
+  /// n (no allocation). Returns false, leaving xidot alone, when M is singular to working
+  /// precision by the dynamics' own test (regularCholeskyPivots: the forward dynamics would stop
+  /// with SingularMassMatrix there, while the allocation itself may still succeed).
+  bool plantAcceleration(const VecX& b, const VecX& u, VecX& xidot) const;
 
  private:
   /// h_llt_ succeeded and no pivot is below the rank tolerance.
@@ -79,6 +81,7 @@ class Allocator {
   MatX factored_M_, factored_B_, factored_Mbar_;
   AllocationMode factored_mode_ = AllocationMode::LeastSquares;
   bool factors_valid_ = false;
+  bool mass_regular_ = false;  ///< M passes regularCholeskyPivots (factorize())
   // constant_matrices, n ≤ 12, least-squares modes: M⁻¹, M̄⁻¹ and H⁻¹(M̄M⁻¹B)ᵀ (factorize()).
   bool explicit_inverses_ = false;
   MatX m_inverse_, mbar_inverse_, gain_;

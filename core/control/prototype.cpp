@@ -391,6 +391,7 @@ bool PrototypeController::compute(double /*t*/, const State& state, const Refere
   plant_terms_valid_ = false;
   updatePairs();
   template_.evaluateWithPlant(state, reference, ws_, ws_ref_, plant_, evaluation_);
+  plant_b_shifted_ = externalForceEstimate().size() != 0;
   compensateExternalForce(plant_.b);
   if (template_.variant() == VelocityError::Energy && !transport_map_checked_) {
     const double r = template_.transportMapResidual();
@@ -413,9 +414,8 @@ bool PrototypeController::compute(double /*t*/, const State& state, const Refere
 
 bool PrototypeController::plantRate(const Model& plant, const State& state, const VecX& u, double stabilization_gain,
                                     VecX& xdot, VecX& xidot) {
-  if (!plant_terms_valid_ || &plant != &model_ || model_.constraint_rows > 0 || externalForceEstimate().size() != 0)
-    return false;
-  allocator_.plantAcceleration(plant_.b, u, xidot);
+  if (!plant_terms_valid_ || plant_b_shifted_ || &plant != &model_ || model_.constraint_rows > 0) return false;
+  if (!allocator_.plantAcceleration(plant_.b, u, xidot)) return false;  // M singular: the dynamics say so
   computeConfigurationRate(model_, state.x, state.xi, ws_, stabilization_gain);  // ws_: this state's kinematics
   xdot = ws_.xdot;
   return true;

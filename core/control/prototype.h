@@ -113,6 +113,7 @@ class PrototypeController : public Controller {
   /// plant_, allocator_'s factorization of M and ws_'s kinematics belong to the state of the last
   /// compute(), which succeeded: plantRate() may use them.
   bool plant_terms_valid_ = false;
+  bool plant_b_shifted_ = false;  ///< the last compute() subtracted an external-force estimate from b
   /// control.energy, energy_kinetic, energy_potential, energy_rate, template_power,
   /// matching_residual, template_deviation, saturated: entries of control_signals_ in this order.
   enum ControlSignal { kEnergy, kKinetic, kPotential, kEnergyRate, kTemplatePower, kMatchingResidual,

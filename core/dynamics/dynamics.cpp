@@ -161,6 +161,14 @@ void computeMassMatrix(const Model& model, Workspace& ws) {
   ws.mass_matrix_ready = model.constant_mass_matrix;
 }
 
+bool regularCholeskyPivots(const MatX& llt_factor, const MatX& M) {
+  for (Eigen::Index k = 0; k < M.rows(); ++k) {
+    const double l = llt_factor(k, k);
+    if (!(l * l > kSingularMassPivot * M(k, k))) return false;
+  }
+  return true;
+}
+
 namespace {
 
 /// The factorization proper (RBDA Table 6.3 or Eigen's LLT), without the constant-M shortcuts.
@@ -171,13 +179,7 @@ bool factorizeTreeSparse(const Model& model, Workspace& ws) {
   // runs [dof_run_start, i], so the innermost update is a vectorized segment operation.
   if (model.dofs_form_chain) {
     ws.mass_llt.compute(ws.mass_matrix);
-    if (ws.mass_llt.info() != Eigen::Success) return false;
-    // The same relative pivot test as below: L_kk² against M_kk.
-    for (int k = 0; k < model.nxi; ++k) {
-      const double l = ws.mass_llt.matrixLLT()(k, k);
-      if (!(l * l > 1e-14 * ws.mass_matrix(k, k))) return false;
-    }
-    return true;
+    return ws.mass_llt.info() == Eigen::Success && regularCholeskyPivots(ws.mass_llt.matrixLLT(), ws.mass_matrix);
   }
   MatX& H = ws.mass_factor;
   H = ws.mass_matrix;
@@ -186,7 +188,7 @@ bool factorizeTreeSparse(const Model& model, Workspace& ws) {
   for (int k = model.nxi - 1; k >= 0; --k) {
     // A pivot lost to rounding (≤ 1e-14 of the diagonal entry it came from, i.e. a condition
     // number beyond ~1e14, as at gimbal lock) counts as singular; the comparison also catches NaN.
-    if (!(H(k, k) > 1e-14 * ws.mass_matrix(k, k))) return false;
+    if (!(H(k, k) > kSingularMassPivot * ws.mass_matrix(k, k))) return false;
     const double d = std::sqrt(H(k, k));
     H(k, k) = d;
     for (int end = parent[k]; end >= 0; end = parent[run_start[end]]) {
@@ -242,7 +244,7 @@ namespace {
 /// A pivot at the rounding level of the products that formed it (|s| |U| for D = sᵀ U, or below
 /// 1e-14 of the diagonal entry it came from in a factorization) counts as singular: M is then
 /// singular to working precision, e.g. Euler angles at gimbal lock. False for NaN too.
-constexpr double kRelativePivot = 1e-14;
+constexpr double kRelativePivot = kSingularMassPivot;
 
 /// M_b in world coordinates at the world origin, Ad_{G_b}⁻ᵀ M_b Ad_{G_b}⁻¹, from m, the world
 /// centre of mass h = r_b + R_b s and Θ_s (about the CoM): [m I, −m ĥ; m ĥ, R Θ_s Rᵀ − m ĥ ĥ].

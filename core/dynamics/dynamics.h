@@ -21,6 +21,13 @@ void computeMassMatrix(const Model& model, Workspace& ws);
 /// (numerically) positive definite. Requires computeMassMatrix.
 bool factorizeMassMatrix(const Model& model, Workspace& ws);
 
+/// M counts as singular to working precision (e.g. Euler angles at gimbal lock) when a pivot of
+/// its factorization is at most this fraction of the diagonal entry it came from: L_kk² ≤ 1e-14 M_kk.
+inline constexpr double kSingularMassPivot = 1e-14;
+/// The test above on a Cholesky factorization M = L Lᵀ (L in the lower triangle of `llt_factor`,
+/// as Eigen::LLT::matrixLLT() holds it); false for NaN. Every path that solves with M applies it.
+bool regularCholeskyPivots(const MatX& llt_factor, const MatX& M);
+
 /// Overwrites B (n×k, or a vector) with M⁻¹ B. Requires factorizeMassMatrix.
 void solveWithMassMatrix(const Model& model, const Workspace& ws, Eigen::Ref<MatX> B);
 

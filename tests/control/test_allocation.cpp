@@ -164,6 +164,28 @@ TEST(Allocation, ExactRealizesTheTemplate) {
   }
 }
 
+// The plant's acceleration from the allocator's factors (the closed loop's shared rates) is
+// M⁻¹(B u − b) for any u, and refused where the forward dynamics would stop with
+// SingularMassMatrix: an M that passes Eigen's Cholesky with a pivot lost to rounding.
+TEST(Allocation, PlantAccelerationIsTheDynamicsAndRefusesASingularM) {
+  const MatX B = (MatX(2, 2) << 2, 0.5, 0, 1).finished();
+  const MatX Mbar = MatX::Identity(2, 2);
+  const VecX b = (VecX(2) << 0.3, -0.7).finished(), bbar = (VecX(2) << 1, 2).finished();
+  const VecX none;
+  Allocator allocator(2, 2);
+  AllocationResult out;
+  const MatX M = (MatX(2, 2) << 2, 0.4, 0.4, 1).finished();
+  ASSERT_TRUE(allocator.solve(M, b, B, Mbar, bbar, none, none, AllocationMode::Exact, out));
+  const VecX u = (VecX(2) << 0.9, -1.3).finished();
+  VecX xidot(2);
+  ASSERT_TRUE(allocator.plantAcceleration(b, u, xidot));
+  EXPECT_LE((xidot - M.llt().solve(B * u - b)).norm(), 1e-15);
+  const MatX singular = (MatX(2, 2) << 1, 1, 1, 1 + 1e-15).finished();  // L₂₂² = 1e-15 M₂₂
+  ASSERT_TRUE(singular.llt().info() == Eigen::Success);
+  ASSERT_TRUE(allocator.solve(singular, b, B, Mbar, bbar, none, none, AllocationMode::Exact, out));
+  EXPECT_FALSE(allocator.plantAcceleration(b, u, xidot));
+}
+
 TEST(Allocation, ExactRejectsNonSquareSingularAndIndefiniteData) {
   std::mt19937 rng(12);
   const Problem q = randomProblem(4, 4, rng);

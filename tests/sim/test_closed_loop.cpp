@@ -254,6 +254,32 @@ TEST(ClosedLoop, TheRightHandSideFallsBackToTheDynamicsUnderPushesAndForNonFinit
   EXPECT_FALSE((dz.array() == 7.0).any()) << dz.transpose();
 }
 
+/// A ClosedLoop that counts the plant rates it handed over.
+class CountingLoop : public ClosedLoop {
+ public:
+  using ClosedLoop::ClosedLoop;
+  bool plantRate(const Model& plant, const State& state, const VecX& u, double gain, VecX& xdot,
+                 VecX& xidot) override {
+    const bool shared = ClosedLoop::plantRate(plant, state, u, gain, xdot, xidot);
+    handed_over += shared;
+    return shared;
+  }
+  int handed_over = 0;
+};
+
+// A run without a hold takes every right-hand side's rates from the controller; under a hold none.
+TEST(ClosedLoop, ARunWithoutAHoldTakesEveryRightHandSidesRatesFromTheController) {
+  const Model model = planarBody();
+  const ControllerSettings settings{"prototype_body", {{"mbar", 1}, {"dbar", 4}, {"kbar", 4}}, {}};
+  for (const double rate : {0.0, 50.0}) {
+    auto counting = std::make_shared<CountingLoop>(makeController(model, settings), std::make_unique<SpinningReference>());
+    Simulator sim(model, options(rate), counting);
+    sim.reset(model.initial_state);
+    ASSERT_TRUE(sim.advanceTo(0.1)) << sim.message();
+    EXPECT_EQ(counting->handed_over, rate == 0.0 ? 4 * 100 : 0) << "control rate " << rate;
+  }
+}
+
 /// Forwards compute() to a ClosedLoop but offers no plant rates: the run without sharing.
 class WithoutSharedRates : public InputSource {
  public:
