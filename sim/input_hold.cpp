@@ -3,7 +3,9 @@
 namespace rbs {
 
 InputHold::InputHold(const Model& model, std::shared_ptr<InputSource> source, double control_rate)
-    : model_(model), source_(std::move(source)), rate_(control_rate), held_(VecX::Zero(model.numInputs())) {}
+    : model_(model), source_(std::move(source)), rate_(control_rate), held_(VecX::Zero(model.numInputs())) {
+  if (!model.input_sets.empty()) projection_.emplace(model);
+}
 
 void InputHold::evaluate(double t, const State& state, VecX& u) const {
   u.setZero(model_.numInputs());  // no allocation once u has its size
@@ -14,6 +16,7 @@ void InputHold::evaluate(double t, const State& state, VecX& u) const {
     if (u[i] < a.lower) u[i] = a.lower;
     if (u[i] > a.upper) u[i] = a.upper;
   }
+  if (projection_) projection_->project(u);  // a failure leaves u: only a non-finite u fails
 }
 
 void InputHold::rhsInput(double t, const State& state, VecX& u) const {

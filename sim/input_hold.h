@@ -1,10 +1,13 @@
 // The inputs the integration applies (SimulationOptions::control_rate): the source's u(t, state),
-// clamped to the actuator limits, either evaluated inside every right-hand side (a smooth closed
+// clamped to the actuator limits and projected onto the model's input sets, either evaluated inside every right-hand side (a smooth closed
 // loop) or evaluated at the hold instants t0 + k/rate and held constant in between (a zero-order
 // hold, as a digital controller runs). The simulator decides when a hold instant is reached.
 #pragma once
 
 #include <memory>
+#include <optional>
+
+#include "core/model/input_sets.h"
 
 #include "sim/input_source.h"
 #include "sim/integrator.h"
@@ -22,7 +25,8 @@ class InputHold {
   /// 1/rate [s]; 0 without a hold.
   double period() const { return holds() ? 1.0 / rate_ : 0.0; }
 
-  /// u = clamp(source(t, state)) to the actuator limits; zero without a source.
+  /// u = clamp(source(t, state)) to the actuator limits, then onto the input sets (the nearest
+  /// point, when a set is violated); zero without a source.
   void evaluate(double t, const State& state, VecX& u) const;
   /// u inside the right-hand side at (t, state): the held value under a hold, else evaluate().
   void rhsInput(double t, const State& state, VecX& u) const;
@@ -44,6 +48,7 @@ class InputHold {
   std::shared_ptr<InputSource> source_;
   double rate_;
   VecX held_;
+  mutable std::optional<InputSetProjection> projection_;  ///< with input sets only
 };
 
 /// The right-hand side under `hold` (which must outlive it): rhsInput() gives u, plantRate() the

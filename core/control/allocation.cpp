@@ -222,6 +222,21 @@ Allocator::Allocator(int n, int p, bool constant_matrices)
   b_lu_.setThreshold(kSingularPivot);
 }
 
+void Allocator::setInputSetRows(const MatX& W, const VecX& l) {
+  if (W.cols() != p_ || l.size() != W.rows())
+    throw std::invalid_argument("Allocator::setInputSetRows: W must be m × " + std::to_string(p_) + " and l of size m");
+  if (!W.allFinite() || !l.allFinite()) throw std::invalid_argument("Allocator::setInputSetRows: non-finite W or l");
+  set_rows_ = W;
+  set_bounds_ = l;
+  if (W.rows() == 0) {
+    set_qp_.reset();
+    return;
+  }
+  const VecX unbounded = VecX::Constant(p_, std::numeric_limits<double>::infinity());
+  stackWithBounds(W, l, -unbounded, unbounded, qp_rows_, qp_bounds_);  // bounds refilled per solve()
+  set_qp_.emplace(p_, static_cast<int>(qp_rows_.rows()));
+}
+
 bool Allocator::wellConditioned() const {
   if (h_llt_.info() != Eigen::Success) return false;
   const MatX& l = h_llt_.matrixLLT();
@@ -248,6 +263,8 @@ bool Allocator::solve(const MatX& M, const VecX& b, const MatX& B, const MatX& M
     checkBounds(lower, upper, "Allocator::solve");
   }
   if (mode == AllocationMode::Exact && p != n) return false;
+  const bool sets = constrained && set_rows_.rows() > 0;
+  if (sets && p != p_) throw std::invalid_argument("Allocator::solve: input sets are over all the allocator's inputs");
 
   auto same = [](const MatX& x, const MatX& y) {  // NaN never equals: such data refactorizes
     return x.rows() == y.rows() && x.cols() == y.cols() && std::equal(x.data(), x.data() + x.size(), y.data());
@@ -300,16 +317,34 @@ bool Allocator::solve(const MatX& M, const VecX& b, const MatX& B, const MatX& M
   out.matching_residual = templateDeviation(mbar_llt_, minv_b_, a_tilde_, u0, work_n_);
   out.template_deviation = out.matching_residual;
   out.saturated.assign(static_cast<std::size_t>(p), 0);
+  out.set_rows_active.assign(static_cast<std::size_t>(sets ? set_rows_.rows() : 0), 0);
   out.qp_iterations = 0;
+  out.qp_status = InequalityQpStatus::Optimal;
   out.u = u0;
   if (!constrained) return true;
 
   bool inside = true;
   for (Eigen::Index i = 0; i < p; ++i) inside = inside && lower(i) <= u0(i) && u0(i) <= upper(i);
+  if (sets) inside = inside && satisfiesInequalities(set_rows_, set_bounds_, u0);
   if (inside) return true;  // (4.63): a feasible u₀ is the constrained optimum
-  // min ½ (u − u₀)ᵀ H (u − u₀) s.t. lower ≤ u ≤ upper (4.63); Ḡ(u) = Ḡ₀ + ½ ‖u − u₀‖²_H (4.54).
-  out.qp_iterations = boxQpActiveSet(h_, u0, lower, upper, allocatorQpIterations(p), out.u,
-                                     out.saturated, qp_factor_, qp_gradient_, qp_step_, qp_free_);
+  // min ½ (u − u₀)ᵀ H (u − u₀) s.t. lower ≤ u ≤ upper [, W u ≤ l] (4.63);
+  // Ḡ(u) = Ḡ₀ + ½ ‖u − u₀‖²_H (4.54).
+  if (!sets) {
+    out.qp_iterations = boxQpActiveSet(h_, u0, lower, upper, allocatorQpIterations(p), out.u, out.saturated,
+                                       qp_factor_, qp_gradient_, qp_step_, qp_free_);
+  } else {
+    const Eigen::Index m = set_rows_.rows();
+    setBoundRows(lower, upper, m, qp_bounds_);
+    const InequalityQpResult& r = set_qp_->solve(h_, u0, qp_rows_, qp_bounds_, allocatorQpIterations(m + 2 * p));
+    out.qp_status = r.status;
+    out.qp_iterations = r.iterations;
+    if (r.status != InequalityQpStatus::Optimal) return false;
+    out.u = r.u;
+    for (Eigen::Index i = 0; i < p; ++i)
+      out.saturated[static_cast<std::size_t>(i)] =
+          r.active[static_cast<std::size_t>(m + i)] ? 1 : r.active[static_cast<std::size_t>(m + p + i)] ? -1 : 0;
+    std::copy(r.active.begin(), r.active.begin() + m, out.set_rows_active.begin());
+  }
   out.template_deviation = templateDeviation(mbar_llt_, minv_b_, a_tilde_, out.u, work_n_);
   return true;
 }

@@ -3,7 +3,8 @@
 // desired inertia M̄ (Gauss' principle, (4.52)):
 //   exact          u = B⁻¹(b − M M̄⁻¹ b̄)                                   (4.51)/(4.67a corrected)
 //   least squares  u₀ = H⁻¹ Bᵀ M⁻¹ (M̄ M⁻¹ b − b̄),  H = Bᵀ M⁻¹ M̄ M⁻¹ B       (4.53)/(4.67b)
-//   constrained    min ½ (u − u₀)ᵀ H (u − u₀)  s.t.  lower ≤ u ≤ upper       (4.63), box only
+//   constrained    min ½ (u − u₀)ᵀ H (u − u₀)  s.t.  lower ≤ u ≤ upper, W u ≤ l   (4.63)
+//                  (the box QP without input sets; with them the dual active-set QP)
 // Diagnostics: the matching residual Ḡ₀ = ½ λᵀ S λ with λ = (B⊥)ᵀ(M M̄⁻¹ b̄ − b),
 // S = ((M B⊥)ᵀ M̄⁻¹ M B⊥)⁻¹ (4.57; the printed (4.67c) swaps M and M̄), and which inputs sit on a
 // bound.
@@ -14,6 +15,9 @@
 #include <Eigen/Cholesky>
 #include <Eigen/LU>
 
+#include <optional>
+
+#include "core/math/inequality_qp.h"
 #include "core/math/se3.h"
 
 namespace rbs {
@@ -31,7 +35,12 @@ struct AllocationResult {
   double template_deviation = 0.0;  ///< Ḡ(u) = ½ ‖M⁻¹(B u − b) + M̄⁻¹ b̄‖²_M̄ at the applied u
   /// Per input: −1 on its lower bound, +1 on its upper bound, 0 free (Constrained mode only).
   std::vector<signed char> saturated;
+  /// Per row of the input-set inequalities W u ≤ l: 1 when it is active at u (Constrained mode).
+  std::vector<char> set_rows_active;
   int qp_iterations = 0;
+  /// How the input-set QP ended (Optimal also when it was not needed); solve() returns false
+  /// otherwise.
+  InequalityQpStatus qp_status = InequalityQpStatus::Optimal;
 };
 
 /// Preallocated solver for one problem size (n velocity coordinates, p inputs).
@@ -50,6 +59,12 @@ class Allocator {
   /// least-squares modes gives the least-norm minimizer (Tikhonov limit).
   bool solve(const MatX& M, const VecX& b, const MatX& B, const MatX& Mbar, const VecX& bbar,
              const VecX& lower, const VecX& upper, AllocationMode mode, AllocationResult& out);
+
+  /// Linear inequalities W u ≤ l (m × p, p = this allocator's inputs; Model::input_sets stacked by
+  /// stackInputSetRows) that Constrained mode keeps beside the bounds: the QP (4.63) then runs on
+  /// the polygon by the dual active-set method (InequalityQp). Without rows (the default) the box
+  /// QP is used. Throws std::invalid_argument for a wrong width or non-finite entries.
+  void setInputSetRows(const MatX& W, const VecX& l);
 
   /// The plant's acceleration ξ̇ = M⁻¹(B u − b) (4.2) for any input u (size p), by the factors of
   /// the last successful solve(): M and B are that call's, b is given again. xidot must have size
@@ -82,6 +97,12 @@ class Allocator {
   AllocationMode factored_mode_ = AllocationMode::LeastSquares;
   bool factors_valid_ = false;
   bool mass_regular_ = false;  ///< M passes regularCholeskyPivots (factorize())
+  // Input sets: W, l, and the QP's rows [W; I; −I] with bounds [l; upper; −lower].
+  MatX set_rows_;
+  VecX set_bounds_;
+  MatX qp_rows_;
+  VecX qp_bounds_;
+  std::optional<InequalityQp> set_qp_;
   // constant_matrices, n ≤ 12, least-squares modes: M⁻¹, M̄⁻¹ and H⁻¹(M̄M⁻¹B)ᵀ (factorize()).
   bool explicit_inverses_ = false;
   MatX m_inverse_, mbar_inverse_, gain_;

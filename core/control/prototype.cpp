@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/control/registry.h"
+#include "core/model/input_sets.h"
 #include "core/dynamics/kinematics.h"
 
 namespace rbs {
@@ -70,6 +71,13 @@ PrototypeController::PrototypeController(const Model& model, VelocityError varia
     lower_[i] = model.actuators[i].lower;
     upper_[i] = model.actuators[i].upper;
     bounded |= lower_[i] > -1e299 || upper_[i] < 1e299;
+  }
+  if (!model.input_sets.empty()) {  // (4.63) with W u ≤ l: the polygonal sets join the bounds
+    MatX W;
+    VecX l;
+    stackInputSetRows(model, W, l);
+    allocator_.setInputSetRows(W, l);
+    bounded = true;
   }
   allocation_mode_ = alloc == "exact"           ? AllocationMode::Exact
                      : alloc == "least_squares" ? AllocationMode::LeastSquares
@@ -158,6 +166,10 @@ PrototypeController::PrototypeController(const Model& model, VelocityError varia
   for (const Actuator& a : model.actuators)
     saturation.push_back({"saturation." + a.name, "1", "input " + a.name + ": -1 on its lower bound, +1 on its upper, 0 free"});
   saturation_signals_ = addSignals(saturation);
+  std::vector<SignalInfo> sets;
+  for (const InputSet& set : model.input_sets)
+    sets.push_back({"input_set." + set.name, "1", "1 while an edge of the input set " + set.name + " holds the input, else 0"});
+  input_set_signals_ = addSignals(sets);
   updatePairs();
 }
 
@@ -401,9 +413,13 @@ bool PrototypeController::compute(double /*t*/, const State& state, const Refere
     transport_map_checked_ = true;
   }
   if (!allocator_.solve(plant_.M, plant_.b, plant_.B, evaluation_.Mbar, evaluation_.bbar, lower_, upper_,
-                        allocation_mode_, allocation_))
+                        allocation_mode_, allocation_)) {
+    if (allocation_.qp_status != InequalityQpStatus::Optimal)
+      return fail(std::string(name()) + ": allocation failed: the QP over the input sets and limits gave no input (" +
+                  std::string(toString(allocation_.qp_status)) + ")");
     return fail(std::string(name()) + ": allocation failed: the desired inertia M̄ or the plant inertia is not positive "
                 "definite, or B is rank deficient (check the template parameters)");
+  }
   u = allocation_.u;
   if (!u.allFinite()) return fail(std::string(name()) + ": non-finite input");
   x_ = state.x;
@@ -440,6 +456,15 @@ void PrototypeController::updateSignals() {
     saturated += s != 0;
   }
   signal(control_signals_, kSaturated) = saturated;
+  Eigen::Index row = 0;  // allocation_.set_rows_active follows the sets' rows in order
+  for (std::size_t k = 0; k < model_.input_sets.size(); ++k) {
+    const Eigen::Index rows = model_.input_sets[k].rows.rows();
+    bool held = false;
+    for (Eigen::Index j = row; j < row + rows && j < static_cast<Eigen::Index>(allocation_.set_rows_active.size()); ++j)
+      held = held || allocation_.set_rows_active[static_cast<std::size_t>(j)];
+    signal(input_set_signals_, static_cast<int>(k)) = held ? 1.0 : 0.0;
+    row += rows;
+  }
 }
 
 std::unique_ptr<Controller> makePrototypeController(const Model& model, VelocityError variant,

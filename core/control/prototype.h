@@ -118,7 +118,7 @@ class PrototypeController : public Controller {
   /// matching_residual, template_deviation, saturated: entries of control_signals_ in this order.
   enum ControlSignal { kEnergy, kKinetic, kPotential, kEnergyRate, kTemplatePower, kMatchingResidual,
                        kTemplateDeviation, kSaturated };
-  SignalSlot tracking_signals_, control_signals_, saturation_signals_;
+  SignalSlot tracking_signals_, control_signals_, saturation_signals_, input_set_signals_;
 };
 
 std::unique_ptr<Controller> makePrototypeController(const Model& model, VelocityError variant,

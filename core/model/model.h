@@ -157,6 +157,16 @@ struct Propeller {
   double loadTorque(double rate) const;
 };
 
+/// A convex set that a group of inputs must stay in beside their own limits: rows · u_S ≤ bounds
+/// with u_S the listed inputs in order (thesis (4.63), W u ≤ l). The allocation's QP respects it
+/// and the simulator projects any other input onto it (core/model/input_sets.h).
+struct InputSet {
+  std::string name;
+  std::vector<int> inputs;  ///< indices into Model::actuators, distinct
+  MatX rows;                ///< m × inputs.size()
+  VecX bounds;              ///< m
+};
+
 /// A constraint closing a kinematic loop (thesis 3.5): the origins of frames a and b coincide
 /// (Ball, 3 rows), or the frames coincide (Weld, 6 rows). Enforced at acceleration level,
 /// Z ξ̇ = z, with Baumgarte stabilization ψ̈ + 2ζω ψ̇ + ω² ψ = 0 (A.13b).
@@ -212,6 +222,7 @@ struct Model {
   std::vector<Push> pushes;  ///< applied by the simulator, not by computeForwardDynamics
   std::vector<Actuator> actuators;
   std::vector<Propeller> propellers;
+  std::vector<InputSet> input_sets;  ///< convex sets of inputs beyond their limits
   std::vector<LoopClosure> loop_closures;
   std::vector<NamedFrame> frames;  ///< named frames on bodies (merged URDF links)
   std::vector<Visual> visuals;

@@ -7,6 +7,8 @@
 #include <set>
 #include <sstream>
 
+#include "core/math/inequality_qp.h"
+
 namespace rbs {
 namespace {
 
@@ -557,6 +559,60 @@ void addVisuals(const std::vector<VisualSpec>& visuals, const Tree& tree, Model&
   }
 }
 
+/// Input sets: named, over distinct existing inputs, with finite nonzero rows of the right width,
+/// and not empty together with the limits of their inputs (decided by the dual QP, which reports
+/// an empty set: min ½‖u‖² over the set).
+void addInputSets(const std::vector<InputSetSpec>& sets, Model& m) {
+  std::set<std::string, std::less<>> names;
+  for (size_t i = 0; i < sets.size(); ++i) {
+    const InputSetSpec& spec = sets[i];
+    const ElementRef e{ModelElement::InputSet, static_cast<int>(i), spec.name};
+    if (spec.name.empty()) failUnnamed(e, "input set with empty name");
+    if (!names.insert(spec.name).second) fail(e, ModelField::Name, "name is used by more than one input set");
+    InputSet set;
+    set.name = spec.name;
+    if (spec.inputs.empty()) fail(e, ModelField::Inputs, "lists no inputs");
+    for (const std::string& input : spec.inputs) {
+      const auto it = std::find_if(m.actuators.begin(), m.actuators.end(), [&](const Actuator& a) { return a.name == input; });
+      if (it == m.actuators.end()) fail(e, ModelField::Inputs, "no actuator is named '" + input + "'");
+      const int index = static_cast<int>(it - m.actuators.begin());
+      if (std::find(set.inputs.begin(), set.inputs.end(), index) != set.inputs.end())
+        fail(e, ModelField::Inputs, "input '" + input + "' is listed twice");
+      set.inputs.push_back(index);
+    }
+    const Eigen::Index width = static_cast<Eigen::Index>(spec.inputs.size());
+    if (spec.rows.rows() < 1 || spec.rows.cols() != width || spec.bounds.size() != spec.rows.rows())
+      fail(e, ModelField::Rows, "expected at least one row of " + std::to_string(width) + " coefficients, one per input, "
+                                "and one bound per row; got " + std::to_string(spec.rows.rows()) + " × " +
+                                std::to_string(spec.rows.cols()) + " coefficients and " + std::to_string(spec.bounds.size()) + " bounds");
+    for (Eigen::Index r = 0; r < spec.rows.rows(); ++r) {
+      if (!spec.rows.row(r).allFinite() || !std::isfinite(spec.bounds(r)))
+        fail(e, ModelField::Rows, "row " + std::to_string(r) + " has a NaN or infinite entry");
+      if (spec.rows.row(r).cwiseAbs().maxCoeff() == 0.0)
+        fail(e, ModelField::Rows, "row " + std::to_string(r) + " has all coefficients 0");
+    }
+    set.rows = spec.rows;
+    set.bounds = spec.bounds;
+    // Emptiness with the limits: the set's rows and the limits of its inputs.
+    const int k = static_cast<int>(width);
+    VecX lower(k), upper(k);
+    for (int j = 0; j < k; ++j) {
+      lower(j) = m.actuators[static_cast<size_t>(set.inputs[static_cast<size_t>(j)])].lower;
+      upper(j) = m.actuators[static_cast<size_t>(set.inputs[static_cast<size_t>(j)])].upper;
+    }
+    MatX A;
+    VecX c;
+    stackWithBounds(set.rows, set.bounds, lower, upper, A, c);
+    InequalityQp qp(k, static_cast<int>(A.rows()));
+    const InequalityQpResult& r = qp.solve(MatX::Identity(k, k), VecX::Zero(k), A, c, 10 * static_cast<int>(A.rows()) + 50);
+    if (r.status == InequalityQpStatus::Infeasible)
+      fail(e, ModelField::Rows, "no input satisfies all rows together with the limits of its inputs: the set is empty");
+    if (r.status != InequalityQpStatus::Optimal)
+      fail(e, ModelField::Rows, "could not decide whether the set is empty (" + std::string(toString(r.status)) + ")");
+    m.input_sets.push_back(std::move(set));
+  }
+}
+
 /// Named frames: on an existing body (not the world), with names no body or other frame has.
 void addNamedFrames(const std::vector<std::pair<std::string, FrameSpec>>& frames, const Tree& tree, Model& m) {
   std::set<std::string, std::less<>> names;
@@ -596,6 +652,7 @@ const char* modelElementName(ModelElement kind) {
     case ModelElement::Propeller: return "propeller";
     case ModelElement::LoopClosure: return "loop closure";
     case ModelElement::Visual: return "visual";
+    case ModelElement::InputSet: return "input set";
   }
   return "element";
 }
@@ -650,6 +707,8 @@ const char* modelFieldName(ModelField field) {
     case ModelField::Size: return "size";
     case ModelField::Colour: return "colour";
     case ModelField::Mesh: return "mesh";
+    case ModelField::Inputs: return "inputs";
+    case ModelField::Rows: return "rows";
   }
   return "field";
 }
@@ -756,6 +815,11 @@ ModelBuilder& ModelBuilder::addLoopClosure(LoopClosureSpec spec) {
   return *this;
 }
 
+ModelBuilder& ModelBuilder::addInputSet(InputSetSpec spec) {
+  input_sets_.push_back(std::move(spec));
+  return *this;
+}
+
 ModelBuilder& ModelBuilder::addVisual(VisualSpec spec) {
   visuals_.push_back(std::move(spec));
   return *this;
@@ -794,6 +858,11 @@ ModelBuilder ModelBuilder::rotorsAsThrusters() const {
     thrust.upper = p.max_speed < 1e150 ? p.thrust_coefficient * p.max_speed * p.max_speed : 1e300;
     out.actuators_.push_back(thrust);
   }
+  std::erase_if(out.input_sets_, [&](const InputSetSpec& set) {  // sets over a dropped actuator
+    return std::any_of(set.inputs.begin(), set.inputs.end(), [&](const std::string& input) {
+      return std::none_of(out.actuators_.begin(), out.actuators_.end(), [&](const ActuatorSpec& a) { return a.name == input; });
+    });
+  });
   return out;
 }
 
@@ -810,6 +879,7 @@ int ModelBuilder::count(ModelElement kind) const {
     case ModelElement::Propeller: return static_cast<int>(propellers_.size());
     case ModelElement::LoopClosure: return static_cast<int>(loop_closures_.size());
     case ModelElement::Visual: return static_cast<int>(visuals_.size());
+    case ModelElement::InputSet: return static_cast<int>(input_sets_.size());
   }
   return 0;
 }
@@ -848,6 +918,7 @@ Model ModelBuilder::build() const {
   addActuators(actuators_, tree, m);
   addPropellers(propellers_, m);
   addLoopClosures(loop_closures_, tree, m);
+  addInputSets(input_sets_, m);
   addVisuals(visuals_, tree, m);
   addNamedFrames(frames_, tree, m);
   m.single_rigid_body = isSingleRigidBody(m);

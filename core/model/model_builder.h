@@ -16,8 +16,9 @@ namespace rbs {
 /// Model for what belongs to the whole description (gravity, an empty model).
 enum class ModelElement {
   Model, Body, Joint, Spring, Damper, JointSpring, ExternalWrench, Actuator, Propeller, LoopClosure, Visual,
+  InputSet,
 };
-inline constexpr int kModelElementCount = static_cast<int>(ModelElement::Visual) + 1;
+inline constexpr int kModelElementCount = static_cast<int>(ModelElement::InputSet) + 1;
 
 /// The part of an element a build error is about; None: the element as a whole (its place in the
 /// tree, for example). Named after the spec fields they correspond to.
@@ -33,8 +34,9 @@ enum class ModelField {
   Component, Gain, TimeConstant, Direction, TorqueRatio,
   ThrustDirection, ThrustCoefficient, DragCoefficient, Friction, SpeedLimits,  // PropellerSpec
   Origin, Size, Colour, Mesh,                                          // VisualSpec
+  Inputs, Rows,                                                        // InputSetSpec
 };
-inline constexpr int kModelFieldCount = static_cast<int>(ModelField::Mesh) + 1;
+inline constexpr int kModelFieldCount = static_cast<int>(ModelField::Rows) + 1;
 
 /// "joint spring", "loop closure", …: the element kinds as messages name them.
 const char* modelElementName(ModelElement kind);
@@ -180,6 +182,16 @@ struct PropellerSpec {
   double max_speed = 1e300;               ///< [rad/s] > min_speed
 };
 
+/// A convex set of inputs beyond their limits (Model::InputSet): rows · u_S ≤ bounds over the
+/// named inputs. build() refuses unknown or repeated inputs, rows of the wrong width, zero or
+/// non-finite rows, and a set that is empty together with its inputs' limits.
+struct InputSetSpec {
+  std::string name;
+  std::vector<std::string> inputs;  ///< actuator names
+  MatX rows;                        ///< m × inputs.size(), m ≥ 1
+  VecX bounds;                      ///< m
+};
+
 struct LoopClosureSpec {
   std::string name;
   LoopClosure::Kind kind = LoopClosure::Kind::Ball;
@@ -202,6 +214,7 @@ class ModelBuilder {
   ModelBuilder& addActuator(ActuatorSpec spec);
   ModelBuilder& addPropeller(PropellerSpec spec);
   ModelBuilder& addLoopClosure(LoopClosureSpec spec);
+  ModelBuilder& addInputSet(InputSetSpec spec);
   ModelBuilder& addVisual(VisualSpec spec);
   /// A named frame on a body (Model::frames); its name must differ from every body's and frame's.
   ModelBuilder& addFrame(std::string name, FrameSpec frame);
@@ -221,7 +234,8 @@ class ModelBuilder {
   /// (5.16)/(5.17): every propeller's joint becomes fixed (rotor at its neutral angle), the
   /// actuators on those joints are dropped, and each propeller becomes a body-force input named
   /// after it — thrust F along its thrust direction with the drag torque ratio −(d·a) κ_T/κ_F of
-  /// (4.143), limits κ_F ϖ_min² … κ_F ϖ_max². Everything else is kept. Without propellers: a copy.
+  /// (4.143), limits κ_F ϖ_min² … κ_F ϖ_max². Everything else is kept, except input sets that
+  /// name a dropped actuator. Without propellers: a copy.
   ModelBuilder rotorsAsThrusters() const;
 
  private:
@@ -235,6 +249,7 @@ class ModelBuilder {
   std::vector<ActuatorSpec> actuators_;
   std::vector<PropellerSpec> propellers_;
   std::vector<LoopClosureSpec> loop_closures_;
+  std::vector<InputSetSpec> input_sets_;
   std::vector<VisualSpec> visuals_;
   std::vector<std::pair<std::string, FrameSpec>> frames_;
 };

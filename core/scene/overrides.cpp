@@ -12,7 +12,7 @@ const std::map<std::string, std::string>& listAliases() {
       {"body", "bodies"},           {"joint", "joints"},
       {"spring", "springs"},        {"damper", "dampers"},
       {"joint_spring", "joint_springs"}, {"loop_closure", "loop_closures"},
-      {"external_wrench", "external_wrenches"}, {"actuator", "actuators"}, {"propeller", "propellers"},
+      {"external_wrench", "external_wrenches"}, {"actuator", "actuators"}, {"propeller", "propellers"}, {"input_set", "input_sets"},
       {"plot", "plots"},            {"push", "pushes"}};
   return aliases;
 }

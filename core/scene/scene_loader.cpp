@@ -21,6 +21,7 @@
 #include "core/control/state_estimator.h"
 #include "core/dynamics/mass_matrix_check.h"
 #include "core/io/resource_path.h"
+#include "core/model/input_sets.h"
 #include "core/model/model_builder.h"
 #include "core/scene/mass_properties.h"
 #include "core/scene/overrides.h"
@@ -40,7 +41,7 @@ constexpr double kOrthonormalTolerance = 1e-4;  // rotation matrices, then proje
 const std::vector<std::string> kTopKeys = {
     "name",    "description",   "include",       "floating_base",     "balance_inertia", "joint_friction", "joint_actuators", "initial_positions", "gravity",
     "bodies",  "joints",        "springs",       "dampers",           "joint_springs",
-    "loop_closures", "external_wrenches", "actuators", "propellers", "controller",  "reference",
+    "loop_closures", "external_wrenches", "actuators", "propellers", "input_sets", "controller",  "reference",
     "integrator", "plots",      "camera",        "perturbation", "pushes"};
 
 const std::vector<std::string> kJointTypes = {"fixed",  "revolute", "prismatic", "spherical",
@@ -125,6 +126,8 @@ std::vector<std::string> keysOf(ModelField field) {
     case ModelField::Size: return {"box", "cylinder", "sphere", "capsule", "mesh"};
     case ModelField::Colour: return {"color"};
     case ModelField::Mesh: return {"mesh"};
+    case ModelField::Inputs: return {"inputs"};
+    case ModelField::Rows: return {"rows", "bounds", "radius"};
   }
   return {};
 }
@@ -172,6 +175,7 @@ class Loader {
   void readDamper(const YAML::Node& n, std::size_t i);
   void readJointSpring(const YAML::Node& n, std::size_t i);
   void readLoopClosure(const YAML::Node& n, std::size_t i);
+  void readInputSet(const YAML::Node& n, std::size_t i);
   void readExternalWrench(const YAML::Node& n, std::size_t i);
   void readActuator(const YAML::Node& n, std::size_t i);
   void readJointActuators(const MapView& top);
@@ -682,6 +686,52 @@ void Loader::readLoopClosure(const YAML::Node& n, std::size_t i) {
   builder_.addLoopClosure(l);
 }
 
+// input_sets: a convex set per group of inputs beyond their limits (thesis (4.63), W u ≤ l).
+//   type: polygon  rows: [[a11, a12, …], …]  bounds: [c1, …]      rows · u ≤ bounds
+//   type: sector   inputs: [u_s, u_c]  radius: [r_min, r_max]  angle: [α_min, α_max] [rad]
+//                  chords: k (default 4): the convex polygon inside the annular sector
+//                  {(r sin α, r cos α)} (core/model/input_sets.h) — the bicopter's (F sin θ, F cos θ).
+void Loader::readInputSet(const YAML::Node& n, std::size_t i) {
+  const std::string path = elementPath(n, "input_set", "input_sets", i);
+  MapView m(src_, n, path, {"name", "type", "inputs", "rows", "bounds", "radius", "angle", "chords"});
+  InputSetSpec set;
+  set.name = m.name("name");
+  const std::string type = readChoice(src_, m.require("type"), m.at("type"), {"polygon", "sector"});
+  set.inputs = readStrings(src_, m.require("inputs"), m.at("inputs"));
+  auto forbid = [&](std::initializer_list<const char*> keys) {
+    for (const char* k : keys)
+      if (const YAML::Node* v = m.find(k))
+        src_.fail(*v, at(m.at(k), "'" + std::string(k) + "' does not apply to a " + type + " input set"));
+  };
+  if (type == "polygon") {
+    forbid({"radius", "angle", "chords"});
+    const YAML::Node& rows = m.require("rows");
+    const auto list = readList(src_, rows, m.at("rows"));
+    const std::vector<double> bounds = readNumbers(src_, m.require("bounds"), m.at("bounds"), static_cast<int>(list.size()));
+    set.rows.resize(static_cast<Eigen::Index>(list.size()), static_cast<Eigen::Index>(set.inputs.size()));
+    for (std::size_t r = 0; r < list.size(); ++r) {
+      const auto row = readNumbers(src_, list[r], m.at("rows") + "[" + std::to_string(r) + "]", static_cast<int>(set.inputs.size()));
+      for (std::size_t k = 0; k < row.size(); ++k) set.rows(static_cast<Eigen::Index>(r), static_cast<Eigen::Index>(k)) = row[k];
+    }
+    set.bounds = Eigen::Map<const VecX>(bounds.data(), static_cast<Eigen::Index>(bounds.size()));
+  } else {
+    forbid({"rows", "bounds"});
+    if (set.inputs.size() != 2)
+      src_.fail(m.require("inputs"), at(m.at("inputs"), "a sector is over two inputs, [u_s, u_c] = [F sin angle, F cos angle]"));
+    const auto radius = readNumbers(src_, m.require("radius"), m.at("radius"), 2);
+    const auto angle = readNumbers(src_, m.require("angle"), m.at("angle"), 2);
+    int chords = 4;
+    if (const YAML::Node* c = m.find("chords")) chords = readInteger(src_, *c, m.at("chords"));
+    try {
+      annularSectorPolygon(radius[0], radius[1], angle[0], angle[1], chords, set.rows, set.bounds);
+    } catch (const std::invalid_argument& e) {
+      src_.fail(n, at(path, std::string("not a sector with a convex inner polygon: ") + e.what()));
+    }
+  }
+  remember(ModelElement::InputSet, set.name, m);
+  builder_.addInputSet(std::move(set));
+}
+
 void Loader::readExternalWrench(const YAML::Node& n, std::size_t i) {
   const std::string path = elementPath(n, "external_wrench", "external_wrenches", i, "body");
   MapView m(src_, n, path, {"body", "point", "force", "torque", "axes"});
@@ -1159,6 +1209,7 @@ Scene Loader::load(const YAML::Node& root, const std::vector<DeferredValue>& def
   readJointActuators(top);
   each("actuators", &Loader::readActuator);
   each("propellers", &Loader::readPropeller);
+  each("input_sets", &Loader::readInputSet);
   if (const YAML::Node* n = top.find("controller")) readController(*n, scene.controller);
   if (const YAML::Node* n = top.find("reference")) readReference(*n, scene.reference);
   if (const YAML::Node* n = top.find("integrator")) readIntegrator(*n, scene.integrator);

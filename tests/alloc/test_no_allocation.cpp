@@ -10,10 +10,12 @@
 #include <cstddef>
 
 #include "core/control/allocation.h"
-#include "core/control/inequality_qp.h"
 #include "core/control/reference.h"
 #include "core/control/registry.h"
 #include "core/dynamics/dynamics.h"
+#include "core/math/inequality_qp.h"
+#include "core/model/input_sets.h"
+#include "core/model/model_builder.h"
 #include "sim/closed_loop.h"
 #include "sim/input_hold.h"
 #include "sim/push_forces.h"
@@ -244,6 +246,59 @@ TEST(NoAllocation, AllocatorWithUnchangedMatricesAllocatesNothing) {
               }
             }),
             0);
+}
+
+// With input sets the constrained allocation runs the dual QP on the polygon; with varying M (no
+// caching) it allocates nothing after the first calls, nor does the simulator's projection.
+TEST(NoAllocation, AllocatorWithInputSetsAndTheProjectionAllocateNothing) {
+  const int n = 6, p = 4;
+  test::Rng rng(13);
+  MatX A = MatX::NullaryExpr(n, n, [&] { return test::uniform(rng, -1, 1); });
+  MatX M = A * A.transpose() + MatX::Identity(n, n);
+  const MatX Mbar = 2.0 * M + MatX::Identity(n, n);
+  const MatX B = MatX::NullaryExpr(n, p, [&] { return test::uniform(rng, -1, 1); });
+  VecX b = VecX::Ones(n), bbar = VecX::Ones(n);
+  const VecX lower = VecX::Constant(p, -1.0), upper = VecX::Constant(p, 1.0);
+  const MatX W = MatX::NullaryExpr(5, p, [&] { return test::uniform(rng, -1, 1); });
+  const VecX l = VecX::Constant(5, 0.05);
+  Allocator allocator(n, p);
+  allocator.setInputSetRows(W, l);
+  AllocationResult out;
+  for (int k = 0; k < 2; ++k)
+    ASSERT_TRUE(allocator.solve(M, b, B, Mbar, bbar, lower, upper, AllocationMode::Constrained, out));
+  int qp_runs = 0;
+  EXPECT_EQ(allocationsDuring([&] {
+              for (int k = 0; k < 10; ++k) {
+                b(0) = 3.0 * k;
+                bbar(1) = -2.0 * k;
+                M(0, 0) += 0.01;  // a new factorization every call
+                allocator.solve(M, b, B, Mbar, bbar, lower, upper, AllocationMode::Constrained, out);
+                qp_runs += out.qp_iterations > 0;
+              }
+            }),
+            0);
+  EXPECT_GT(qp_runs, 5);
+
+  ModelBuilder builder;
+  builder.addBody({"body", 1.0, Vec3::Zero(), Mat3::Identity()});
+  builder.addJoint({.name = "free", .type = JointType::Free, .parent = kWorld, .child = "body"});
+  for (const char* name : {"s", "c"})
+    builder.addActuator({.name = name, .kind = ActuatorKind::BodyForce, .body = "body", .lower = -20, .upper = 20});
+  MatX rows;
+  VecX bounds;
+  annularSectorPolygon(2, 14, -0.5, 0.5, 4, rows, bounds);
+  builder.addInputSet({"sector", {"s", "c"}, rows, bounds});
+  const Model model = builder.build();
+  InputSetProjection projection(model);
+  VecX u(2);
+  EXPECT_EQ(allocationsDuring([&] {
+              for (int k = 0; k < 10; ++k) {
+                u << 10.0 - k, -3.0 + k;  // mostly outside the sector
+                projection.project(u);
+              }
+            }),
+            0);
+  EXPECT_GT(projection.projections(), 5);
 }
 
 // A task-space reference (inverse kinematics from knots 2 ms apart) samples without allocating:

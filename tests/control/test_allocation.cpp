@@ -785,5 +785,107 @@ TEST(Allocation, ConstrainedPlanarVehicleSaturatesAndTradesOffByH) {
   EXPECT_EQ(inside.template_deviation, inside.matching_residual);
 }
 
+
+// ---- Input sets W u ≤ l (4.63) -------------------------------------------------------------------
+
+// A set that is a box, given as rows ±e_i ≤ bounds with no bounds of their own, gives what the box
+// QP (a different algorithm: primal active set on the bounds) gives with those bounds.
+TEST(Allocation, AnInputSetThatIsABoxAllocatesLikeTheBounds) {
+  std::mt19937 rng(22);
+  int saturating = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    const int n = 3 + trial % 4, p = 1 + trial % n;
+    const Problem q = randomProblem(n, p, rng);
+    VecX lower(p), upper(p);
+    for (int i = 0; i < p; ++i) {
+      lower(i) = uniform(rng, -1.5, 0.0);
+      upper(i) = lower(i) + uniform(rng, 0.1, 2.0);
+    }
+    const AllocationResult box = allocate(q, AllocationMode::Constrained, lower, upper);
+    MatX W(2 * p, p);
+    W << MatX::Identity(p, p), -MatX::Identity(p, p);
+    VecX l(2 * p);
+    l << upper, -lower;
+    Allocator with_set(n, p);
+    with_set.setInputSetRows(W, l);
+    AllocationResult set;
+    ASSERT_TRUE(with_set.solve(q.M, q.b, q.B, q.Mbar, q.bbar, noBound(p, -1), noBound(p, 1), AllocationMode::Constrained, set));
+    ASSERT_EQ(set.qp_status, InequalityQpStatus::Optimal);
+    EXPECT_LT((set.u - box.u).cwiseAbs().maxCoeff(), 1e-10 * (1 + box.u.cwiseAbs().maxCoeff())) << "trial " << trial;
+    for (int i = 0; i < p; ++i) {  // bounds at which the box QP stops are the set's active rows
+      if (box.saturated[i] == 1) {
+        EXPECT_TRUE(set.set_rows_active[i]) << trial;
+      }
+      if (box.saturated[i] == -1) {
+        EXPECT_TRUE(set.set_rows_active[p + i]) << trial;
+      }
+      EXPECT_EQ(set.saturated[i], 0);  // the allocator's own bounds are infinite
+    }
+    EXPECT_NEAR(set.template_deviation, gaussFunction(q, set.u), 1e-9 * (1 + set.template_deviation));
+    saturating += box.qp_iterations > 0;
+  }
+  EXPECT_GT(saturating, 50);
+}
+
+// A random polygon beside random bounds: the result satisfies the KKT conditions of (4.63) —
+// feasible, and H (u − u₀) = −Σ λ_j a_j over the active rows with λ ≥ 0 (found here by a
+// non-negative least-squares fit over the rows that hold as equalities, not the solver's set).
+TEST(Allocation, InputSetsGiveTheKktPointOfTheConstrainedProblem) {
+  std::mt19937 rng(23);
+  int active_polygon = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    const int n = 4 + trial % 3, p = 2 + trial % 3, m = 1 + trial % 5;
+    const Problem q = randomProblem(n, p, rng);
+    const MatX W = randomMatrix(m, p, rng);
+    const VecX l = VecX::NullaryExpr(m, [&] { return uniform(rng, 0.2, 1.5); });  // u = 0 inside
+    const VecX lower = VecX::Constant(p, -2.0), upper = VecX::Constant(p, 2.0);
+    Allocator allocator(n, p);
+    allocator.setInputSetRows(W, l);
+    AllocationResult out;
+    ASSERT_TRUE(allocator.solve(q.M, q.b, q.B, q.Mbar, q.bbar, lower, upper, AllocationMode::Constrained, out));
+    // All rows: the set's and the bounds'.
+    MatX A(m + 2 * p, p);
+    A << W, MatX::Identity(p, p), -MatX::Identity(p, p);
+    VecX c(m + 2 * p);
+    c << l, upper, -lower;
+    const VecX slack = c - A * out.u;
+    ASSERT_GT(slack.minCoeff(), -1e-10) << trial;
+    std::vector<int> tight;
+    for (int j = 0; j < A.rows(); ++j)
+      if (slack(j) < 1e-9) tight.push_back(j);
+    const MatX h = hessian(q);
+    const VecX g = h * (out.u - out.u_unconstrained);
+    if (tight.empty()) {
+      EXPECT_LT(g.norm(), 1e-9 * (1 + h.norm())) << trial;
+      continue;
+    }
+    MatX At(p, static_cast<int>(tight.size()));
+    for (std::size_t k = 0; k < tight.size(); ++k) At.col(static_cast<int>(k)) = A.row(tight[k]).transpose();
+    // Stationarity with λ ≥ 0: projected gradient on λ (the tight rows are few and independent).
+    VecX lambda = VecX::Zero(At.cols());
+    const MatX AtA = At.transpose() * At;
+    for (int it = 0; it < 20000; ++it) {
+      const VecX grad = AtA * lambda + At.transpose() * g;
+      lambda = (lambda - grad / (AtA.norm() + 1e-12)).cwiseMax(0.0);
+    }
+    EXPECT_LT((g + At * lambda).norm(), 1e-6 * (1 + g.norm())) << "trial " << trial << ": no λ ≥ 0";
+    for (int j = 0; j < m; ++j) active_polygon += out.set_rows_active[j];
+  }
+  EXPECT_GT(active_polygon, 40);
+}
+
+TEST(Allocation, AnEmptyInputSetIsAFailureThatSaysSo) {
+  std::mt19937 rng(24);
+  const Problem q = randomProblem(4, 2, rng);
+  Allocator allocator(4, 2);
+  allocator.setInputSetRows((MatX(2, 2) << 1, 0, -1, 0).finished(), (VecX(2) << -1.0, -1.0).finished());  // u₁ ≤ −1 ≤ u₁ − 2
+  AllocationResult out;
+  EXPECT_FALSE(allocator.solve(q.M, q.b, q.B, q.Mbar, q.bbar, noBound(2, -1), noBound(2, 1), AllocationMode::Constrained, out));
+  EXPECT_EQ(out.qp_status, InequalityQpStatus::Infeasible);
+  EXPECT_THROW(allocator.setInputSetRows(MatX::Ones(1, 3), VecX::Ones(1)), std::invalid_argument);
+  // Least squares ignores sets as it ignores bounds.
+  EXPECT_TRUE(allocator.solve(q.M, q.b, q.B, q.Mbar, q.bbar, noBound(2, -1), noBound(2, 1), AllocationMode::LeastSquares, out));
+}
+
 }  // namespace
 }  // namespace rbs

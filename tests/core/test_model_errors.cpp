@@ -59,6 +59,14 @@ ActuatorSpec effort(const std::string& name = "u") {
   return {.name = name, .kind = ActuatorKind::JointEffort, .joint = "jb"};
 }
 ActuatorSpec bodyForce() { return {.name = "f", .kind = ActuatorKind::BodyForce, .body = "b"}; }
+/// An input set over the effort input "u" (limits unbounded): u ≤ 1.
+InputSetSpec inputSet() { return {.name = "set", .inputs = {"u"}, .rows = MatX::Ones(1, 1), .bounds = VecX::Ones(1)}; }
+/// twoLinks() with the effort input "u" and `set`.
+ModelBuilder withInputSet(const InputSetSpec& set) {
+  ModelBuilder b = twoLinks();
+  b.addActuator(effort()).addInputSet(set);
+  return b;
+}
 PropellerSpec propeller() { return {.name = "p", .joint = "jb", .thrust_coefficient = 1e-5}; }
 
 template <class Spec>
@@ -203,6 +211,10 @@ std::vector<Case> cases() {
       {E::Visual, 0, "b", F::Colour, adding<VisualSpec>({.body = "b"}, [](VisualSpec& v) { v.color.x() = 2.0; }, &ModelBuilder::addVisual)},
       {E::Visual, 0, "b", F::Mesh,
        adding<VisualSpec>({.body = "b"}, [](VisualSpec& v) { v.shape = Visual::Shape::Mesh; }, &ModelBuilder::addVisual)},
+      {E::InputSet, 0, "set", F::Inputs,
+       [] { InputSetSpec s = inputSet(); s.inputs = {"ghost"}; return withInputSet(s); }},
+      {E::InputSet, 0, "set", F::Rows,
+       [] { InputSetSpec s = inputSet(); s.bounds(0) = kNaN; return withInputSet(s); }},
   };
 }
 

@@ -618,5 +618,45 @@ TEST_F(SceneLoader, PushMistakesAreLocated) {
   EXPECT_EQ(empty.warnings[0].line, 6);
 }
 
+
+// ---- input sets ---------------------------------------------------------------------------------
+
+std::string twoForces(const std::string& input_sets_yaml) {
+  return oneBody("  - {name: j, type: free, child: b}\n") +
+         "actuators:\n"
+         "  - {name: fs, type: body_force, body: b, direction: [1, 0, 0], limits: [-7, 7]}\n"
+         "  - {name: fc, type: body_force, body: b, direction: [0, 0, 1], limits: [1, 14]}\n"
+         "input_sets:\n" +
+         input_sets_yaml;
+}
+
+TEST_F(SceneLoader, InputSetsAsSectorAndPolygon) {
+  const Scene s = load(twoForces("  - {name: sector, type: sector, inputs: [fs, fc], radius: [2, 14], angle: [-0.5, 0.5], chords: 3}\n"
+                                 "  - {name: cap, type: polygon, inputs: [fc, fs], rows: [[1, 1], [1, -1]], bounds: [15, 15]}\n"));
+  ASSERT_EQ(s.model.input_sets.size(), 2u);
+  const InputSet& sector = s.model.input_sets[0];
+  EXPECT_EQ(sector.inputs, (std::vector<int>{0, 1}));
+  EXPECT_EQ(sector.rows.rows(), 6);  // tangent, two sides, three chords
+  const InputSet& cap = s.model.input_sets[1];
+  EXPECT_EQ(cap.inputs, (std::vector<int>{1, 0}));
+  EXPECT_EQ(cap.rows, (MatX(2, 2) << 1, 1, 1, -1).finished());
+  EXPECT_EQ(cap.bounds, (VecX(2) << 15, 15).finished());
+}
+
+TEST_F(SceneLoader, InputSetErrorsPointAtTheKey) {
+  expectError(twoForces("  - {name: s, type: sector, inputs: [fs, fc], radius: [14, 14], angle: [-0.5, 0.5]}\n"), 10, 5,
+              {"input_set.s", "r_min"});
+  expectError(twoForces("  - {name: s, type: sector, inputs: [fs], radius: [2, 14], angle: [-0.5, 0.5]}\n"), 10, 37,
+              {"input_set.s.inputs", "two inputs"});
+  expectError(twoForces("  - {name: s, type: polygon, inputs: [fs, fc], rows: [[1, 0]], bounds: [1], chords: 2}\n"), 10, 85,
+              {"'chords' does not apply to a polygon input set"});
+  expectError(twoForces("  - {name: s, type: polygon, inputs: [fs, fc], rows: [[1, 0, 2]], bounds: [1]}\n"), 10, 55,
+              {"input_set.s.rows[0]", "expected a list of 2 numbers"});
+  expectError(twoForces("  - {name: s, type: polygon, inputs: [fs, fx], rows: [[1, 0]], bounds: [1]}\n"), 10, 38,
+              {"input set 's'", "no actuator is named 'fx'"});
+  expectError(twoForces("  - {name: s, type: polygon, inputs: [fs, fc], rows: [[0, 1]], bounds: [0.5]}\n"), 10, 54,
+              {"input set 's'", "the set is empty"});  // f_c ≤ 0.5 against its limit f_c ≥ 1
+}
+
 }  // namespace
 }  // namespace rbs

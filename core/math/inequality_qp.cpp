@@ -1,4 +1,4 @@
-#include "core/control/inequality_qp.h"
+#include "core/math/inequality_qp.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,7 +15,39 @@ constexpr double kViolation = 1e-11;
 /// a_qᵀ z = a_qᵀ H⁻¹ a_q − vᵀ S⁻¹ v, is below this fraction of a_qᵀ H⁻¹ a_q.
 constexpr double kDependent = 1e-12;
 
+/// How far row j may exceed c_j before it counts as violated.
+double violationTolerance(const MatX& A, const VecX& c, const VecX& u, Eigen::Index j) {
+  return kViolation * (1.0 + std::abs(c(j)) + A.row(j).cwiseAbs().dot(u.cwiseAbs()));
+}
+
 }  // namespace
+
+void stackWithBounds(const MatX& W, const VecX& l, const VecX& lower, const VecX& upper, MatX& A, VecX& c) {
+  const Eigen::Index m = W.rows(), p = lower.size();
+  if (l.size() != m || upper.size() != p || (m > 0 && W.cols() != p))
+    throw std::invalid_argument("stackWithBounds: inconsistent sizes of W, l, lower, upper");
+  A.setZero(m + 2 * p, p);
+  A.topRows(m) = W;
+  A.middleRows(m, p).diagonal().setOnes();
+  A.bottomRows(p).diagonal().setConstant(-1.0);
+  c.resize(m + 2 * p);
+  c.head(m) = l;
+  setBoundRows(lower, upper, m, c);
+}
+
+void setBoundRows(const VecX& lower, const VecX& upper, Eigen::Index m, VecX& c) {
+  const Eigen::Index p = lower.size();
+  for (Eigen::Index i = 0; i < p; ++i) {
+    c(m + i) = std::min(upper(i), 1e300);
+    c(m + p + i) = -std::max(lower(i), -1e300);
+  }
+}
+
+bool satisfiesInequalities(const MatX& A, const VecX& c, const VecX& u) {
+  for (Eigen::Index j = 0; j < A.rows(); ++j)
+    if (!(A.row(j).dot(u) - c(j) <= violationTolerance(A, c, u, j))) return false;
+  return true;
+}
 
 std::string_view toString(InequalityQpStatus status) {
   switch (status) {
@@ -85,7 +117,7 @@ const InequalityQpResult& InequalityQp::solve(const MatX& H, const VecX& u0, con
     for (Eigen::Index j = 0; j < m; ++j) {
       if (out.active[static_cast<std::size_t>(j)]) continue;
       const double value = A.row(j).dot(out.u) - c(j);
-      const double tolerance = kViolation * (1.0 + std::abs(c(j)) + A.row(j).cwiseAbs().dot(out.u.cwiseAbs()));
+      const double tolerance = violationTolerance(A, c, out.u, j);
       if (value > tolerance && value / tolerance > worst) {
         worst = value / tolerance;
         q = static_cast<int>(j);

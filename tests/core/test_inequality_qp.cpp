@@ -1,4 +1,4 @@
-// The dense QP with general linear inequalities (core/control/inequality_qp.h) against brute
+// The dense QP with general linear inequalities (core/math/inequality_qp.h) against brute
 // force: on random strictly convex problems the optimum is the one KKT point of all active sets,
 // and the solver must find it and its active set; empty sets, vertex solutions, redundant rows and
 // invalid data give the documented statuses.
@@ -11,7 +11,7 @@
 #include <Eigen/LU>
 
 #include "core/control/allocation.h"
-#include "core/control/inequality_qp.h"
+#include "core/math/inequality_qp.h"
 #include "tests/support/test_models.h"
 
 namespace rbs {

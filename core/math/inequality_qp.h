@@ -37,6 +37,17 @@ struct InequalityQpResult {
   int iterations = 0;       ///< constraints added and dropped
 };
 
+/// Whether A u ≤ c holds up to rounding: every row within the tolerance the solver uses to call a
+/// row violated, 1e-11 (1 + |c_j| + |a_j|ᵀ|u|). What the solver returns as Optimal satisfies it.
+bool satisfiesInequalities(const MatX& A, const VecX& c, const VecX& u);
+
+/// The inequality form of "W u ≤ l and lower ≤ u ≤ upper": A = [W; I; −I] (m + 2p rows) and
+/// c = [l; upper; −lower], a missing bound (±inf, or beyond ±1e300) written as 1e300 so that c stays
+/// finite and its row never binds. W may have 0 rows.
+void stackWithBounds(const MatX& W, const VecX& l, const VecX& lower, const VecX& upper, MatX& A, VecX& c);
+/// Refills the bounds' part of c (rows m … m + 2p − 1) as stackWithBounds does; no allocation.
+void setBoundRows(const VecX& lower, const VecX& upper, Eigen::Index m, VecX& c);
+
 /// Preallocated solver for up to p variables and m constraints.
 class InequalityQp {
  public:
