@@ -256,6 +256,8 @@ bool Allocator::solve(const MatX& M, const VecX& b, const MatX& B, const MatX& M
     throw std::invalid_argument(
         "Allocator::solve: problem larger than the allocator was built for");
   if (n == 0 || p == 0) throw std::invalid_argument("Allocator::solve: empty problem");
+  out.qp_status = InequalityQpStatus::Optimal;  // a failure below is then not the QP's
+  out.qp_iterations = 0;
   const bool constrained = mode == AllocationMode::Constrained;
   if (constrained) {  // bounds are read in Constrained mode only
     if (lower.size() != p || upper.size() != p)

@@ -14,8 +14,9 @@ void annularSectorPolygon(double r_min, double r_max, double angle_min, double a
     throw std::invalid_argument("radii and angles must be finite numbers");
   if (!(width > 0.0 && width < M_PI))
     throw std::invalid_argument("the angle range must be wider than 0 and narrower than pi (180 deg); it is " +
-                                std::to_string(width) + " rad");
-  if (chords < 1) throw std::invalid_argument("chords must be at least 1");
+                                std::to_string(width) + " rad (angles are in radians)");
+  if (chords < 1 || chords > kMaxSectorChords)
+    throw std::invalid_argument("chords must be between 1 and " + std::to_string(kMaxSectorChords));
   const double delta = width / chords;
   const double chord_distance = r_max * std::cos(0.5 * delta);  // of each chord from the origin
   if (!(r_min >= 0.0 && r_min < chord_distance))

@@ -12,6 +12,10 @@
 
 namespace rbs {
 
+/// More chords than this buy nothing (64 chords of a 60° arc sag 3e-5 of the radius) and would
+/// only make the QP's rows many.
+inline constexpr int kMaxSectorChords = 64;
+
 /// A convex polygon inside the annular sector {(r sin α, r cos α) : r_min ≤ r ≤ r_max,
 /// α_min ≤ α ≤ α_max} of the plane (u_s, u_c), as rows A (u_s, u_c)ᵀ ≤ c:
 ///   - the inner arc (not convex from inside) replaced by its tangent at the middle angle,
@@ -19,9 +23,9 @@ namespace rbs {
 ///   - the two sides α ≥ α_min, α ≤ α_max;
 ///   - the outer arc (convex) replaced by `chords` equal chords between points on it.
 /// Every point of the polygon lies in the sector; the sector's points it gives up are those
-/// below the tangent (r_min (1 − cos(half width)) deep at the corners) and the slivers between
+/// below the tangent (at the corners r_min (1/cos(half width) − 1) along the sides) and the slivers between
 /// chords and arc (r_max (1 − cos(Δ/2)) deep, Δ = width / chords). Requires 0 ≤ r_min, r_min <
-/// r_max cos(Δ/2) (else the polygon is empty), 0 < α_max − α_min < π, chords ≥ 1; throws
+/// r_max cos(Δ/2) (else the polygon is empty), 0 < α_max − α_min < π, 1 ≤ chords ≤ 64; throws
 /// std::invalid_argument saying which condition fails.
 void annularSectorPolygon(double r_min, double r_max, double angle_min, double angle_max, int chords, MatX& A,
                           VecX& c);

@@ -578,6 +578,11 @@ void addInputSets(const std::vector<InputSetSpec>& sets, Model& m) {
       const int index = static_cast<int>(it - m.actuators.begin());
       if (std::find(set.inputs.begin(), set.inputs.end(), index) != set.inputs.end())
         fail(e, ModelField::Inputs, "input '" + input + "' is listed twice");
+      // One set per input: the emptiness test below is then exact for the sets together.
+      for (const InputSet& other : m.input_sets)
+        if (std::find(other.inputs.begin(), other.inputs.end(), index) != other.inputs.end())
+          fail(e, ModelField::Inputs, "input '" + input + "' is already in input set '" + other.name +
+                                          "'; an input belongs to at most one set (merge their rows into one set)");
       set.inputs.push_back(index);
     }
     const Eigen::Index width = static_cast<Eigen::Index>(spec.inputs.size());
@@ -833,6 +838,7 @@ ModelBuilder& ModelBuilder::addFrame(std::string name, FrameSpec frame) {
 ModelBuilder ModelBuilder::rotorsAsThrusters() const {
   ModelBuilder out = *this;
   out.propellers_.clear();
+  std::set<std::string, std::less<>> dropped;  // actuators on rotor joints (a thrust may reuse a name)
   for (const PropellerSpec& p : propellers_) {
     auto joint = std::find_if(out.joints_.begin(), out.joints_.end(), [&](const JointSpec& j) { return j.name == p.joint; });
     if (joint == out.joints_.end()) continue;  // build() of the original reports it
@@ -843,7 +849,9 @@ ModelBuilder ModelBuilder::rotorsAsThrusters() const {
     joint->limits.reset();
     joint->armature = 0.0;
     std::erase_if(out.actuators_, [&](const ActuatorSpec& a) {
-      return actsOnJoint(a.kind) && a.joint == p.joint;
+      const bool on_rotor = actsOnJoint(a.kind) && a.joint == p.joint;
+      if (on_rotor) dropped.insert(a.name);
+      return on_rotor;
     });
     std::erase_if(out.joint_spring_dampers_, [&](const JointSpringDamperSpec& s) { return s.joint == p.joint; });
     ActuatorSpec thrust;
@@ -859,9 +867,7 @@ ModelBuilder ModelBuilder::rotorsAsThrusters() const {
     out.actuators_.push_back(thrust);
   }
   std::erase_if(out.input_sets_, [&](const InputSetSpec& set) {  // sets over a dropped actuator
-    return std::any_of(set.inputs.begin(), set.inputs.end(), [&](const std::string& input) {
-      return std::none_of(out.actuators_.begin(), out.actuators_.end(), [&](const ActuatorSpec& a) { return a.name == input; });
-    });
+    return std::any_of(set.inputs.begin(), set.inputs.end(), [&](const std::string& input) { return dropped.count(input) > 0; });
   });
   return out;
 }

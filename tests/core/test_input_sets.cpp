@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numbers>
 #include <string>
+#include <utility>
 
 #include "core/model/input_sets.h"
 #include "core/model/model_builder.h"
@@ -21,42 +22,45 @@ bool inPolygon(const MatX& A, const VecX& c, const Vec2& u) { return ((A * u - c
 
 // The bicopter's set (§4.8.4): 2 N ≤ F ≤ 14 N, |θ| ≤ 30°, u = (F sin θ, F cos θ).
 TEST(InputSets, TheSectorPolygonLiesInTheSectorAndMissesOnlyItsSlivers) {
-  const double r_min = 2, r_max = 14, half = 30 * kDeg;
-  for (const int chords : {1, 2, 4, 7}) {
-    MatX A;
-    VecX c;
-    annularSectorPolygon(r_min, r_max, -half, half, chords, A, c);
-    ASSERT_EQ(A.rows(), 3 + chords);
-    const double sliver = r_max * (1 - std::cos(half / chords));  // chord sag, Δ/2 = width/(2 chords)
-    const double inner_loss = r_min * (1 - std::cos(half)) / std::cos(half);  // tangent vs arc at the sides
-    int inside = 0, sector_points = 0, missed = 0;
-    for (double r = 0; r <= 16; r += 0.05)
-      for (double a = -60 * kDeg; a <= 60 * kDeg; a += 0.25 * kDeg) {
-        const Vec2 u(r * std::sin(a), r * std::cos(a));
-        const bool in_sector = r >= r_min && r <= r_max && std::abs(a) <= half;
-        const bool in_poly = inPolygon(A, c, u);
-        // Inner approximation: every polygon point is feasible (to rounding at the edges).
-        if (in_poly) {
-          ++inside;
-          EXPECT_TRUE(r >= r_min - 1e-9 && r <= r_max + 1e-9 && std::abs(a) <= half + 1e-9)
-              << "chords " << chords << ": r " << r << " angle " << a / kDeg;
-        }
-        if (in_sector) {
-          ++sector_points;
-          if (!in_poly) {
-            ++missed;
-            // What is given up lies within the slivers: near the outer arc or below the tangent.
-            const bool near_outer = r >= r_max - sliver - 1e-9;
-            const bool below_tangent = r * std::cos(a) < r_min + 1e-9 && r <= r_min + inner_loss + 1e-9;
-            EXPECT_TRUE(near_outer || below_tangent) << "chords " << chords << ": r " << r << " angle " << a / kDeg;
+  const double r_min = 2, r_max = 14;
+  // The bicopter's symmetric range and an asymmetric one (the tangent's middle angle is not 0).
+  for (const auto& [angle_min, angle_max] : {std::pair{-30 * kDeg, 30 * kDeg}, std::pair{10 * kDeg, 70 * kDeg}})
+    for (const int chords : {1, 2, 4, 7}) {
+      MatX A;
+      VecX c;
+      annularSectorPolygon(r_min, r_max, angle_min, angle_max, chords, A, c);
+      ASSERT_EQ(A.rows(), 3 + chords);
+      const double half = 0.5 * (angle_max - angle_min), middle = 0.5 * (angle_max + angle_min);
+      const double sliver = r_max * (1 - std::cos(half / chords));  // chord sag, Δ/2 = width/(2 chords)
+      const double inner_loss = r_min * (1 - std::cos(half)) / std::cos(half);  // tangent vs arc at the sides
+      int inside = 0, sector_points = 0, missed = 0;
+      for (double r = 0; r <= 16; r += 0.05)
+        for (double a = -100 * kDeg; a <= 100 * kDeg; a += 0.25 * kDeg) {
+          const Vec2 u(r * std::sin(a), r * std::cos(a));
+          const bool in_sector = r >= r_min && r <= r_max && a >= angle_min && a <= angle_max;
+          const bool in_poly = inPolygon(A, c, u);
+          // Inner approximation: every polygon point is feasible (to rounding at the edges).
+          if (in_poly) {
+            ++inside;
+            EXPECT_TRUE(r >= r_min - 1e-9 && r <= r_max + 1e-9 && a >= angle_min - 1e-9 && a <= angle_max + 1e-9)
+                << "chords " << chords << ": r " << r << " angle " << a / kDeg;
+          }
+          if (in_sector) {
+            ++sector_points;
+            if (!in_poly) {
+              ++missed;
+              // What is given up lies within the slivers: near the outer arc or below the tangent.
+              const bool near_outer = r >= r_max - sliver - 1e-9;
+              const bool below_tangent = r * std::cos(a - middle) < r_min + 1e-9 && r <= r_min + inner_loss + 1e-9;
+              EXPECT_TRUE(near_outer || below_tangent) << "chords " << chords << ": r " << r << " angle " << a / kDeg;
+            }
           }
         }
+      EXPECT_GT(inside, 1000);
+      if (chords >= 4) {
+        EXPECT_LT(missed, sector_points / 20) << chords;  // at most 5 % of the sector lost
       }
-    EXPECT_GT(inside, 1000);
-    if (chords >= 4) {
-      EXPECT_LT(missed, sector_points / 20) << chords;  // at most 5 % of the sector lost
     }
-  }
 }
 
 TEST(InputSets, ASectorWithoutAnInnerPolygonIsRefusedWithTheReason) {
@@ -73,6 +77,8 @@ TEST(InputSets, ASectorWithoutAnInnerPolygonIsRefusedWithTheReason) {
   EXPECT_NE(message(2, 14, 0.5, -0.5, 4).find("angle range"), std::string::npos);
   EXPECT_NE(message(2, 14, -2, 2, 4).find("angle range"), std::string::npos);  // wider than 180°
   EXPECT_NE(message(2, 14, -0.5, 0.5, 0).find("chords"), std::string::npos);
+  EXPECT_NE(message(2, 14, -0.5, 0.5, 65).find("chords"), std::string::npos);  // bounded rows
+  EXPECT_NE(message(2, 14, -30, 30, 4).find("radians"), std::string::npos);  // degrees by mistake
   EXPECT_NE(message(14, 14, -0.5, 0.5, 4).find("r_min"), std::string::npos);
   EXPECT_NE(message(-1, 14, -0.5, 0.5, 4).find("r_min"), std::string::npos);
   EXPECT_NE(message(2, NAN, -0.5, 0.5, 4).find("finite"), std::string::npos);
@@ -129,6 +135,12 @@ TEST(InputSets, TheBuilderRefusesWhatCannotBeASetAndSaysWhichAndWhy) {
     ModelBuilder b = threeInputs();
     b.addInputSet({"pair", {"a", "b"}, (MatX(1, 2) << NAN, 1).finished(), one_bound});
     EXPECT_NE(buildError(b, ModelField::Rows).find("NaN"), std::string::npos);
+  }
+  {  // two sets over one input could be empty only together: refused
+    ModelBuilder b = threeInputs();
+    b.addInputSet({"first", {"a", "b"}, one_row, one_bound});
+    b.addInputSet({"second", {"c", "b"}, one_row, one_bound});
+    EXPECT_NE(buildError(b, ModelField::Inputs).find("input 'b' is already in input set 'first'"), std::string::npos);
   }
   {  // a + b ≤ −11 cannot hold with a, b ≥ −5: empty together with the limits
     ModelBuilder b = threeInputs();

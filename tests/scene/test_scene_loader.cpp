@@ -631,16 +631,21 @@ std::string twoForces(const std::string& input_sets_yaml) {
 }
 
 TEST_F(SceneLoader, InputSetsAsSectorAndPolygon) {
-  const Scene s = load(twoForces("  - {name: sector, type: sector, inputs: [fs, fc], radius: [2, 14], angle: [-0.5, 0.5], chords: 3}\n"
-                                 "  - {name: cap, type: polygon, inputs: [fc, fs], rows: [[1, 1], [1, -1]], bounds: [15, 15]}\n"));
-  ASSERT_EQ(s.model.input_sets.size(), 2u);
+  const Scene s = load(twoForces("  - {name: sector, type: sector, inputs: [fs, fc], radius: [2, 14], angle: [-0.5, 0.5], chords: 3}\n"));
+  ASSERT_EQ(s.model.input_sets.size(), 1u);
   const InputSet& sector = s.model.input_sets[0];
   EXPECT_EQ(sector.inputs, (std::vector<int>{0, 1}));
   EXPECT_EQ(sector.rows.rows(), 6);  // tangent, two sides, three chords
-  const InputSet& cap = s.model.input_sets[1];
+  const Scene p = load(twoForces("  - {name: cap, type: polygon, inputs: [fc, fs], rows: [[1, 1], [1, -1]], bounds: [15, 15]}\n"));
+  ASSERT_EQ(p.model.input_sets.size(), 1u);
+  const InputSet& cap = p.model.input_sets[0];
   EXPECT_EQ(cap.inputs, (std::vector<int>{1, 0}));
   EXPECT_EQ(cap.rows, (MatX(2, 2) << 1, 1, 1, -1).finished());
   EXPECT_EQ(cap.bounds, (VecX(2) << 15, 15).finished());
+  // An input in two sets is refused at the second set's inputs.
+  expectError(twoForces("  - {name: sector, type: sector, inputs: [fs, fc], radius: [2, 14], angle: [-0.5, 0.5]}\n"
+                        "  - {name: cap, type: polygon, inputs: [fc, fs], rows: [[1, 1]], bounds: [15]}\n"),
+              11, 40, {"input set 'cap'", "already in input set 'sector'"});
 }
 
 TEST_F(SceneLoader, InputSetErrorsPointAtTheKey) {
