@@ -1,10 +1,12 @@
 #include "core/control/actuation.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 
 #include <Eigen/LU>
 
+#include "core/control/baseline_support.h"
 #include "core/control/registry.h"
 #include "core/dynamics/kinematics.h"
 
@@ -106,12 +108,17 @@ void JointSubsetMap::applyVelocityVector(const VecX& from, VecX& to) const {
 }
 
 ActuationController::ActuationController(const Model& plant, std::shared_ptr<const Model> force_model_ptr,
-                                         std::unique_ptr<Controller> inner, Filter filter, bool rotor_inertia)
+                                         std::unique_ptr<Controller> inner, Filter filter, bool rotor_inertia,
+                                         Drive drive, bool computation_delay, std::uint64_t seed)
     : plant_(plant),
       force_model_(std::move(force_model_ptr)),
       inner_(std::move(inner)),
       filter_(filter),
       rotor_inertia_(rotor_inertia),
+      drive_(drive),
+      computation_delay_(computation_delay),
+      noise_(seed),
+      seed_(seed),
       state_map_(plant, *force_model_) {
   const Model& force_model = *force_model_;
   if (plant.propellers.empty())
@@ -120,7 +127,8 @@ ActuationController::ActuationController(const Model& plant, std::shared_ptr<con
   for (int p = 0; p < static_cast<int>(plant.propellers.size()); ++p) {
     const Propeller& prop = plant.propellers[p];
     const Joint& joint = plant.joints[prop.joint];
-    Rotor r{p, joint.xi_offset, -1, false, force_model.actuatorIndex(prop.name), axisInertia(plant, joint, prop)};
+    Rotor r{p, joint.xi_offset, -1, false, force_model.actuatorIndex(prop.name), axisInertia(plant, joint, prop),
+            joint.x_offset};
     for (int i = 0; i < plant.numInputs(); ++i) {
       const Actuator& a = plant.actuators[i];
       if (a.joint != prop.joint) continue;
@@ -135,6 +143,13 @@ ActuationController::ActuationController(const Model& plant, std::shared_ptr<con
       throw ControlError("propeller '" + prop.name + "' has no motor: add an actuator on joint '" + joint.name + "'");
     if (r.thrust_input < 0)
       throw ControlError("the force model has no thrust input for propeller '" + prop.name + "'");
+    if (drive_ == Drive::Observer) {
+      if (r.speed_servo)
+        throw ControlError("drive: observer needs current motors (5.1); propeller '" + prop.name +
+                           "' has a speed servo (motor type: lag)");
+      const double gain = plant.actuators[r.motor_input].gain;
+      r.drive = {prop.drag_coefficient / r.inertia, gain / r.inertia, prop.friction / r.inertia};
+    }
     driven[r.motor_input] = true;
     rotors_.push_back(r);
   }
@@ -174,6 +189,14 @@ ActuationController::ActuationController(const Model& plant, std::shared_ptr<con
                                0.0, 0.0, 1.0, ParameterScale::Linear});
   p_speed_gain_ = parameters_.add({"speed_gain", "1/s", "propeller speed tracking gain k_P (5.25)", 100.0, 0.0,
                                    1000.0, ParameterScale::Linear});
+  if (drive_ == Drive::Observer) {
+    p_observer_pole_ = parameters_.add({"observer_pole", "rad/s",
+                                        "propeller observer (5.23): double root at exp(−pole T_S) of (5.24)", 20.0,
+                                        5.0, 170.0, ParameterScale::Log});
+    p_angle_noise_ = parameters_.add({"angle_noise", "rad",
+                                      "σ of the white noise on the BLDC driver's rotor angle ψ (5.20)", 0.0, 0.0,
+                                      0.2, ParameterScale::Linear});
+  }
 
   if (filter_ == Filter::Flat) {
     // (5.34) in the frame of the body that carries the rotors: rows F_z, τ_x, τ_y, τ_z about its
@@ -213,6 +236,16 @@ ActuationController::ActuationController(const Model& plant, std::shared_ptr<con
   }
   rotor_signals_ = addSignals(rotor_signals);
   speed_error_signal_ = addSignal("actuation.speed_error", "rad/s", "largest |ϖ̂_D − ϖ| over the propellers");
+  if (drive_ == Drive::Observer) {
+    std::vector<SignalInfo> drive_signals;
+    for (const Rotor& r : rotors_) {
+      const std::string& name = plant.propellers[r.propeller].name;
+      drive_signals.push_back({"actuation.speed_measured." + name, "rad/s", "BLDC mean speed ϖ_M (5.20), noisy"});
+      drive_signals.push_back({"actuation.speed_estimate." + name, "rad/s", "observer's speed ϖ̂ (5.23)"});
+      drive_signals.push_back({"actuation.friction_estimate." + name, "rad/s²", "observer's friction p̂_P3 (5.23c)"});
+    }
+    drive_signals_ = addSignals(drive_signals);
+  }
   applyParameters();
 }
 
@@ -242,6 +275,7 @@ void ActuationController::applyParameters() {
 
 void ActuationController::reset() {
   started_ = false;
+  noise_.reseed(seed_);
   inner_->reset();
 }
 
@@ -262,6 +296,75 @@ void ActuationController::initialize(const State& state) {
     speed_now_.head<4>() = flat_->speed();
   }
   speed_next_ = speed_now_;
+  if (drive_ != Drive::Observer) return;
+  // The drive starts at a known speed (the initial state's) with the friction unknown; the first
+  // period gets the current that holds the setpoint by the model, since no prediction exists yet.
+  observer_period_ = 0.0;
+  for (int k = 0; k < n; ++k) {
+    Rotor& r = rotors_[k];
+    r.design_speed = speed_now_(k);
+    r.observer = PropellerObserver(r.drive, 0.0, {});  // period and gains with the first step
+    r.observer.reset(state.xi(r.rate_index), 0.0);
+    r.last_angle = measuredAngle(r, state);
+    r.measured_speed = state.xi(r.rate_index);
+    const Actuator& motor = plant_.actuators[r.motor_input];
+    r.current_now = std::clamp(
+        propellerTrackingCurrent(r.drive, 1.0, speed_now_(k), speed_now_(k), speed_now_(k), 0.0, 0.0), motor.lower,
+        motor.upper);
+    r.current_next = r.current_now;
+  }
+}
+
+double ActuationController::measuredAngle(const Rotor& r, const State& state) {
+  const Joint& joint = plant_.joints[plant_.propellers[r.propeller].joint];
+  const double sigma = parameters_[p_angle_noise_];
+  return jointScalarPosition(joint, state.x.data() + r.angle_offset) + (sigma > 0.0 ? sigma * noise_.normal() : 0.0);
+}
+
+bool ActuationController::stepObserverDrive(const State& state, double dt) {
+  if (observer_period_ != dt || observer_version_ != parameters_.version()) {
+    try {
+      for (Rotor& r : rotors_) {
+        const PropellerObserverGains gains =
+            propellerObserverGains(r.drive, dt, r.design_speed, parameters_[p_observer_pole_]);
+        r.observer.setGains(dt, gains);
+      }
+    } catch (const ControlError& e) {
+      return failWith(e.what());
+    }
+    if (observer_period_ == 0.0) {
+      // Catch up on instant 0: its prediction ϖ̂[1] had to wait for T_S (no measurement then).
+      for (Rotor& r : rotors_) r.observer.update(r.observer.expectedMeanSpeed(), r.current_now);
+    }
+    observer_period_ = dt;
+    observer_version_ = parameters_.version();
+  }
+  const double k_p = parameters_[p_speed_gain_];
+  for (int k = 0; k < static_cast<int>(rotors_.size()); ++k) {
+    Rotor& r = rotors_[k];
+    const Actuator& motor = plant_.actuators[r.motor_input];
+    // (5.20) from the angle: the rotor turns more than π per period at speed, so the difference is
+    // unwrapped around the advance the observer expects, T_S (ϖ̂[k] + ϖ̂[k−1])/2 (valid while the
+    // estimate is within π/T_S of the truth: 628 rad/s at 200 Hz).
+    const double angle = measuredAngle(r, state);
+    const double expected = dt * r.observer.expectedMeanSpeed();
+    r.measured_speed = (expected + baseline::wrapAngle(angle - r.last_angle - expected)) / dt;
+    r.last_angle = angle;
+    const auto law = [&] {  // (5.25) towards ϖ̂_D[k] → ϖ̂_D[k+1] from the observer's latest prediction
+      return std::clamp(propellerTrackingCurrent(r.drive, dt, speed_now_(k), speed_next_(k), r.observer.speed(),
+                                                 r.observer.friction(), k_p),
+                        motor.lower, motor.upper);
+    };
+    if (computation_delay_) {
+      r.current_now = r.current_next;                      // i_M[k], computed one period ago
+      r.observer.update(r.measured_speed, r.current_now);  // ϖ̂[k+1], p̂_P3[k+1]
+      r.current_next = law();                              // i_M[k+1]: setpoints shifted by one period
+    } else {
+      r.current_now = law();  // from ϖ̂[k], p̂_P3[k] (predicted at k−1), applied at once
+      r.observer.update(r.measured_speed, r.current_now);
+    }
+  }
+  return true;
 }
 
 void ActuationController::stepThrustFilter(double dt) {
@@ -312,9 +415,14 @@ bool ActuationController::compute(double t, const State& state, const ReferenceS
       return failWith("the force filter (5.36) produced non-finite propeller speeds at t = " + std::to_string(t) + " s");
   }
   u.resize(plant_.numInputs());
+  if (drive_ == Drive::Observer && dt > 0.0 && !stepObserverDrive(state, dt)) return false;
   const double k_p = parameters_[p_speed_gain_];
   for (int k = 0; k < static_cast<int>(rotors_.size()); ++k) {
     const Rotor& r = rotors_[k];
+    if (drive_ == Drive::Observer) {
+      u(r.motor_input) = r.current_now;
+      continue;
+    }
     const Propeller& p = plant_.propellers[r.propeller];
     const Actuator& motor = plant_.actuators[r.motor_input];
     const double measured = state.xi(r.rate_index);
@@ -348,6 +456,12 @@ void ActuationController::updateSignals() {
   for (int k = 0; k < static_cast<int>(rotors_.size()); ++k) {
     signal(rotor_signals_, 2 * k) = speed_now_.size() ? speed_now_(k) : 0.0;
     signal(rotor_signals_, 2 * k + 1) = force_inputs_.size() ? force_inputs_(rotors_[k].thrust_input) : 0.0;
+    if (drive_ == Drive::Observer) {
+      const Rotor& r = rotors_[k];
+      signal(drive_signals_, 3 * k) = r.measured_speed;
+      signal(drive_signals_, 3 * k + 1) = r.observer.speedNow();
+      signal(drive_signals_, 3 * k + 2) = r.observer.friction();
+    }
   }
 }
 
@@ -358,10 +472,15 @@ std::unique_ptr<Controller> makeActuationController(const Model& plant, std::sha
     const auto it = settings.options.find(key);
     return it == settings.options.end() ? fallback : it->second;
   };
+  const std::vector<std::string> known = settings.filter == "flat_filter"
+                                             ? std::vector<std::string>{"rotor_inertia", "drive", "computation_delay", "seed"}
+                                             : std::vector<std::string>{"drive", "computation_delay", "seed"};
   for (const auto& [key, value] : settings.options)
-    if (key != "rotor_inertia" || settings.filter != "flat_filter")
-      throw ControlError("unknown option '" + key + "'" +
-                         (settings.filter == "flat_filter" ? " (known: rotor_inertia)" : " (thrust_filter has none)"));
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      std::string list;
+      for (const std::string& k : known) list += (list.empty() ? "" : ", ") + k;
+      throw ControlError("unknown option '" + key + "' (known: " + list + ")");
+    }
   ActuationController::Filter filter;
   if (settings.filter == "thrust_filter")
     filter = ActuationController::Filter::Thrust;
@@ -372,8 +491,24 @@ std::unique_ptr<Controller> makeActuationController(const Model& plant, std::sha
   const std::string rotor_inertia = option("rotor_inertia", "true");
   if (rotor_inertia != "true" && rotor_inertia != "false")
     throw ControlError("option rotor_inertia = '" + rotor_inertia + "' is not one of: true, false");
-  auto controller = std::make_unique<ActuationController>(plant, std::move(force_model), std::move(inner), filter,
-                                                          rotor_inertia == "true");
+  const std::string drive = option("drive", "ideal");
+  if (drive != "ideal" && drive != "observer")
+    throw ControlError("option drive = '" + drive + "' is not one of: ideal, observer");
+  const std::string delay = option("computation_delay", "true");
+  if (delay != "true" && delay != "false")
+    throw ControlError("option computation_delay = '" + delay + "' is not one of: true, false");
+  if (drive != "observer" && (settings.options.count("computation_delay") || settings.options.count("seed")))
+    throw ControlError(std::string("option '") + (settings.options.count("seed") ? "seed" : "computation_delay") +
+                       "' applies to drive: observer only");
+  const std::string seed_text = option("seed", "1");
+  std::uint64_t seed = 0;
+  const auto [end, error] = std::from_chars(seed_text.data(), seed_text.data() + seed_text.size(), seed);
+  if (error != std::errc() || end != seed_text.data() + seed_text.size())
+    throw ControlError("option seed = '" + seed_text + "' is not a non-negative integer");
+  auto controller = std::make_unique<ActuationController>(
+      plant, std::move(force_model), std::move(inner), filter, rotor_inertia == "true",
+      drive == "observer" ? ActuationController::Drive::Observer : ActuationController::Drive::Ideal, delay == "true",
+      seed);
   controller->parameters().setAll(settings.parameters);
   return controller;
 }

@@ -16,6 +16,17 @@
 // the simulated controller acts at the sampling instant): with ϖ measured at t_k,
 //   k_M i = Θ_P ((ϖ̂_D[k+1] − ϖ̂_D[k]) / T_S + k_P (ϖ̂_D[k] − ϖ[k])) + τ_load(ϖ̂_D[k]),
 // τ_load = κ_T ϖ² + τ_MB (5.3, 5.9e); a speed-servo motor gets ϖ̂_D[k+1] + T ϖ̂̇_D instead.
+// Option drive: observer runs the drive as the flight code does (5.20)–(5.25), core/control/
+// propeller_drive.h: the controller no longer reads the rotor rates but the BLDC driver's mean speed
+// ϖ_M[k] = (ψ[k] − ψ[k−1])/T_S from the rotor angle with white noise of σ = angle_noise on ψ; per rotor
+// an observer (5.23) estimates ϖ̂ and the friction p̂_P3 (starting from 0: unknown), and (5.25) computes
+// the current for the next period, i_M[k+1], with the one-step computation delay of the flight code:
+// the current applied over [t_k, t_k+1) is the one computed at t_k−1, and the filter's setpoints
+// ϖ̂_D[k], ϖ̂_D[k+1] of instant k serve as ϖ̂_D[k+1], ϖ̂_D[k+2] of (5.25) (the thesis' timing: the
+// rigid-body controller's output at k is its F_D[k+1]). Observer roots: a double root at
+// exp(−observer_pole T_S) at the rotor's initial speed, the third forced by (5.24). Option
+// computation_delay: false applies (5.25) shifted by one period instead, i_M[k] from ϖ̂[k], p̂_P3[k] at
+// once (what the ideal drive does with the true rate).
 // Inputs of the force model that are not thrusts (tilt servos, arm joints) pass through by name.
 //
 // Discrete by design: the layer must run under a zero-order hold (integrator.control_rate > 0).
@@ -26,6 +37,8 @@
 #include <vector>
 
 #include "core/control/controller.h"
+#include "core/control/perturbation.h"
+#include "core/control/propeller_drive.h"
 #include "core/control/settings.h"
 #include "core/dynamics/workspace.h"
 
@@ -97,11 +110,20 @@ class ActuationController : public Controller {
  public:
   enum class Filter { Thrust, Flat };
 
+  /// How the motor currents are computed from the filter's speed setpoints.
+  enum class Drive {
+    Ideal,    ///< (5.25) on the true rate with the model's load, no computation delay
+    Observer  ///< (5.20)–(5.25): mean-speed measurement, observer, one-step delay (flight code)
+  };
+
   /// `inner` was made for `force_model` (kept alive here); the plant is copied. Throws ControlError
   /// when the plant has no propellers, a propeller has no motor actuator, a force-model input has
-  /// no plant input of its name, or (flat filter) the vehicle is not four parallel rotors.
+  /// no plant input of its name, (flat filter) the vehicle is not four parallel rotors, or (observer
+  /// drive) a motor is not a current motor. Observer drive: `computation_delay` applies each current
+  /// one period after it was computed (the flight code), `seed` seeds the measurement noise.
   ActuationController(const Model& plant, std::shared_ptr<const Model> force_model,
-                      std::unique_ptr<Controller> inner, Filter filter, bool rotor_inertia);
+                      std::unique_ptr<Controller> inner, Filter filter, bool rotor_inertia,
+                      Drive drive = Drive::Ideal, bool computation_delay = true, std::uint64_t seed = 1);
 
   std::string_view name() const override { return inner_->name(); }
   bool compute(double t, const State& state, const ReferenceSample& reference, VecX& u) override;
@@ -119,6 +141,15 @@ class ActuationController : public Controller {
     bool speed_servo;     ///< the motor is a JointSpeedServo (else torque = gain · u)
     int thrust_input;     ///< force-model input of its thrust
     double inertia;       ///< Θ_P about the spin axis (+ armature) [kg m²]
+    int angle_offset;     ///< x offset of the rotor joint's coordinates (angle ψ)
+    // Observer drive only:
+    PropellerDriveModel drive;   ///< p_P1, p_P2, p_P3 of (5.13) from the model
+    PropellerObserver observer;  ///< (5.23)
+    double design_speed = 0.0;   ///< ϖ̄ the observer's roots are placed at [rad/s]
+    double last_angle = 0.0;     ///< measured ψ[k−1]
+    double measured_speed = 0.0; ///< ϖ_M[k] (5.20)
+    double current_now = 0.0;    ///< i_M[k], applied over [t_k, t_k+1)
+    double current_next = 0.0;   ///< i_M[k+1] (5.25)
   };
   struct PassThrough {
     int force_input, plant_input;
@@ -126,6 +157,10 @@ class ActuationController : public Controller {
 
   void initialize(const State& state);
   void stepThrustFilter(double dt);
+  /// The observer drive at instant k (after the filter step over dt > 0): measure, observe, and the
+  /// current for the next period. False (message set) when the gains cannot be placed.
+  bool stepObserverDrive(const State& state, double dt);
+  double measuredAngle(const Rotor& r, const State& state);
   bool stepFlatFilter(double dt);
   void applyParameters();
   bool failWith(const std::string& why);
@@ -135,18 +170,25 @@ class ActuationController : public Controller {
   std::unique_ptr<Controller> inner_;
   Filter filter_;
   bool rotor_inertia_;
+  Drive drive_;
+  bool computation_delay_;
+  NoiseGenerator noise_;
+  std::uint64_t seed_;
+  double observer_period_ = 0.0;          ///< T_S the observer gains were placed for (0: not yet)
+  std::uint64_t observer_version_ = ~std::uint64_t{0};  ///< parameters_.version() of those gains
   JointSubsetMap state_map_;
   std::vector<Rotor> rotors_;
   std::vector<PassThrough> pass_through_;
   SignalSlot inner_signals_;     ///< the inner controller's, first
   SignalSlot rotor_signals_;     ///< per rotor: speed setpoint, thrust command
   SignalSlot speed_error_signal_;
+  SignalSlot drive_signals_;     ///< observer drive, per rotor: ϖ_M, ϖ̂, p̂_P3
   std::uint64_t applied_version_ = ~std::uint64_t{0};
   std::vector<Parameter> inner_mirror_;  ///< the first entries mirror the inner controller's, in order
 
   // Parameter indices (own).
   Parameter p_thrust_time_constant_, p_thrust_cutoff_, p_tilt_cutoff_, p_heading_cutoff_;
-  Parameter p_speed_gain_, p_lead_;
+  Parameter p_speed_gain_, p_lead_, p_observer_pole_, p_angle_noise_;
 
   // Filter state.
   State force_state_;

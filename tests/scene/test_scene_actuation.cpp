@@ -107,6 +107,101 @@ TEST(SceneActuation, Table52ManoeuvresWithActuatorsStayBelowTheFlightErrors) {
   }
 }
 
+TEST(SceneActuation, Table52ManoeuvresWithTheObserverDrive) {
+  // The same manoeuvres with the drives as the flight code runs them (5.20)–(5.25): noisy mean-speed
+  // measurement (σ_ψ = 0.02 rad), observer, tracking law with the one-step computation delay.
+  // Measured: looping 6.83 cm / 7.86°, flip 1.55 cm / 2.06°, transitions 0.032 cm / 0.048°,
+  // tricopter 0.403 cm / 0.635°. The looping is the one that suffers: without the delay (same
+  // observer and noise) it is back at 1.31 cm / 1.43°, so the 5 ms delay, not the observer, costs it.
+  const std::string drive = "controller.actuation.options.drive=observer";
+  const std::string noise = "controller.actuation.parameters.angle_noise=0.02";
+  const std::vector<Manoeuvre> cases = {
+      {"quadcopter looping", "quadcopter_table51.yaml", {drive, noise}, 1.0, 8.5, 2.7, 2.5, 7.2, 8.3},
+      {"quadcopter flip", "quadcopter_table51.yaml", {kFlip, "integrator.t_end=4.5", drive, noise}, 1.0, 3.6, 2.6, 2.1,
+       1.65, 2.2},
+      {"quadcopter transitions", "quadcopter_table51.yaml", {kTransitions, "integrator.t_end=16", drive, noise}, 1.0,
+       15.0, 1.7, 1.3, 0.036, 0.053},
+      {"tricopter transitions", "tricopter_table51.yaml", {drive, noise}, 1.0, 15.0, 1.3, 1.1, 0.45, 0.7},
+      {"looping without the delay", "quadcopter_table51.yaml",
+       {drive, noise, "controller.actuation.options.computation_delay=false"}, 1.0, 8.5, 2.7, 2.5, 1.45, 1.6},
+  };
+  for (const Manoeuvre& c : cases) {
+    SCOPED_TRACE(c.name);
+    const SceneRun r = runLibraryScene(c.scene, c.overrides);
+    ASSERT_TRUE(r.ok) << r.message;
+    const double position = 100 * r.rms("error.position", c.t0, c.t1);
+    const double attitude = kDeg * r.rms("error.attitude", c.t0, c.t1);
+    std::printf("[ table 5.2, observer drive ] %-26s rms %.3f cm / %.3f deg (flight %.1f cm / %.1f deg)\n", c.name,
+                position, attitude, c.flight_position_cm, c.flight_attitude_deg);
+    EXPECT_LT(position, c.bound_position_cm);
+    EXPECT_LT(attitude, c.bound_attitude_deg);
+  }
+}
+
+TEST(SceneActuation, PropellerDriveEstimatesSpeedAndFrictionFromTheNoisyMeanSpeed) {
+  // scenes/prop_drive.yaml (Fig. 5.14): one drive following 277 … 577 rad/s while it lifts a sled.
+  const SceneRun r = runLibraryScene("prop_drive.yaml");
+  ASSERT_TRUE(r.ok) << r.message;
+  const auto& t = r.rec.time;
+  const int w = r.column("joint.spin.rate"), w_m = r.column("actuation.speed_measured.rotor"),
+            w_hat = r.column("actuation.speed_estimate.rotor"), w_d = r.column("actuation.speed_setpoint.rotor"),
+            p3 = r.column("actuation.friction_estimate.rotor");
+  double measured_ss = 0, estimate_ss = 0, tracking_ss = 0, friction_sum = 0;
+  int n = 0;
+  for (std::size_t k = 0; k + 1 < t.size(); ++k) {
+    if (t[k] < 1.0) continue;
+    const auto v = r.rec.values[k];
+    // ϖ_M is the mean over the last period: compare with the mean of the true rate (5.22).
+    const double mean = 0.5 * (v[w] + r.rec.values[k - 1][w]);
+    measured_ss += (v[w_m] - mean) * (v[w_m] - mean);
+    estimate_ss += (v[w_hat] - v[w]) * (v[w_hat] - v[w]);
+    // With the computation delay the setpoint of instant k is the speed due at k + 1 (samples are T_S apart).
+    tracking_ss += (r.rec.values[k + 1][w] - v[w_d]) * (r.rec.values[k + 1][w] - v[w_d]);
+    friction_sum += v[p3];
+    ++n;
+  }
+  const double measured = std::sqrt(measured_ss / n), estimate = std::sqrt(estimate_ss / n),
+               tracking = std::sqrt(tracking_ss / n), friction = friction_sum / n;
+  std::printf("[ prop_drive ] rms: measurement %.2f, estimate %.3f, tracking %.3f rad/s; mean p_P3 %.2f rad/s²\n",
+              measured, estimate, tracking, friction);
+  EXPECT_NEAR(measured, std::sqrt(2.0) * 0.02 / 0.005, 0.3);  // the scene's σ_ψ = 0.02 rad
+  EXPECT_LT(estimate, measured / 6);                           // measured 0.62 rad/s
+  EXPECT_LT(tracking, 0.6);                                    // measured 0.43 rad/s
+  EXPECT_NEAR(friction, 0.005 / 3.6e-5, 2.0);                  // τ_MB/Θ_P = 138.9 rad/s²; measured 139.07
+  EXPECT_LT(r.at(0.0, "actuation.friction_estimate.rotor"), 1e-12);  // it starts unknown
+  EXPECT_LT(r.max("u.rotor_motor"), 25.0);                     // never at the current limit
+  EXPECT_LT(r.max("error.joints"), 0.006);                     // the sled follows its 0.3 m bobbing
+  // The noise is reproducible for a seed and changes with it.
+  const SceneRun again = runLibraryScene("prop_drive.yaml", {"integrator.t_end=0.5"});
+  const SceneRun other = runLibraryScene("prop_drive.yaml", {"integrator.t_end=0.5", "controller.actuation.options.seed=2"});
+  ASSERT_TRUE(again.ok && other.ok);
+  EXPECT_EQ(again.at(0.5, "actuation.speed_measured.rotor"), r.at(0.5, "actuation.speed_measured.rotor"));
+  EXPECT_NE(other.at(0.5, "actuation.speed_measured.rotor"), r.at(0.5, "actuation.speed_measured.rotor"));
+}
+
+TEST(SceneActuation, ObserverDriveMisuseIsReportedClearly) {
+  auto failure = [](const std::vector<std::string>& overrides) -> std::string {
+    try {
+      const SceneRun r = runLibraryScene("prop_drive.yaml", overrides);
+      return r.ok ? "no error" : r.message;
+    } catch (const std::exception& e) {
+      return e.what();
+    }
+  };
+  EXPECT_NE(failure({"controller.actuation.options.drive=observe"}).find("is not one of: ideal, observer"),
+            std::string::npos);
+  EXPECT_NE(failure({"controller.actuation.options.seed=-3"}).find("not a non-negative integer"), std::string::npos);
+  EXPECT_NE(failure({"controller.actuation.options.drive=ideal"}).find("applies to drive: observer only"),
+            std::string::npos);
+  EXPECT_NE(failure({"controller.actuation.options.delay=false"}).find("unknown option 'delay'"), std::string::npos);
+  const std::string lag = failure({"propeller.rotor.motor={type: lag, time_constant: 0.02}"});
+  EXPECT_NE(lag.find("needs current motors"), std::string::npos) << lag;
+  // 170 rad/s is fine at 200 Hz; at 100 Hz the observer's third root leaves the unit circle.
+  const std::string fast =
+      failure({"integrator.control_rate=100", "integrator.dt_out=0.01", "controller.actuation.parameters.observer_pole=170"});
+  EXPECT_NE(fast.find("observer_pole 170 rad/s is too fast for T_S = 0.01 s"), std::string::npos) << fast;
+}
+
 // World position and orientation of a body from the recorded pose channels.
 Vec3 bodyPosition(const SceneRun& r, std::size_t k, const std::string& body) {
   const auto& v = r.rec.values[k];

@@ -82,11 +82,13 @@ bool isConservative(const Model& m) {
       std::any_of(m.joint_spring_dampers.begin(), m.joint_spring_dampers.end(),
                   [](const JointSpringDamper& j) { return j.damping != 0.0; });
   return m.dampers.empty() && !joint_damping && m.external_wrenches.empty() &&
-         m.loop_closures.empty();
+         m.loop_closures.empty() && m.propellers.empty();
 }
 
+// Propeller thrust is an external force from the air: it does positive work whenever the body
+// moves along it (prop_drive's rising sled), so a model with propellers is neither.
 bool isDissipativeOnly(const Model& m) {
-  return m.external_wrenches.empty() && m.loop_closures.empty();
+  return m.external_wrenches.empty() && m.loop_closures.empty() && m.propellers.empty();
 }
 
 // No input function: every actuator is off (u = 0). (An input function returning 0 would be
