@@ -36,6 +36,28 @@ void clearWrenches(Workspace& ws) {
   for (Vec6& w : ws.wrench) w.setZero();
 }
 
+/// q̇ of the revolute joint of body b from the body twists: ω_b − R_eᵀ ω_λ = a q̇ (child axes).
+double revoluteJointRate(const Model& model, const Workspace& ws, int b) {
+  const Joint& j = model.joints[b];
+  const JointMotion& jm = ws.joint[b];
+  Vec3 relative = ws.twist[b].tail<3>();
+  if (j.parent >= 0) relative -= jm.transform.R.transpose() * ws.twist[j.parent].tail<3>();
+  return jm.S.col(0).tail<3>().dot(relative);
+}
+
+/// The geared rotor of a joint with Joint::rotor_coupling Θ_AC: it sits in the parent λ and spins
+/// at s = a·ω_λ + n q̇ about the axis a (parent axes), kinetic energy ½ Θ_S s² with Θ_S a aᵀ part of
+/// the parent's inertia and n² Θ_S the armature. Newton–Euler for it (axial inertia only: h = Θ_S s a,
+/// torque Θ_S ṡ a + ω_λ × h) leaves, beyond those two, with Θ_AC = n Θ_S:
+///   M:  Θ_AC aᵀ J_ω,λ in the joint's row, and its transpose;
+///   c:  Θ_AC a·κ_ω,λ on the joint (κ the parent's bias acceleration) and the gyroscopic moment
+///       Θ_AC q̇ (ω_λ × a) on the parent.
+/// The moment on the parent, in parent body axes.
+Vec3 rotorCouplingMoment(const Model& model, const Workspace& ws, int b) {
+  const Joint& j = model.joints[b];
+  return j.rotor_coupling * revoluteJointRate(model, ws, b) * ws.twist[j.parent].tail<3>().cross(j.axis_in_parent);
+}
+
 /// Body b's share of c, in body coordinates: M_b κ_b − ad_{η_b}ᵀ M_b η_b (3.111).
 Vec6 inertialWrench(const Model& model, const Workspace& ws, int b) {
   const Mat6& Mb = model.bodies[b].spatial_inertia;
@@ -156,8 +178,26 @@ void computeMassMatrix(const Model& model, Workspace& ws) {
   // Ancestors' columns precede a body's own (topological order): everything above was written
   // on or below the diagonal. Mirror it.
   ws.mass_matrix.triangularView<Eigen::StrictlyUpper>() = ws.mass_matrix.transpose();
-  for (const Joint& j : model.joints)
+  for (const Joint& j : model.joints) {
     if (j.armature != 0.0) ws.mass_matrix(j.xi_offset, j.xi_offset) += j.armature;
+    if (j.rotor_coupling == 0.0) continue;
+    // Θ_AC aᵀ J_ω,λ: the pure moment Θ_AC a on the parent, walked to the root as a column above.
+    Vec6 f;
+    f << Vec3::Zero(), j.rotor_coupling * j.axis_in_parent;
+    const int row = j.xi_offset;
+    for (int k = j.parent;;) {
+      const Joint& jk = model.joints[k];
+      for (int r = 0; r < jk.nxi; ++r) {
+        const double m = ws.joint[k].S.col(r).dot(f);
+        ws.mass_matrix(row, jk.xi_offset + r) += m;
+        ws.mass_matrix(jk.xi_offset + r, row) += m;
+      }
+      if (jk.parent < 0) break;
+      if (ws.joint[k].drops_parent_rotation) f.tail<3>().setZero();
+      f = adjointInvTransposeTimes(ws.joint[k].transform, f);
+      k = jk.parent;
+    }
+  }
   ws.mass_matrix_ready = model.constant_mass_matrix;
 }
 
@@ -315,14 +355,23 @@ bool solveArticulatedBody(const Model& model, Workspace& ws) {
     const int o = j.xi_offset;
     if (j.nxi == 1) {  // one axis: D and u are numbers
       const Vec6 s = ws.world_motion_subspace.col(o);
-      const Vec6 U = IA * s;
+      Vec6 U = IA * s;
       const double D = s.dot(U) + j.armature;
       // D > k (|s| |U| + armature), squared: no square roots on this path
       const double excess = D - kRelativePivot * j.armature;
       if (!(excess > 0.0 && excess * excess > kRelativePivot * kRelativePivot * s.squaredNorm() * U.squaredNorm()))
         return false;
       const double D_inv = 1.0 / D;
-      const double u = ws.xidot(o) - s.dot(pA);
+      double u = ws.xidot(o) - s.dot(pA);
+      if (j.rotor_coupling != 0.0) {
+        // The geared rotor (see rotorCouplingMoment): the joint sees the parent's acceleration through
+        // U' = U + Θ_AC [0; a] (world axes; a pure moment needs no shift), its bias Θ_AC a·κ_ω,λ moves
+        // into u, and the gyroscopic moment joins the parent's bias force.
+        const Vec3 axis = s.tail<3>();
+        U.tail<3>() += j.rotor_coupling * axis;
+        u -= j.rotor_coupling * j.axis_in_parent.dot(ws.bias[j.parent].tail<3>());
+        ws.articulated_bias[j.parent].tail<3>() += ws.pose[j.parent].R * rotorCouplingMoment(model, ws, b);
+      }
       ws.xidot(o) = u;
       ws.joint_inertia_inverse[b](0, 0) = D_inv;
       ws.joint_inertia_times_s.col(o) = U;
@@ -411,7 +460,12 @@ void solveWithMassMatrix(const Model& model, const Workspace& ws, Eigen::Ref<Mat
 
 void computeInertialForces(const Model& model, Workspace& ws) {
   for (int b = 0; b < model.numBodies(); ++b) ws.wrench[b] = inertialWrench(model, ws, b);
+  for (int b = 0; b < model.numBodies(); ++b)
+    if (model.joints[b].rotor_coupling != 0.0) ws.wrench[model.joints[b].parent].tail<3>() += rotorCouplingMoment(model, ws, b);
   mapBodyWrenches(model, ws.wrench, ws, ws.inertial_forces);
+  for (const Joint& j : model.joints)
+    if (j.rotor_coupling != 0.0)
+      ws.inertial_forces(j.xi_offset) += j.rotor_coupling * j.axis_in_parent.dot(ws.bias[j.parent].tail<3>());
 }
 
 void computeGravityForces(const Model& model, Workspace& ws) {

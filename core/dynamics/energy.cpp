@@ -18,8 +18,11 @@ Energies computeEnergies(const Model& model, const VecX& x, const VecX& xi, cons
     e.kinetic += 0.5 * ws.twist[b].dot(body.spatial_inertia * ws.twist[b]);
     e.gravitational -= body.mass * (ws.pose[b] * body.com).dot(model.gravity);
   }
-  for (const Joint& j : model.joints)  // geared rotor inertia on the joint axis (Joint::armature)
+  for (const Joint& j : model.joints) {  // geared rotors (Joint::armature, Joint::rotor_coupling)
     if (j.armature != 0.0) e.kinetic += 0.5 * j.armature * xi(j.xi_offset) * xi(j.xi_offset);
+    if (j.rotor_coupling != 0.0)
+      e.kinetic += j.rotor_coupling * j.axis_in_parent.dot(ws.twist[j.parent].tail<3>()) * xi(j.xi_offset);
+  }
   for (const Spring& s : model.springs) {
     // ½ tr((G_ab − G_R) K' (G_ab − G_R)ᵀ) (3.114)
     const Pose G_ab = framePose(model, ws, s.a).inverse() * framePose(model, ws, s.b);

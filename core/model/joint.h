@@ -99,9 +99,15 @@ struct Joint {
   bool has_child_placement = false;  ///< T_c ≠ I (then S_e and σ_e are mapped by Ad_{T_c⁻¹})
   bool has_parent_placement = false;  ///< T_p ≠ I (else G_e skips that product)
   /// One-axis joints: inertia added on the joint's own coordinate, M_jj += armature — a geared
-  /// motor's rotor seen through the gearbox, c² Θ_rotor (the servo of the tricopter's tilt axis).
-  /// The rotor's gyroscopic coupling with the body is neglected (as the thesis does).
+  /// motor's rotor seen through the gearbox, n² Θ_S (the servo of the tricopter's tilt axis).
   double armature = 0.0;  ///< [kg m²] or [kg]
+  /// Revolute joints: the same rotor's coupling with the parent's rotation, Θ_AC = n Θ_S (thesis
+  /// (5.9a), Table 5.1). The rotor sits in the parent body (its inertia is part of the parent's)
+  /// and spins about the joint axis at ω_λ·a + n q̇, so the kinetic energy gains Θ_AC (a·ω_λ) q̇:
+  /// M gets Θ_AC aᵀ J_ω,λ in the joint's row and column, c the rotor's gyroscopic reaction
+  /// (see computeMassMatrix and computeInertialForces). The sign is the gear's sense.
+  double rotor_coupling = 0.0;  ///< [kg m²]
+  Vec3 axis_in_parent = Vec3::UnitZ();  ///< the joint axis in parent body coordinates (T_p.R axis)
 };
 
 /// Everything the forward pass needs from one joint at (x, ξ).

@@ -229,6 +229,24 @@ void addJoints(const std::vector<JointSpec>& joints, const Tree& tree, Model& m)
       checkPositive(js.armature, e, ModelField::Armature, "armature must be finite and ≥ 0");
       j.armature = js.armature;
     }
+    j.axis_in_parent = j.parent_placement.R * j.axis;
+    if (js.rotor_coupling != 0.0) {
+      if (!isRevoluteType(js.type))
+        fail(e, ModelField::RotorCoupling, "rotor_coupling applies to revolute joints (a geared rotor turning with it)");
+      if (!std::isfinite(js.rotor_coupling)) fail(e, ModelField::RotorCoupling, "rotor_coupling must be finite");
+      if (j.parent < 0)
+        fail(e, ModelField::RotorCoupling, "rotor_coupling needs a parent body to hold the rotor; the parent is the world");
+      // ½ Θ_S (a·ω + n q̇)² ≥ 0 needs Θ_AC² = n² Θ_S² ≤ armature · Θ_S, and Θ_S is part of the parent's
+      // inertia about the axis: without this bound M would not be positive definite.
+      const Body& parent = m.bodies[j.parent];
+      const double axial = j.axis_in_parent.dot(parent.inertia_com * j.axis_in_parent);
+      if (js.rotor_coupling * js.rotor_coupling > js.armature * axial)
+        fail(e, ModelField::RotorCoupling,
+             "rotor_coupling Θ_AC = " + std::to_string(js.rotor_coupling) + " kg m² needs Θ_AC² ≤ armature · Θ_axis = " +
+                 std::to_string(js.armature) + " · " + std::to_string(axial) +
+                 " (a rotor of axial inertia Θ_S = Θ_AC²/armature must fit in the parent body's inertia about the axis)");
+      j.rotor_coupling = js.rotor_coupling;
+    }
     j.nx = configurationSize(js.type);
     j.nxi = velocitySize(js.type);
     j.x_offset = m.nx;
@@ -677,6 +695,7 @@ const char* modelFieldName(ModelField field) {
     case ModelField::Axis: return "axis";
     case ModelField::SecondAxis: return "second axis";
     case ModelField::Armature: return "armature";
+    case ModelField::RotorCoupling: return "rotor_coupling";
     case ModelField::InitialPosition: return "initial position";
     case ModelField::InitialPose: return "initial pose";
     case ModelField::InitialVelocity: return "initial velocity";

@@ -26,7 +26,7 @@ enum class ModelField {
   None, Name, Gravity,
   Mass, CentreOfMass, Inertia,                                         // BodySpec
   Parent, Child, ParentPlacement, ChildPlacement, Axis, SecondAxis,   // JointSpec
-  Armature, InitialPosition, InitialPose, InitialVelocity, Limits,
+  Armature, RotorCoupling, InitialPosition, InitialPose, InitialVelocity, Limits,
   FirstFrame, SecondFrame, Frames, RestPose, Stiffness, Centre,       // springs, dampers, loops
   RotationalStiffness, Damping, RotationalDamping, RestPosition,
   StabilizationFrequency, StabilizationDamping,
@@ -91,6 +91,7 @@ struct JointSpec {
   VecX initial_velocity;
   std::optional<JointLimits> limits;  ///< one-degree-of-freedom joints only
   double armature = 0.0;  ///< one-axis joints: inertia on the joint coordinate (Joint::armature)
+  double rotor_coupling = 0.0;  ///< revolute joints: Θ_AC of the geared rotor (Joint::rotor_coupling)
 };
 
 struct VisualSpec {

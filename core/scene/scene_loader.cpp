@@ -93,6 +93,7 @@ std::vector<std::string> keysOf(ModelField field) {
     case ModelField::Axis: return {"axis"};
     case ModelField::SecondAxis: return {"axis2", "axis"};
     case ModelField::Armature: return {"armature"};
+    case ModelField::RotorCoupling: return {"rotor_coupling"};
     case ModelField::InitialPosition: case ModelField::InitialPose: case ModelField::InitialVelocity: return {"initial"};
     case ModelField::Limits: return {"limits", "current_limits"};
     case ModelField::FirstFrame: return {"frames[0]", "frames"};
@@ -493,7 +494,8 @@ void Loader::readVisual(const YAML::Node& n, const std::string& path, const std:
 void Loader::readJoint(const YAML::Node& n, std::size_t i) {
   const std::string path = elementPath(n, "joint", "joints", i);
   MapView m(src_, n, path, {"name", "type", "coordinates", "velocity", "parent", "child", "origin",
-                            "child_origin", "axis", "axis2", "initial", "limits", "armature"});
+                            "child_origin", "axis", "axis2", "initial", "limits", "armature",
+                            "rotor_coupling"});
   JointSpec j;
   j.name = m.name("name");
   const YAML::Node& type_node = m.require("type");
@@ -577,6 +579,7 @@ void Loader::readJoint(const YAML::Node& n, std::size_t i) {
                                              std::string(jointTypeName(j.type)) + "'"));
     j.armature = nonNegative(m, "armature", 0.0);
   }
+  if (m.find("rotor_coupling")) j.rotor_coupling = m.number("rotor_coupling");
   remember(ModelElement::Joint, j.name, m);
   builder_.addJoint(j);
 }

@@ -123,6 +123,7 @@ std::vector<Case> cases() {
       {E::Joint, 2, "jc", F::Axis, joint([](JointSpec& j) { j.axis = Vec3(0, 0, 2); })},
       {E::Joint, 2, "jc", F::SecondAxis, joint([](JointSpec& j) { j.axis2 = j.axis; }, JointType::Universal)},
       {E::Joint, 2, "jc", F::Armature, joint([](JointSpec& j) { j.armature = 0.1; }, JointType::Fixed)},
+      {E::Joint, 2, "jc", F::RotorCoupling, joint([](JointSpec& j) { j.rotor_coupling = 0.1; }, JointType::Prismatic)},
       {E::Joint, 2, "jc", F::InitialPosition, joint([](JointSpec& j) { j.initial_position = 0.3; }, JointType::Spherical)},
       {E::Joint, 2, "jc", F::InitialPose,
        joint([](JointSpec& j) { j.initial_motion = Pose::rotation(2.0 * Mat3::Identity()); }, JointType::Spherical)},
