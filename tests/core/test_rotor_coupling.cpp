@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <tuple>
 
 #include <Eigen/Cholesky>
 
@@ -159,6 +160,105 @@ TEST(RotorCoupling, MatchesAnExplicitGearedRotorBody) {
   computeForwardDynamics(explicit_model, e.x, e.xi, no_input_explicit, ws_explicit);
   computeForwardDynamics(uncoupled, s.x, s.xi, no_input, ws_u);
   EXPECT_GT((ws_explicit.xidot.head(7) - ws_u.xidot).cwiseAbs().maxCoeff(), 1e-3);
+}
+
+TEST(RotorCoupling, TwoGearedArmsBesideAPendulumMatchTheirExplicitRotors) {
+  // A richer tree for both paths: two arms on skew axes with rotors geared by +n and −n, and a
+  // double pendulum (spherical, then revolute) beside them on the same base.
+  test::Rng rng(21);
+  const Vec3 axis1 = Vec3(1.0, 0.4, -0.3).normalized(), axis2 = Vec3(-0.2, 1.0, 0.5).normalized();
+  const Vec3 at1(0.3, 0.1, 0.05), at2(-0.25, 0.2, 0.0), rotor1(0.05, -0.04, 0.02), rotor2(-0.06, 0.03, -0.01);
+  const double gear1 = kGear, gear2 = -3.0;
+  const BodySpec base = test::randomBody(rng, "base"), arm1 = test::randomBody(rng, "arm1"),
+                 arm2 = test::randomBody(rng, "arm2"), bob = test::randomBody(rng, "bob"),
+                 tip = test::randomBody(rng, "tip");
+  auto pendulum = [&](ModelBuilder& b) {
+    b.addBody(bob).addBody(tip);
+    JointSpec hang = test::randomJoint(rng, "hang", JointType::SphericalQuaternion, "base", "bob");
+    b.addJoint(hang);
+    b.addJoint(test::randomJoint(rng, "elbow", JointType::Revolute, "bob", "tip"));
+  };
+  test::Rng rng_explicit = rng, rng_coupled = rng;  // the same random pendulum joints in both
+  ModelBuilder e;
+  e.setGravity(Vec3(0, 0, -9.81));
+  e.addBody(base).addBody(arm1).addBody(arm2);
+  e.addBody({"r1", kRotorMass, Vec3::Zero(), rotorInertia(axis1)});
+  e.addBody({"r2", kRotorMass, Vec3::Zero(), rotorInertia(axis2)});
+  e.addJoint(freeBase());
+  e.addJoint(revolute("j1", "base", "arm1", at1, axis1)).addJoint(revolute("j2", "base", "arm2", at2, axis2));
+  e.addJoint(revolute("jr1", "base", "r1", rotor1, axis1)).addJoint(revolute("jr2", "base", "r2", rotor2, axis2));
+  rng = rng_explicit;
+  pendulum(e);
+  for (auto [follower, leader, n] : {std::tuple{"jr1", "j1", gear1}, std::tuple{"jr2", "j2", gear2}}) {
+    LoopClosureSpec g;
+    g.name = std::string(follower) + "_gear";
+    g.kind = LoopClosure::Kind::JointCoupling;
+    g.follower = follower;
+    g.leader = leader;
+    g.multiplier = n;
+    e.addLoopClosure(g);
+  }
+  const Model explicit_model = e.build();
+
+  BodySpec merged = base;
+  auto fold = [&](const Vec3& at, const Vec3& a) {
+    const double mass = merged.mass + kRotorMass;
+    const Vec3 com = (merged.mass * merged.com + kRotorMass * at) / mass;
+    auto shift = [](double m, const Vec3& d) { return m * (d.squaredNorm() * Mat3::Identity() - d * d.transpose()); };
+    merged.inertia = merged.inertia + shift(merged.mass, merged.com - com) + rotorInertia(a) + shift(kRotorMass, at - com);
+    merged.mass = mass;
+    merged.com = com;
+  };
+  fold(rotor1, axis1);
+  fold(rotor2, axis2);
+  ModelBuilder c;
+  c.setGravity(Vec3(0, 0, -9.81));
+  c.addBody(merged).addBody(arm1).addBody(arm2);
+  c.addJoint(freeBase());
+  JointSpec j1 = revolute("j1", "base", "arm1", at1, axis1), j2 = revolute("j2", "base", "arm2", at2, axis2);
+  j1.armature = gear1 * gear1 * kRotorAxial, j1.rotor_coupling = gear1 * kRotorAxial;
+  j2.armature = gear2 * gear2 * kRotorAxial, j2.rotor_coupling = gear2 * kRotorAxial;
+  c.addJoint(j1).addJoint(j2);
+  rng = rng_coupled;
+  pendulum(c);
+  const Model coupled = c.build();
+  ASSERT_TRUE(coupled.articulated_body_dynamics);
+  Model composite = coupled;
+  composite.articulated_body_dynamics = false;
+
+  Workspace ws_e(explicit_model), ws_ab(coupled), ws_crb(composite);
+  test::Rng draw(4);
+  double worst = 0.0, worst_paths = 0.0;
+  for (int k = 0; k < 30; ++k) {
+    const State s = test::randomState(coupled, draw, 3.0);
+    State se = explicit_model.initial_state;
+    // Copy joint by joint (the explicit model has the rotor joints in between), then gear the rotors.
+    for (const Joint& jc : coupled.joints) {
+      const Joint& je = explicit_model.joints[explicit_model.jointIndex(jc.name)];
+      se.x.segment(je.x_offset, je.nx) = s.x.segment(jc.x_offset, jc.nx);
+      se.xi.segment(je.xi_offset, je.nxi) = s.xi.segment(jc.xi_offset, jc.nxi);
+    }
+    for (auto [rotor, arm, n] : {std::tuple{"jr1", "j1", gear1}, std::tuple{"jr2", "j2", gear2}}) {
+      const Joint& jr = explicit_model.joints[explicit_model.jointIndex(rotor)];
+      const Joint& ja = coupled.joints[coupled.jointIndex(arm)];
+      se.x(jr.x_offset) = n * s.x(ja.x_offset);
+      se.xi(jr.xi_offset) = n * s.xi(ja.xi_offset);
+    }
+    ASSERT_EQ(computeForwardDynamics(explicit_model, se.x, se.xi, VecX(), ws_e), DynamicsStatus::Ok);
+    ASSERT_EQ(computeForwardDynamics(coupled, s.x, s.xi, VecX(), ws_ab), DynamicsStatus::Ok);
+    ASSERT_EQ(computeForwardDynamics(composite, s.x, s.xi, VecX(), ws_crb), DynamicsStatus::Ok);
+    const double scale = std::max(1.0, ws_crb.xidot.cwiseAbs().maxCoeff());
+    for (const Joint& jc : coupled.joints) {
+      const Joint& je = explicit_model.joints[explicit_model.jointIndex(jc.name)];
+      worst = std::max(worst, (ws_e.xidot.segment(je.xi_offset, je.nxi) - ws_crb.xidot.segment(jc.xi_offset, jc.nxi))
+                                      .cwiseAbs()
+                                      .maxCoeff() /
+                                  scale);
+    }
+    worst_paths = std::max(worst_paths, (ws_ab.xidot - ws_crb.xidot).cwiseAbs().maxCoeff() / scale);
+  }
+  EXPECT_LT(worst, 1e-9);
+  EXPECT_LT(worst_paths, 1e-12);
 }
 
 TEST(RotorCoupling, TwoMassClosedFormAboutOneAxis) {
