@@ -136,6 +136,10 @@ Model scaledModel(const Model& model, double mass_scale) {
     b.inertia_origin *= mass_scale;
     b.spatial_inertia *= mass_scale;  // M_b (3.51) is linear in m and Θ: the CoM s is unchanged
   }
+  for (Joint& j : scaled.joints) {  // geared rotors are inertia too (Joint::armature, rotor_coupling)
+    j.armature *= mass_scale;
+    j.rotor_coupling *= mass_scale;
+  }
   return scaled;
 }
 

@@ -90,8 +90,9 @@ std::shared_ptr<const Model> controllerModel(const Model& plant,
                                              const PerturbationSettings& settings);
 
 /// The model with every body's mass m, inertias (about the CoM and the origin) and spatial inertia
-/// M_b (3.51) times `mass_scale` (> 0); everything else (joints, actuators, springs, …) kept. The
-/// mass matrix M (3.97) and the gravity forces then scale by exactly that factor.
+/// M_b (3.51), and the geared rotors' Joint::armature and Joint::rotor_coupling, times `mass_scale`
+/// (> 0); everything else (joints, actuators, springs, …) kept. The mass matrix M (3.97) and the
+/// gravity forces then scale by exactly that factor.
 Model scaledModel(const Model& model, double mass_scale);
 
 /// Deterministic standard-normal draws: a 64-bit Mersenne twister (fully specified by the C++
