@@ -275,7 +275,6 @@ void ActuationController::applyParameters() {
 
 void ActuationController::reset() {
   started_ = false;
-  noise_.reseed(seed_);
   inner_->reset();
 }
 
@@ -300,6 +299,7 @@ void ActuationController::initialize(const State& state) {
   // The drive starts at a known speed (the initial state's) with the friction unknown; the first
   // period gets the current that holds the setpoint by the model, since no prediction exists yet.
   observer_period_ = 0.0;
+  noise_.reseed(seed_);  // every start (a reset, or time going back) draws the same noise
   for (int k = 0; k < n; ++k) {
     Rotor& r = rotors_[k];
     r.design_speed = speed_now_(k);
@@ -322,7 +322,9 @@ double ActuationController::measuredAngle(const Rotor& r, const State& state) {
 }
 
 bool ActuationController::stepObserverDrive(const State& state, double dt) {
-  if (observer_period_ != dt || observer_version_ != parameters_.version()) {
+  // T_S from hold instants t0 + k/rate varies in the last bits: place the gains again only when it
+  // really changed (or a parameter did).
+  if (std::abs(observer_period_ - dt) > 1e-9 * dt || observer_version_ != parameters_.version()) {
     try {
       for (Rotor& r : rotors_) {
         const PropellerObserverGains gains =
@@ -460,7 +462,7 @@ void ActuationController::updateSignals() {
       const Rotor& r = rotors_[k];
       signal(drive_signals_, 3 * k) = r.measured_speed;
       signal(drive_signals_, 3 * k + 1) = r.observer.speedNow();
-      signal(drive_signals_, 3 * k + 2) = r.observer.friction();
+      signal(drive_signals_, 3 * k + 2) = r.observer.frictionNow();  // p̂_P3[k], beside ϖ̂[k]
     }
   }
 }

@@ -45,12 +45,13 @@ PropellerObserverGains propellerObserverGains(const PropellerDriveModel& model, 
 
 void PropellerObserver::reset(double speed, double friction) {
   speed_ = previous_speed_ = speed;
-  friction_ = friction;
+  friction_ = previous_friction_ = friction;
 }
 
 double PropellerObserver::update(double measured_mean_speed, double current) {
   const double error = measured_mean_speed - expectedMeanSpeed();  // (5.23a)
   const double next = speed_ + period_ * (model_.acceleration(speed_, current, friction_) + gains_.l1 * error);
+  previous_friction_ = friction_;
   friction_ += period_ * gains_.l2 * error;  // (5.23c)
   previous_speed_ = speed_;
   speed_ = next;  // (5.23b)

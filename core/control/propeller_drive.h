@@ -74,6 +74,7 @@ class PropellerObserver {
   double speed() const { return speed_; }        ///< ϖ̂ after the last update: ϖ̂[k+1]
   double speedNow() const { return previous_speed_; }  ///< ϖ̂[k], the estimate for the last update's instant
   double friction() const { return friction_; }  ///< p̂_P3[k+1]
+  double frictionNow() const { return previous_friction_; }  ///< p̂_P3[k]
   /// The mean speed the observer expects the next measurement to show, (ϖ̂[k+1] + ϖ̂[k])/2.
   double expectedMeanSpeed() const { return 0.5 * (speed_ + previous_speed_); }
 
@@ -81,7 +82,7 @@ class PropellerObserver {
   PropellerDriveModel model_;
   double period_ = 0.0;
   PropellerObserverGains gains_;
-  double speed_ = 0.0, previous_speed_ = 0.0, friction_ = 0.0;
+  double speed_ = 0.0, previous_speed_ = 0.0, friction_ = 0.0, previous_friction_ = 0.0;
 };
 
 /// The tracking law (5.25): the current i_M[k+1] for the next period from the desired speeds

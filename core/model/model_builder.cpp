@@ -236,15 +236,23 @@ void addJoints(const std::vector<JointSpec>& joints, const Tree& tree, Model& m)
       if (!std::isfinite(js.rotor_coupling)) fail(e, ModelField::RotorCoupling, "rotor_coupling must be finite");
       if (j.parent < 0)
         fail(e, ModelField::RotorCoupling, "rotor_coupling needs a parent body to hold the rotor; the parent is the world");
-      // ½ Θ_S (a·ω + n q̇)² ≥ 0 needs Θ_AC² = n² Θ_S² ≤ armature · Θ_S, and Θ_S is part of the parent's
-      // inertia about the axis: without this bound M would not be positive definite.
+      // The rotor has Θ_S = Θ_AC²/armature (armature n² Θ_S, coupling n Θ_S) and Θ_S a aᵀ is part of
+      // the parent's inertia: what is left of the parent, Θ_com − Θ_S a aᵀ, must still be a body
+      // (positive semidefinite), else M is not positive definite. (For a principal axis this is
+      // Θ_S ≤ Θ_axis; off a principal axis the products of inertia make it stricter.)
+      if (!(js.armature > 0.0))
+        fail(e, ModelField::RotorCoupling, "rotor_coupling needs the rotor's armature n² Θ_S > 0 on the same joint");
       const Body& parent = m.bodies[j.parent];
-      const double axial = j.axis_in_parent.dot(parent.inertia_com * j.axis_in_parent);
-      if (js.rotor_coupling * js.rotor_coupling > js.armature * axial)
+      const double rotor = js.rotor_coupling * js.rotor_coupling / js.armature;
+      const Mat3 rest = parent.inertia_com - rotor * j.axis_in_parent * j.axis_in_parent.transpose();
+      const double smallest = Eigen::SelfAdjointEigenSolver<Mat3>(rest, Eigen::EigenvaluesOnly).eigenvalues()(0);
+      if (smallest < -1e-12 * parent.inertia_com.trace())
         fail(e, ModelField::RotorCoupling,
-             "rotor_coupling Θ_AC = " + std::to_string(js.rotor_coupling) + " kg m² needs Θ_AC² ≤ armature · Θ_axis = " +
-                 std::to_string(js.armature) + " · " + std::to_string(axial) +
-                 " (a rotor of axial inertia Θ_S = Θ_AC²/armature must fit in the parent body's inertia about the axis)");
+             "rotor_coupling Θ_AC = " + std::to_string(js.rotor_coupling) + " kg m² with armature " +
+                 std::to_string(js.armature) + " means a rotor of Θ_S = Θ_AC²/armature = " + std::to_string(rotor) +
+                 " kg m² about the axis, more than the parent body '" + parent.name +
+                 "' holds (its inertia minus the rotor's would have a principal moment of " + std::to_string(smallest) +
+                 " kg m²)");
       j.rotor_coupling = js.rotor_coupling;
     }
     j.nx = configurationSize(js.type);
@@ -866,7 +874,8 @@ ModelBuilder ModelBuilder::rotorsAsThrusters() const {
     joint->initial_position.reset();
     joint->initial_velocity = VecX();
     joint->limits.reset();
-    joint->armature = 0.0;
+    joint->armature = 0.0;  // a locked rotor's gear is part of the parent
+    joint->rotor_coupling = 0.0;
     std::erase_if(out.actuators_, [&](const ActuatorSpec& a) {
       const bool on_rotor = actsOnJoint(a.kind) && a.joint == p.joint;
       if (on_rotor) dropped.insert(a.name);

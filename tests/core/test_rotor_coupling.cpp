@@ -12,9 +12,11 @@
 #include <tuple>
 
 #include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
 
 #include "core/dynamics/dynamics.h"
 #include "core/dynamics/energy.h"
+#include "core/dynamics/kinematics.h"
 #include "core/model/model_builder.h"
 #include "tests/support/test_models.h"
 
@@ -359,10 +361,12 @@ TEST(RotorCoupling, BuilderRefusesWhatCannotBeARotor) {
             std::string::npos);
   EXPECT_NE(error([](JointSpec&, JointSpec& a) { a.rotor_coupling = std::nan(""); }).find("must be finite"),
             std::string::npos);
-  // Θ_AC² ≤ armature · Θ_axis: a rotor this strongly geared would need more inertia than the base has.
+  // Θ_S = Θ_AC²/armature: a rotor this strongly geared would need more inertia than the base has.
   const std::string big = error([](JointSpec&, JointSpec& a) { a.rotor_coupling = 5.0; });
-  EXPECT_NE(big.find("needs Θ_AC² ≤ armature · Θ_axis"), std::string::npos) << big;
+  EXPECT_NE(big.find("more than the parent body 'base' holds"), std::string::npos) << big;
   EXPECT_NE(big.find("arm_joint"), std::string::npos) << big;
+  EXPECT_NE(error([](JointSpec&, JointSpec& a) { a.armature = 0.0; }).find("needs the rotor's armature"),
+            std::string::npos);
   // On a joint to the world there is no body to hold the rotor.
   const std::string world = error([](JointSpec& r, JointSpec&) {
     r.type = JointType::Revolute;
@@ -370,6 +374,32 @@ TEST(RotorCoupling, BuilderRefusesWhatCannotBeARotor) {
     r.armature = 0.05;
   });
   EXPECT_NE(world.find("the parent is the world"), std::string::npos) << world;
+}
+
+TEST(RotorCoupling, BoundHoldsOffThePrincipalAxes) {
+  // Θ_com = [[1, .9, 0], [.9, 1, 0], [0, 0, 1]] is a valid body (moments 1.9, 0.1, 1) with 1 about x,
+  // but a rotor of Θ_S = 0.81 along x does not fit: Θ_com − 0.81 e_x e_xᵀ has determinant
+  // 0.19 − 0.81 < 0. Θ_S ≤ Θ_xx alone would let it pass and M would be indefinite.
+  auto build = [](double coupling) {
+    ModelBuilder b;
+    Mat3 inertia;
+    inertia << 1, 0.9, 0, 0.9, 1, 0, 0, 0, 1;
+    b.addBody({"base", 1.0, Vec3::Zero(), inertia}).addBody({"arm", 0.1, Vec3::Zero(), 0.01 * Mat3::Identity()});
+    b.addJoint(freeBase());
+    JointSpec arm = revolute("arm_joint", "base", "arm", Vec3(0.2, 0, 0), Vec3::UnitX());
+    arm.armature = 1.0;
+    arm.rotor_coupling = coupling;
+    b.addJoint(arm);
+    return b.build();
+  };
+  EXPECT_THROW(build(0.9), ModelError);
+  // Θ_S = 0.18² = 0.0324 fits (0.19 − 0.0324 … positive Schur complement): accepted, and M is
+  // positive definite.
+  const Model m = build(0.18);
+  Workspace ws(m);
+  computeKinematics(m, m.initial_state.x, m.initial_state.xi, ws);
+  computeMassMatrix(m, ws);
+  EXPECT_GT(Eigen::SelfAdjointEigenSolver<MatX>(ws.mass_matrix).eigenvalues()(0), 0.0);
 }
 
 }  // namespace
