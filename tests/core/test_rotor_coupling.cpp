@@ -35,7 +35,7 @@ struct RotorRig {
   BodySpec base, arm;
 };
 
-RotorRig makeSetup() {
+RotorRig makeRotorRig() {
   test::Rng rng(11);
   RotorRig s;
   s.base = test::randomBody(rng, "base");
@@ -121,7 +121,7 @@ State explicitState(const Model& explicit_model, const State& coupled) {
 }
 
 TEST(RotorCoupling, MatchesAnExplicitGearedRotorBody) {
-  const RotorRig setup = makeSetup();
+  const RotorRig setup = makeRotorRig();
   const Model explicit_model = explicitRotor(setup);
   const Model coupled = coupledRotor(setup);
   ASSERT_EQ(coupled.nxi, 7);
@@ -302,7 +302,7 @@ TEST(RotorCoupling, TwoMassClosedFormAboutOneAxis) {
 }
 
 TEST(RotorCoupling, PassiveTumblingConservesEnergy) {
-  const Model m = coupledRotor(makeSetup());
+  const Model m = coupledRotor(makeRotorRig());
   Workspace ws(m);
   test::Rng rng(8);
   State s = test::randomState(m, rng, 4.0);
@@ -339,7 +339,7 @@ TEST(RotorCoupling, PassiveTumblingConservesEnergy) {
 }
 
 TEST(RotorCoupling, BuilderRefusesWhatCannotBeARotor) {
-  const RotorRig setup = makeSetup();
+  const RotorRig setup = makeRotorRig();
   auto error = [&](auto&& change) -> std::string {
     ModelBuilder b;
     b.addBody(setup.base).addBody(setup.arm);
@@ -400,6 +400,30 @@ TEST(RotorCoupling, BoundHoldsOffThePrincipalAxes) {
   computeKinematics(m, m.initial_state.x, m.initial_state.xi, ws);
   computeMassMatrix(m, ws);
   EXPECT_GT(Eigen::SelfAdjointEigenSolver<MatX>(ws.mass_matrix).eigenvalues()(0), 0.0);
+}
+
+TEST(RotorCoupling, ALockedGearedPropellerLeavesTheForceModel) {
+  // A propeller driven through a gear (armature and coupling on its joint): the force model locks
+  // the rotor, so both belong to the parent body and must go with the joint's freedom.
+  const RotorRig rig = makeRotorRig();
+  ModelBuilder b;
+  b.addBody(rig.base).addBody({"prop", 0.01, Vec3::Zero(), Vec3(1.8e-5, 1.8e-5, 3.6e-5).asDiagonal()});
+  b.addJoint(freeBase());
+  JointSpec spin = revolute("spin", "base", "prop", Vec3(0.2, 0, 0), Vec3::UnitZ());
+  spin.armature = 1e-4;
+  spin.rotor_coupling = 1e-4;
+  b.addJoint(spin);
+  PropellerSpec p;
+  p.name = "rotor";
+  p.joint = "spin";
+  p.thrust_coefficient = 1.44e-5;
+  b.addPropeller(p);
+  ASSERT_NO_THROW(b.build());
+  const Model force = b.rotorsAsThrusters().build();
+  const Joint& locked = force.joints[force.jointIndex("spin")];
+  EXPECT_EQ(locked.type, JointType::Fixed);
+  EXPECT_EQ(locked.rotor_coupling, 0.0);
+  EXPECT_EQ(locked.armature, 0.0);
 }
 
 }  // namespace
