@@ -89,15 +89,19 @@ Model explicitRotor(const RotorRig& s) {
 
 /// The rotor folded into the base (mass and full inertia at its place), the gear as armature n²Θ_S
 /// and coupling nΘ_S on the arm joint.
+/// `body` with the rotor (mass and full inertia, axis `axis`) fixed at `at` in it.
+void foldRotorInto(BodySpec& body, const Vec3& at, const Vec3& axis) {
+  const double mass = body.mass + kRotorMass;
+  const Vec3 com = (body.mass * body.com + kRotorMass * at) / mass;
+  auto shift = [](double m, const Vec3& d) { return m * (d.squaredNorm() * Mat3::Identity() - d * d.transpose()); };
+  body.inertia = body.inertia + shift(body.mass, body.com - com) + rotorInertia(axis) + shift(kRotorMass, at - com);
+  body.mass = mass;
+  body.com = com;
+}
+
 Model coupledRotor(const RotorRig& s, double coupling = kGear * kRotorAxial) {
   BodySpec base = s.base;
-  const double mass = base.mass + kRotorMass;
-  const Vec3 com = (base.mass * base.com + kRotorMass * s.rotor_point) / mass;
-  auto shift = [](double m, const Vec3& d) { return m * (d.squaredNorm() * Mat3::Identity() - d * d.transpose()); };
-  base.inertia = base.inertia + shift(base.mass, base.com - com) + rotorInertia(s.axis) +
-                 shift(kRotorMass, s.rotor_point - com);
-  base.mass = mass;
-  base.com = com;
+  foldRotorInto(base, s.rotor_point, s.axis);
   ModelBuilder b;
   b.setGravity(Vec3(0, 0, -9.81));
   b.addBody(base).addBody(s.arm);
@@ -203,16 +207,8 @@ TEST(RotorCoupling, TwoGearedArmsBesideAPendulumMatchTheirExplicitRotors) {
   const Model explicit_model = e.build();
 
   BodySpec merged = base;
-  auto fold = [&](const Vec3& at, const Vec3& a) {
-    const double mass = merged.mass + kRotorMass;
-    const Vec3 com = (merged.mass * merged.com + kRotorMass * at) / mass;
-    auto shift = [](double m, const Vec3& d) { return m * (d.squaredNorm() * Mat3::Identity() - d * d.transpose()); };
-    merged.inertia = merged.inertia + shift(merged.mass, merged.com - com) + rotorInertia(a) + shift(kRotorMass, at - com);
-    merged.mass = mass;
-    merged.com = com;
-  };
-  fold(rotor1, axis1);
-  fold(rotor2, axis2);
+  foldRotorInto(merged, rotor1, axis1);
+  foldRotorInto(merged, rotor2, axis2);
   ModelBuilder c;
   c.setGravity(Vec3(0, 0, -9.81));
   c.addBody(merged).addBody(arm1).addBody(arm2);
