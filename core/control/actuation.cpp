@@ -9,6 +9,7 @@
 #include "core/control/baseline_support.h"
 #include "core/control/registry.h"
 #include "core/dynamics/kinematics.h"
+#include "core/model/model_builder.h"
 
 namespace rbs {
 namespace {
@@ -109,7 +110,8 @@ void JointSubsetMap::applyVelocityVector(const VecX& from, VecX& to) const {
 
 ActuationController::ActuationController(const Model& plant, std::shared_ptr<const Model> force_model_ptr,
                                          std::unique_ptr<Controller> inner, Filter filter, bool rotor_inertia,
-                                         Drive drive, bool computation_delay, std::uint64_t seed)
+                                         Drive drive, bool computation_delay, std::uint64_t seed,
+                                         bool internal_motion)
     : plant_(plant),
       force_model_(std::move(force_model_ptr)),
       inner_(std::move(inner)),
@@ -119,7 +121,10 @@ ActuationController::ActuationController(const Model& plant, std::shared_ptr<con
       computation_delay_(computation_delay),
       noise_(seed),
       seed_(seed),
-      state_map_(plant, *force_model_) {
+      state_map_(plant, *force_model_),
+      internal_motion_(internal_motion),
+      plant_ws_(plant),
+      force_ws_(*force_model_) {
   const Model& force_model = *force_model_;
   if (plant.propellers.empty())
     throw ControlError("controller.actuation applies to models with propellers; this one has none");
@@ -141,6 +146,23 @@ ActuationController::ActuationController(const Model& plant, std::shared_ptr<con
     }
     if (r.motor_input < 0)
       throw ControlError("propeller '" + prop.name + "' has no motor: add an actuator on joint '" + joint.name + "'");
+    if (r.thrust_input < 0 && force_model.actuatorIndex(axialThrustInputName(prop.name)) >= 0) {
+      // A thrust vector: the servo of the arm the rotor hangs from (joint index = child body).
+      r.thrust_input = force_model.actuatorIndex(axialThrustInputName(prop.name));
+      r.tangential_input = force_model.actuatorIndex(tangentialThrustInputName(prop.name));
+      for (int i = 0; i < plant.numInputs(); ++i)
+        if (plant.actuators[i].kind == ActuatorKind::JointServo && plant.actuators[i].joint == joint.parent)
+          r.servo_input = i;
+      if (r.tangential_input < 0 || r.servo_input < 0 || filter_ == Filter::Flat)
+        throw ControlError("propeller '" + prop.name + "' as a thrust vector needs " +
+                           (filter_ == Filter::Flat ? std::string("filter: thrust_filter (flat_filter takes scalar thrusts)")
+                                                    : "both components in the force model and a servo on its arm"));
+      driven[r.servo_input] = true;
+      const Joint& tilt = plant.joints[joint.parent];
+      if (tilt.nx != 1)
+        throw ControlError("the tilt joint '" + tilt.name + "' of propeller '" + prop.name + "' needs angle coordinates");
+      r.tilt_angle = tilt.x_offset;
+    }
     if (r.thrust_input < 0)
       throw ControlError("the force model has no thrust input for propeller '" + prop.name + "'");
     if (drive_ == Drive::Observer) {
@@ -155,7 +177,9 @@ ActuationController::ActuationController(const Model& plant, std::shared_ptr<con
   }
   for (int i = 0; i < force_model.numInputs(); ++i) {
     const std::string& name = force_model.actuators[i].name;
-    if (std::any_of(rotors_.begin(), rotors_.end(), [&](const Rotor& r) { return r.thrust_input == i; })) continue;
+    if (std::any_of(rotors_.begin(), rotors_.end(),
+                    [&](const Rotor& r) { return r.thrust_input == i || r.tangential_input == i; }))
+      continue;
     const int k = plant.actuatorIndex(name);
     if (k < 0) throw ControlError("force-model input '" + name + "' has no plant input of that name");
     pass_through_.push_back({i, k});
@@ -227,6 +251,11 @@ ActuationController::ActuationController(const Model& plant, std::shared_ptr<con
     flat_ = std::make_unique<FlatForceFilter>(static_map, dynamic_map, min_speed, max_speed);
   }
 
+  if (internal_motion_) {
+    actual_thrusts_.setZero(force_model.numInputs());
+    internal_force_.setZero(force_model.nxi);
+  }
+
   inner_signals_ = addSignals(inner_->signals());
   std::vector<SignalInfo> rotor_signals;
   for (const Rotor& r : rotors_) {
@@ -235,6 +264,12 @@ ActuationController::ActuationController(const Model& plant, std::shared_ptr<con
     rotor_signals.push_back({"actuation.thrust_command." + name, "N", "thrust the rigid-body controller asks for"});
   }
   rotor_signals_ = addSignals(rotor_signals);
+  std::vector<SignalInfo> tilt_signals;
+  for (const Rotor& r : rotors_)
+    if (r.servo_input >= 0)
+      tilt_signals.push_back({"actuation.tilt_command." + plant.propellers[r.propeller].name, "rad",
+                              "tilt θ_D of the thrust vector, the servo's reference"});
+  tilt_signals_ = addSignals(tilt_signals);
   speed_error_signal_ = addSignal("actuation.speed_error", "rad/s", "largest |ϖ̂_D − ϖ| over the propellers");
   if (drive_ == Drive::Observer) {
     std::vector<SignalInfo> drive_signals;
@@ -369,13 +404,41 @@ bool ActuationController::stepObserverDrive(const State& state, double dt) {
   return true;
 }
 
+double ActuationController::thrustCommand(int k) const {
+  const Rotor& r = rotors_[k];
+  const double axial = force_inputs_(r.thrust_input);
+  return r.tangential_input < 0 ? axial : std::hypot(force_inputs_(r.tangential_input), axial);
+}
+
+void ActuationController::estimateInternalForces(const State& state) {
+  evaluatePlant(plant_, state, plant_ws_, plant_terms_);
+  evaluatePlant(*force_model_, force_state_, force_ws_, force_terms_);
+  // b_P on the rows the force model shares, mapped onto it.
+  state_map_.applyVelocityVector(plant_terms_.b, internal_force_);
+  // The propellers' thrusts now, as the force model's inputs: b_P holds them with a minus sign.
+  actual_thrusts_.setZero();
+  for (const Rotor& r : rotors_) {
+    const Propeller& p = plant_.propellers[r.propeller];
+    const double rate = state.xi(r.rate_index);
+    const double thrust = p.thrust_coefficient * rate * rate;
+    if (r.tangential_input < 0) {
+      actual_thrusts_(r.thrust_input) = thrust;
+    } else {
+      const double tilt = state.x(r.tilt_angle);
+      actual_thrusts_(r.thrust_input) = thrust * std::cos(tilt);
+      actual_thrusts_(r.tangential_input) = thrust * std::sin(tilt);
+    }
+  }
+  internal_force_ = force_terms_.b - internal_force_ - force_terms_.B * actual_thrusts_;
+}
+
 void ActuationController::stepThrustFilter(double dt) {
   const double c = std::exp(-dt / parameters_[p_thrust_time_constant_]);  // (5.29)
   for (int k = 0; k < static_cast<int>(rotors_.size()); ++k) {
     const Propeller& p = plant_.propellers[rotors_[k].propeller];
     const double lo = p.thrust_coefficient * p.min_speed * p.min_speed;
     const double hi = p.max_speed < 1e150 ? p.thrust_coefficient * p.max_speed * p.max_speed : 1e300;
-    const double command = std::clamp(force_inputs_(rotors_[k].thrust_input), lo, hi);
+    const double command = std::clamp(thrustCommand(k), lo, hi);
     thrust_filtered_(k) = c * thrust_filtered_(k) + (1.0 - c) * command;
     speed_next_(k) = std::sqrt(thrust_filtered_(k) / p.thrust_coefficient);
     speed_rate_(k) = (speed_next_(k) - speed_now_(k)) / dt;
@@ -400,10 +463,16 @@ bool ActuationController::compute(double t, const State& state, const ReferenceS
   }
   if (started_ && t < last_t_) started_ = false;  // time went back: the run restarted
   state_map_.apply(state, force_state_);
-  if (externalForceEstimate().size() == plant_.nxi) {  // the estimator's bias, onto the force model
-    state_map_.applyVelocityVector(externalForceEstimate(), mapped_force_);
-    inner_->setExternalForceEstimate(mapped_force_);
+  const bool estimated = externalForceEstimate().size() == plant_.nxi;
+  if (estimated) state_map_.applyVelocityVector(externalForceEstimate(), mapped_force_);  // the estimator's bias
+  if (internal_motion_) {
+    estimateInternalForces(state);
+    if (estimated)
+      mapped_force_ += internal_force_;
+    else
+      mapped_force_ = internal_force_;
   }
+  if (estimated || internal_motion_) inner_->setExternalForceEstimate(mapped_force_);
   if (!inner_->compute(t, force_state_, reference, force_inputs_)) return fail(inner_->message());
   double dt = 0.0;
   if (!started_) {
@@ -441,6 +510,14 @@ bool ActuationController::compute(double t, const State& state, const ReferenceS
     u(r.motor_input) = std::clamp(command, motor.lower, motor.upper);
   }
   for (const PassThrough& pt : pass_through_) u(pt.plant_input) = force_inputs_(pt.force_input);
+  int vector = 0;
+  for (const Rotor& r : rotors_) {
+    if (r.servo_input < 0) continue;
+    const Actuator& servo = plant_.actuators[r.servo_input];
+    const double tilt = std::atan2(force_inputs_(r.tangential_input), force_inputs_(r.thrust_input));  // (5.28)
+    u(r.servo_input) = std::clamp(tilt, servo.lower, servo.upper);
+    signal(tilt_signals_, vector++) = u(r.servo_input);
+  }
   if (!u.allFinite()) return failWith("non-finite motor command at t = " + std::to_string(t) + " s");
   last_t_ = t;
   last_u_ = u;
@@ -457,7 +534,7 @@ void ActuationController::updateSignals() {
   Eigen::Map<VecX>(signalBlock(inner_signals_), inner_signals_.count) = inner_->signalValues();
   for (int k = 0; k < static_cast<int>(rotors_.size()); ++k) {
     signal(rotor_signals_, 2 * k) = speed_now_.size() ? speed_now_(k) : 0.0;
-    signal(rotor_signals_, 2 * k + 1) = force_inputs_.size() ? force_inputs_(rotors_[k].thrust_input) : 0.0;
+    signal(rotor_signals_, 2 * k + 1) = force_inputs_.size() ? thrustCommand(k) : 0.0;
     if (drive_ == Drive::Observer) {
       const Rotor& r = rotors_[k];
       signal(drive_signals_, 3 * k) = r.measured_speed;
@@ -475,8 +552,9 @@ std::unique_ptr<Controller> makeActuationController(const Model& plant, std::sha
     return it == settings.options.end() ? fallback : it->second;
   };
   const std::vector<std::string> known = settings.filter == "flat_filter"
-                                             ? std::vector<std::string>{"rotor_inertia", "drive", "computation_delay", "seed"}
-                                             : std::vector<std::string>{"drive", "computation_delay", "seed"};
+                                             ? std::vector<std::string>{"rotor_inertia", "drive", "computation_delay", "seed",
+                                                                        "internal_motion"}
+                                             : std::vector<std::string>{"drive", "computation_delay", "seed", "internal_motion"};
   for (const auto& [key, value] : settings.options)
     if (std::find(known.begin(), known.end(), key) == known.end()) {
       std::string list;
@@ -502,6 +580,9 @@ std::unique_ptr<Controller> makeActuationController(const Model& plant, std::sha
   if (drive != "observer" && (settings.options.count("computation_delay") || settings.options.count("seed")))
     throw ControlError(std::string("option '") + (settings.options.count("seed") ? "seed" : "computation_delay") +
                        "' applies to drive: observer only");
+  const std::string internal_motion = option("internal_motion", "false");
+  if (internal_motion != "true" && internal_motion != "false")
+    throw ControlError("option internal_motion = '" + internal_motion + "' is not one of: true, false");
   const std::string seed_text = option("seed", "1");
   std::uint64_t seed = 0;
   const auto [end, error] = std::from_chars(seed_text.data(), seed_text.data() + seed_text.size(), seed);
@@ -510,7 +591,7 @@ std::unique_ptr<Controller> makeActuationController(const Model& plant, std::sha
   auto controller = std::make_unique<ActuationController>(
       plant, std::move(force_model), std::move(inner), filter, rotor_inertia == "true",
       drive == "observer" ? ActuationController::Drive::Observer : ActuationController::Drive::Ideal, delay == "true",
-      seed);
+      seed, internal_motion == "true");
   controller->parameters().setAll(settings.parameters);
   return controller;
 }

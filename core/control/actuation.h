@@ -28,6 +28,22 @@
 // computation_delay: false applies (5.25) shifted by one period instead, i_M[k] from ϖ̂[k], p̂_P3[k] at
 // once (what the ideal drive does with the true rate).
 // Inputs of the force model that are not thrusts (tilt servos, arm joints) pass through by name.
+// Thrust vectors (controller.actuation.thrust: vector, ModelBuilder::rotorsAsThrustVectors): the
+// rigid-body controller commands (F sin θ, F cos θ) of a servo-tilted propeller (thesis (4.150));
+// F_D = |(F sin θ, F cos θ)| goes to the filter like any thrust and θ_D = atan2(F sin θ, F cos θ)
+// to the tilt servo as its reference angle (the inversion (5.28) per arm).
+//
+// Option internal_motion: true (own addition, in the spirit of the f_dyn of (5.34)): the force
+// model has no spinning rotors and no moving arms, so the velocity-dependent forces these exert on
+// the rest of the vehicle — above all the rotors' gyroscopic torques ω × Θ_P ϖ a — reach the
+// rigid-body controller as an external-force estimate (Controller::setExternalForceEstimate) on
+// the force model's coordinates:
+//   f̂ = b_F − (b_P + B_F u_P),
+// b_F the force model's bias at its state, b_P the plant's (the rows the force model shares), and
+// B_F u_P the propellers' own thrusts at their current speeds and tilts (b_P counts them, the
+// controller commands them). Accelerations of the internal joints are not fed forward: the rotors'
+// planned ϖ̇_D and the servos' θ̈ predicted from the sampled state both destabilized the bicopter
+// (an algebraic loop through the commands they shift).
 //
 // Discrete by design: the layer must run under a zero-order hold (integrator.control_rate > 0).
 #pragma once
@@ -38,6 +54,7 @@
 
 #include "core/control/controller.h"
 #include "core/control/perturbation.h"
+#include "core/control/plant.h"
 #include "core/control/propeller_drive.h"
 #include "core/control/settings.h"
 #include "core/dynamics/workspace.h"
@@ -123,7 +140,8 @@ class ActuationController : public Controller {
   /// one period after it was computed (the flight code), `seed` seeds the measurement noise.
   ActuationController(const Model& plant, std::shared_ptr<const Model> force_model,
                       std::unique_ptr<Controller> inner, Filter filter, bool rotor_inertia,
-                      Drive drive = Drive::Ideal, bool computation_delay = true, std::uint64_t seed = 1);
+                      Drive drive = Drive::Ideal, bool computation_delay = true, std::uint64_t seed = 1,
+                      bool internal_motion = false);
 
   std::string_view name() const override { return inner_->name(); }
   bool compute(double t, const State& state, const ReferenceSample& reference, VecX& u) override;
@@ -150,18 +168,27 @@ class ActuationController : public Controller {
     double measured_speed = 0.0; ///< ϖ_M[k] (5.20)
     double current_now = 0.0;    ///< i_M[k], applied over [t_k, t_k+1)
     double current_next = 0.0;   ///< i_M[k+1] (5.25)
+    // Thrust vector (force model from ModelBuilder::rotorsAsThrustVectors): thrust_input is then
+    // F cos θ, tangential_input F sin θ, and the tilt servo gets θ_D.
+    int tangential_input = -1;   ///< force-model input F sin θ, −1 for a scalar thrust
+    int servo_input = -1;        ///< plant input of the tilt servo, −1 for a scalar thrust
+    int tilt_angle = -1;         ///< x offset of the tilt joint's angle, −1 for a scalar thrust
   };
   struct PassThrough {
     int force_input, plant_input;
   };
 
   void initialize(const State& state);
+  /// F_D of rotor k: the inner controller's thrust, or the length of its thrust vector.
+  double thrustCommand(int k) const;
   void stepThrustFilter(double dt);
   /// The observer drive at instant k (after the filter step over dt > 0): measure, observe, and the
   /// current for the next period. False (message set) when the gains cannot be placed.
   bool stepObserverDrive(const State& state, double dt);
   double measuredAngle(const Rotor& r, const State& state);
   bool stepFlatFilter(double dt);
+  /// f̂ of option internal_motion into internal_force_ (force-model coordinates).
+  void estimateInternalForces(const State& state);
   void applyParameters();
   bool failWith(const std::string& why);
 
@@ -183,6 +210,7 @@ class ActuationController : public Controller {
   SignalSlot rotor_signals_;     ///< per rotor: speed setpoint, thrust command
   SignalSlot speed_error_signal_;
   SignalSlot drive_signals_;     ///< observer drive, per rotor: ϖ_M, ϖ̂, p̂_P3
+  SignalSlot tilt_signals_;      ///< per thrust vector: θ_D
   std::uint64_t applied_version_ = ~std::uint64_t{0};
   std::vector<Parameter> inner_mirror_;  ///< the first entries mirror the inner controller's, in order
 
@@ -198,6 +226,12 @@ class ActuationController : public Controller {
   VecX speed_rate_;            ///< ϖ̂̇_D over the step
   VecX thrust_filtered_;       ///< F̂_D (thrust filter)
   std::unique_ptr<FlatForceFilter> flat_;  ///< flat filter only
+
+  // Option internal_motion.
+  bool internal_motion_ = false;
+  Workspace plant_ws_, force_ws_;
+  PlantTerms plant_terms_, force_terms_;
+  VecX actual_thrusts_, internal_force_;  ///< B_F's inputs from the plant's rotors; f̂
   double last_t_ = 0.0;
   bool started_ = false;
   VecX last_u_;

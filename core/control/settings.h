@@ -15,6 +15,9 @@ struct ActuationSettings {
   std::string filter;                          ///< thrust_filter | flat_filter; empty: none
   std::map<std::string, double> parameters;    ///< time constants, cut-offs, speed gain
   std::map<std::string, std::string> options;  ///< rotor_inertia: true | false (flat filter)
+  /// Servo-tilted propellers as thrust vectors (ModelBuilder::rotorsAsThrustVectors, `thrust:
+  /// vector`) with this many outer chords of their sector; 0: every thrust a scalar (`thrust: scalar`).
+  int sector_chords = 0;
   int line = 0;  ///< where the section starts in the scene file (1-based; 0: not from a file)
   int column = 0;
 };

@@ -4,10 +4,13 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numbers>
+#include <optional>
 #include <set>
 #include <sstream>
 
 #include "core/math/inequality_qp.h"
+#include "core/model/input_sets.h"
 
 namespace rbs {
 namespace {
@@ -862,37 +865,147 @@ ModelBuilder& ModelBuilder::addFrame(std::string name, FrameSpec frame) {
   return *this;
 }
 
-ModelBuilder ModelBuilder::rotorsAsThrusters() const {
+std::string axialThrustInputName(const std::string& propeller) { return propeller + "_axial"; }
+std::string tangentialThrustInputName(const std::string& propeller) { return propeller + "_tangential"; }
+
+ModelBuilder ModelBuilder::rotorsAsThrusters() const { return forceModel(0); }
+
+ModelBuilder ModelBuilder::rotorsAsThrustVectors(int sector_chords) const {
+  if (sector_chords < 1 || sector_chords > kMaxSectorChords)
+    throw ModelError(ModelElement::Model, 0, "", ModelField::None,
+                     "thrust vectors: sector_chords = " + std::to_string(sector_chords) + " is not in 1…" +
+                         std::to_string(kMaxSectorChords));
+  return forceModel(sector_chords);
+}
+
+namespace {
+
+/// A joint with its parameters reset to a weld at its zero position (what a locked rotor or a
+/// servo-tilted arm at θ = 0 is to the force model).
+void weldAtZero(JointSpec& joint) {
+  joint.type = JointType::Fixed;
+  joint.initial_position.reset();
+  joint.initial_velocity = VecX();
+  joint.limits.reset();
+  joint.armature = 0.0;  // a locked rotor's gear is part of the parent
+  joint.rotor_coupling = 0.0;
+}
+
+/// The box around the annular sector {(r sin α, r cos α)} for |α| < π/2: the tangential and axial
+/// components' limits.
+void sectorBox(double r_min, double r_max, double a_min, double a_max, ActuatorSpec& tangential, ActuatorSpec& axial) {
+  tangential.lower = std::min(r_min * std::sin(a_min), r_max * std::sin(a_min));
+  tangential.upper = std::max(r_min * std::sin(a_max), r_max * std::sin(a_max));
+  axial.lower = r_min * std::min(std::cos(a_min), std::cos(a_max));
+  axial.upper = r_max * (a_min <= 0.0 && a_max >= 0.0 ? 1.0 : std::max(std::cos(a_min), std::cos(a_max)));
+}
+
+}  // namespace
+
+ModelBuilder ModelBuilder::forceModel(int sector_chords) const {
   ModelBuilder out = *this;
   out.propellers_.clear();
-  std::set<std::string, std::less<>> dropped;  // actuators on rotor joints (a thrust may reuse a name)
-  for (const PropellerSpec& p : propellers_) {
-    auto joint = std::find_if(out.joints_.begin(), out.joints_.end(), [&](const JointSpec& j) { return j.name == p.joint; });
+  std::set<std::string, std::less<>> dropped;  // actuators on welded joints (a thrust may reuse a name)
+  std::set<std::string, std::less<>> tilts;    // tilt joints already carrying a thrust vector
+  const auto find_joint = [&](auto&& match) {
+    return std::find_if(out.joints_.begin(), out.joints_.end(), match);
+  };
+  const auto drop_actuators_on = [&](const std::string& joint) {
+    std::erase_if(out.actuators_, [&](const ActuatorSpec& a) {
+      const bool on = actsOnJoint(a.kind) && a.joint == joint;
+      if (on) dropped.insert(a.name);
+      return on;
+    });
+    std::erase_if(out.joint_spring_dampers_, [&](const JointSpringDamperSpec& s) { return s.joint == joint; });
+  };
+  for (std::size_t index = 0; index < propellers_.size(); ++index) {
+    const PropellerSpec& p = propellers_[index];
+    const auto fail = [&](ModelField field, const std::string& why) {
+      return ModelError(ModelElement::Propeller, static_cast<int>(index), p.name, field,
+                        "propeller '" + p.name + "' as a thrust vector: " + why);
+    };
+    auto joint = find_joint([&](const JointSpec& j) { return j.name == p.joint; });
     if (joint == out.joints_.end()) continue;  // build() of the original reports it
     const Vec3 spin_axis = joint->child_placement.R.transpose() * joint->axis;
-    joint->type = JointType::Fixed;
-    joint->initial_position.reset();
-    joint->initial_velocity = VecX();
-    joint->limits.reset();
-    joint->armature = 0.0;  // a locked rotor's gear is part of the parent
-    joint->rotor_coupling = 0.0;
-    std::erase_if(out.actuators_, [&](const ActuatorSpec& a) {
-      const bool on_rotor = actsOnJoint(a.kind) && a.joint == p.joint;
-      if (on_rotor) dropped.insert(a.name);
-      return on_rotor;
-    });
-    std::erase_if(out.joint_spring_dampers_, [&](const JointSpringDamperSpec& s) { return s.joint == p.joint; });
-    ActuatorSpec thrust;
-    thrust.name = p.name;
-    thrust.kind = ActuatorKind::BodyForce;
-    thrust.body = joint->child;
-    thrust.direction = p.thrust_direction.normalized();
+    const Vec3 d = p.thrust_direction.normalized();
     // The drag torque −κ_T ϖ² a on the rotor reaches the body through the motor (5.34): about the
     // thrust direction d that is −(d·a) κ_T/κ_F per newton of thrust.
-    thrust.torque_ratio = -thrust.direction.dot(spin_axis) * p.drag_coefficient / p.thrust_coefficient;
-    thrust.lower = p.thrust_coefficient * p.min_speed * p.min_speed;
-    thrust.upper = p.max_speed < 1e150 ? p.thrust_coefficient * p.max_speed * p.max_speed : 1e300;
-    out.actuators_.push_back(thrust);
+    const double torque_ratio = -d.dot(spin_axis) * p.drag_coefficient / p.thrust_coefficient;
+    const double f_min = p.thrust_coefficient * p.min_speed * p.min_speed;
+    const double f_max = p.max_speed < 1e150 ? p.thrust_coefficient * p.max_speed * p.max_speed : 1e300;
+
+    // A servo-tilted arm above the rotor?
+    auto tilt = sector_chords > 0 ? find_joint([&](const JointSpec& j) { return j.child == joint->parent; })
+                                  : out.joints_.end();
+    if (tilt != out.joints_.end() && tilts.count(tilt->name))  // welded already, with its servo
+      throw fail(ModelField::Joint, "tilt joint '" + tilt->name + "' carries a second propeller");
+    std::optional<ActuatorSpec> servo;  // a copy: dropping the rotor's actuators moves the list
+    if (tilt != out.joints_.end() && tilt->type == JointType::Revolute)
+      for (const ActuatorSpec& a : out.actuators_)
+        if (a.kind == ActuatorKind::JointServo && a.joint == tilt->name) servo = a;
+    const Pose rotor_in_arm = joint->parent_placement * joint->child_placement;  // rotor joint at zero
+    weldAtZero(*joint);
+    drop_actuators_on(p.joint);
+
+    ActuatorSpec thrust;
+    thrust.kind = ActuatorKind::BodyForce;
+    thrust.body = joint->child;
+    thrust.torque_ratio = torque_ratio;
+    if (!servo) {  // a scalar thrust along d
+      thrust.name = p.name;
+      thrust.direction = d;
+      thrust.lower = f_min;
+      thrust.upper = f_max;
+      out.actuators_.push_back(thrust);
+      continue;
+    }
+
+    // Thrust vector. Tilt axis a and a point on it in the rotor's frame (tilt joint at zero).
+    tilts.insert(tilt->name);
+    const Pose arm_in_joint = tilt->child_placement;
+    const Pose to_rotor = rotor_in_arm.inverse() * arm_in_joint.inverse();  // tilt joint frame → rotor frame
+    const Vec3 a = to_rotor.R * tilt->axis;
+    if (std::abs(a.dot(d)) > 1e-6)
+      throw fail(ModelField::ThrustDirection,
+                 "the thrust is at " + std::to_string(std::acos(std::clamp(a.dot(d), -1.0, 1.0)) * 180.0 / std::numbers::pi) +
+                     "° to the axis of tilt joint '" + tilt->name +
+                     "'; it must be perpendicular for the tilted thrust to be linear in (F sin θ, F cos θ)");
+    // Where the thrust line (through the rotor origin along d) meets the axis: the point of the
+    // axis nearest to it. If the two miss each other by δ, the force model leaves out the moment
+    // F δ a of the offset.
+    const Vec3 on_axis = to_rotor.r;
+    const Vec3 point = on_axis - on_axis.dot(a) * a;
+    if (!(f_max < 1e150)) throw fail(ModelField::SpeedLimits, "the thrust sector needs a finite maximum speed");
+    double a_min = servo->lower, a_max = servo->upper;
+    if (!(a_min > -1e150 && a_max < 1e150) && tilt->limits) {
+      a_min = std::max(a_min, tilt->limits->lower);
+      a_max = std::min(a_max, tilt->limits->upper);
+    }
+    if (!(a_min > -std::numbers::pi / 2 && a_max < std::numbers::pi / 2))
+      throw fail(ModelField::Limits, "the tilt range of servo '" + servo->name +
+                                         "' must lie within ±90° (give the servo or joint '" + tilt->name + "' limits)");
+    InputSetSpec set;
+    set.name = p.name;
+    set.inputs = {tangentialThrustInputName(p.name), axialThrustInputName(p.name)};
+    try {
+      annularSectorPolygon(f_min, f_max, a_min, a_max, sector_chords, set.rows, set.bounds);
+    } catch (const std::invalid_argument& e) {
+      throw fail(ModelField::SpeedLimits, std::string("the (thrust, tilt) sector has no convex inner polygon: ") + e.what());
+    }
+    ActuatorSpec tangential = thrust, axial = thrust;
+    axial.name = set.inputs[1];
+    axial.direction = d;
+    axial.point = point;
+    tangential.name = set.inputs[0];
+    tangential.direction = a.cross(d).normalized();
+    tangential.point = point;
+    sectorBox(f_min, f_max, a_min, a_max, tangential, axial);
+    out.actuators_.push_back(tangential);
+    out.actuators_.push_back(axial);
+    out.input_sets_.push_back(std::move(set));
+    const std::string tilt_name = tilt->name;
+    weldAtZero(*tilt);
+    drop_actuators_on(tilt_name);
   }
   std::erase_if(out.input_sets_, [&](const InputSetSpec& set) {  // sets over a dropped actuator
     return std::any_of(set.inputs.begin(), set.inputs.end(), [&](const std::string& input) { return dropped.count(input) > 0; });

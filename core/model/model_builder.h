@@ -186,6 +186,11 @@ struct PropellerSpec {
 /// A convex set of inputs beyond their limits (Model::InputSet): rows · u_S ≤ bounds over the
 /// named inputs. build() refuses unknown or repeated inputs, rows of the wrong width, zero or
 /// non-finite rows, and a set that is empty together with its inputs' limits.
+/// Names of the two inputs a servo-tilted propeller becomes in ModelBuilder::rotorsAsThrustVectors:
+/// F cos θ along the thrust direction at zero tilt, F sin θ across it.
+std::string axialThrustInputName(const std::string& propeller);
+std::string tangentialThrustInputName(const std::string& propeller);
+
 struct InputSetSpec {
   std::string name;
   std::vector<std::string> inputs;  ///< actuator names
@@ -239,7 +244,24 @@ class ModelBuilder {
   /// name a dropped actuator. Without propellers: a copy.
   ModelBuilder rotorsAsThrusters() const;
 
+  /// rotorsAsThrusters, except that a propeller whose rotor body hangs from a servo-tilted body (a
+  /// revolute joint carrying a `servo` actuator, the bicopter's and tricopter's arms) becomes a
+  /// thrust vector: the tilt joint is fixed at θ = 0 as well and its servo dropped, and the
+  /// thrust F (cos θ d + sin θ (a × d)) enters linearly as the auxiliary input (F sin θ, F cos θ)
+  /// of thesis (4.150): two body forces, axialThrustInputName along d and
+  /// tangentialThrustInputName along a × d (d the thrust direction, a the tilt axis), both where
+  /// the thrust line meets the tilt axis and with the drag torque ratio, plus an input set named
+  /// after the propeller that keeps them in the convex polygon (`sector_chords` outer chords,
+  /// core/model/input_sets.h) inside the annular sector κ_F ϖ_min² ≤ F ≤ κ_F ϖ_max², θ within the
+  /// servo's limits (the joint's if the servo has none). Their limits are the box around it.
+  /// Throws ModelError (the propeller) when the thrust is not perpendicular to the tilt axis (the
+  /// tilted thrust would not be linear in those two inputs), the speed range or the tilt range is
+  /// unbounded, the sector has no polygon, or two propellers share one tilt joint.
+  ModelBuilder rotorsAsThrustVectors(int sector_chords) const;
+
  private:
+  /// Both force models: `sector_chords` = 0 keeps every thrust a scalar.
+  ModelBuilder forceModel(int sector_chords) const;
   Vec3 gravity_ = Vec3(0.0, 0.0, -9.81);
   std::vector<BodySpec> bodies_;
   std::vector<JointSpec> joints_;

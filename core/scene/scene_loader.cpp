@@ -910,8 +910,19 @@ void Loader::readController(const YAML::Node& n, ControllerSettings& c) const {
   }
   readOptions(m, c.options);
   if (const YAML::Node* a = m.find("actuation")) {
-    MapView am(src_, *a, m.at("actuation"), {"filter", "parameters", "options"});
+    MapView am(src_, *a, m.at("actuation"), {"filter", "thrust", "sector_chords", "parameters", "options"});
     c.actuation.filter = readChoice(src_, am.require("filter"), am.at("filter"), {"thrust_filter", "flat_filter"});
+    // thrust: vector — servo-tilted propellers as thrust vectors in their convexified sector
+    // (ModelBuilder::rotorsAsThrustVectors), sector_chords outer chords (default 4).
+    const bool vectors = am.find("thrust") && readChoice(src_, *am.find("thrust"), am.at("thrust"), {"scalar", "vector"}) == "vector";
+    if (const YAML::Node* k = am.find("sector_chords")) {
+      if (!vectors) src_.fail(*k, am.at("sector_chords") + ": applies to thrust: vector only");
+      c.actuation.sector_chords = readInteger(src_, *k, am.at("sector_chords"));
+      if (c.actuation.sector_chords < 1 || c.actuation.sector_chords > kMaxSectorChords)
+        src_.fail(*k, am.at("sector_chords") + ": expected 1 … " + std::to_string(kMaxSectorChords));
+    } else if (vectors) {
+      c.actuation.sector_chords = 4;
+    }
     c.actuation.line = a->Mark().line + 1;
     c.actuation.column = a->Mark().column + 1;
     if (const YAML::Node* p = am.find("parameters")) {
@@ -1227,8 +1238,24 @@ Scene Loader::load(const YAML::Node& root, const std::vector<DeferredValue>& def
     throw mapModelError(e);
   }
   // Derived from a description that built: an error here is not the file's (loadScene reports it).
-  if (!scene.model.propellers.empty())
-    scene.force_model = std::make_shared<const Model>(builder_.rotorsAsThrusters().build());
+  if (!scene.model.propellers.empty()) {
+    const ActuationSettings& actuation = scene.controller.actuation;
+    if (actuation.sector_chords == 0) {
+      scene.force_model = std::make_shared<const Model>(builder_.rotorsAsThrusters().build());
+    } else {
+      try {  // the thrust vectors' checks are the file's
+        scene.force_model = std::make_shared<const Model>(builder_.rotorsAsThrustVectors(actuation.sector_chords).build());
+      } catch (const ModelError& e) {
+        throw mapModelError(e);
+      }
+      const Model& force = *scene.force_model;
+      if (std::none_of(scene.model.propellers.begin(), scene.model.propellers.end(),
+                       [&](const Propeller& p) { return force.actuatorIndex(axialThrustInputName(p.name)) >= 0; }))
+        throw SceneError(file_.string(), actuation.line, actuation.column,
+                         "controller.actuation.thrust: vector, but no propeller hangs from an arm tilted by a servo "
+                         "(a revolute joint with a `servo` actuator)");
+    }
+  }
   Model& model = scene.model;
   for (const auto& p : patches_) {
     const Joint& j = model.joints[model.jointIndex(p.joint)];

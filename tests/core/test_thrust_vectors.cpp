@@ -1,0 +1,299 @@
+// The thrust-vector force model (ModelBuilder::rotorsAsThrustVectors): a servo-tilted propeller
+// becomes the auxiliary input (F sin θ, F cos θ) of thesis (4.150) in its convexified (thrust,
+// tilt) sector, and the actuation layer turns that input back into a servo angle and a thrust
+// (core/control/actuation.h). Checked against the plant itself: the tilted, spinning propellers'
+// wrench on the base equals B u of the force model at every tilt.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "core/control/actuation.h"
+#include "core/dynamics/dynamics.h"
+#include "core/dynamics/kinematics.h"
+#include "core/model/input_sets.h"
+#include "core/model/model_builder.h"
+
+namespace rbs {
+namespace {
+
+constexpr double kThrust = 2.88e-5;  // κ_F [N s²]
+constexpr double kDrag = 4.9e-7;     // κ_T [N m s²]
+constexpr double kMinSpeed = 263.5, kMaxSpeed = 697.2;  // [rad/s]
+constexpr double kTiltLimit = 0.5235987755982988;       // 30°
+
+/// What the tests change in the vehicle below.
+struct Variant {
+  Vec3 rotor1_offset = Vec3(0.0, 0.0, 0.01);  ///< hub of rotor 1 on its arm (10 mm out along the thrust)
+  Mat3 rotor1_rotation = Mat3::Identity();    ///< rotor 1's mount on its arm
+  double servo1_lower = -kTiltLimit;
+  double tilt1_limit = 1.3;                   ///< mechanical range ± of tilt joint 1
+  double prop2_max_speed = kMaxSpeed;
+};
+
+/// A bicopter-like vehicle: base on a free joint, two arms on revolute tilt joints about general
+/// axes, a rotor on each arm spinning along a direction perpendicular to its tilt axis with the hub
+/// out along the thrust (the thrust line crosses the tilt axis), a servo per arm and a current
+/// motor per rotor. Opposite spins.
+ModelBuilder tiltedBicopter(const Variant& v = {}) {
+  ModelBuilder b;
+  b.addBody({"base", 0.76, Vec3(0.002, -0.001, -0.015), Vec3(0.011, 0.007, 0.015).asDiagonal()});
+  b.addJoint({.name = "flight", .type = JointType::Free, .parent = kWorld, .child = "base"});
+  for (int k = 0; k < 2; ++k) {
+    const std::string i = std::to_string(k + 1);
+    const double side = k == 0 ? 1.0 : -1.0;
+    b.addBody({"arm" + i, 0.06, Vec3(0.0, 0.0, -0.0017), Vec3(3e-5, 1.5e-5, 3e-5).asDiagonal()});
+    b.addBody({"rotor" + i, 0.01, Vec3::Zero(), Vec3(3.6e-5, 3.6e-5, 7.2e-5).asDiagonal()});
+    // Tilt joint frame: z the thrust at θ = 0, y the tilt axis; mounted rotated in general.
+    const Mat3 mount = (Eigen::AngleAxisd(-side * 0.17, Vec3::UnitX()) * Eigen::AngleAxisd(0.05 * side, Vec3::UnitZ()) *
+                        Eigen::AngleAxisd(0.03, Vec3::UnitY()))
+                           .toRotationMatrix();
+    const double limit = k == 0 ? v.tilt1_limit : 1.3;
+    b.addJoint({.name = "tilt" + i, .type = JointType::Revolute, .parent = "base", .child = "arm" + i,
+                .parent_placement = {mount, Vec3(0.01, side * 0.25, 0.08)}, .axis = Vec3::UnitY(),
+                .limits = JointLimits{-limit, limit}, .armature = 0.9});
+    const Pose hub = k == 0 ? Pose{v.rotor1_rotation, v.rotor1_offset} : Pose{Mat3::Identity(), Vec3(0, 0, 0.01)};
+    b.addJoint({.name = "spin" + i, .type = JointType::RevoluteUnitCircle, .parent = "arm" + i, .child = "rotor" + i,
+                .parent_placement = hub, .axis = side * Vec3::UnitZ()});
+    b.addActuator({.name = "servo" + i, .kind = ActuatorKind::JointServo, .joint = "tilt" + i, .gain = 1400,
+                   .damping = 66, .lower = k == 0 ? v.servo1_lower : -kTiltLimit, .upper = kTiltLimit});
+    b.addPropeller({.name = "prop" + i, .joint = "spin" + i, .thrust_coefficient = kThrust, .drag_coefficient = kDrag,
+                    .friction = 0.01, .min_speed = kMinSpeed, .max_speed = k == 0 ? kMaxSpeed : v.prop2_max_speed});
+    b.addActuator({.name = "motor" + i, .joint = "spin" + i, .gain = 0.021, .lower = -10, .upper = 25});
+  }
+  return b;
+}
+
+/// The plant's generalized force on the six base rows from the propellers alone (no motor
+/// current, base at rest) and the force model's B u for the same thrusts and tilts.
+struct BaseWrenches {
+  Vec6 plant, force_model;
+};
+
+BaseWrenches baseWrenches(const Model& plant, const Model& force, const Vec3& position, double theta1,
+                          double theta2, double w1, double w2) {
+  State s = plant.initial_state;
+  s.x.head<3>() = position;
+  const int t1 = plant.jointIndex("tilt1"), t2 = plant.jointIndex("tilt2");
+  s.x(plant.joints[t1].x_offset) = theta1;
+  s.x(plant.joints[t2].x_offset) = theta2;
+  s.xi.setZero();
+  s.xi(plant.joints[plant.jointIndex("spin1")].xi_offset) = w1;
+  s.xi(plant.joints[plant.jointIndex("spin2")].xi_offset) = w2;
+  Workspace ws(plant);
+  computeKinematics(plant, s.x, s.xi, ws);
+  computeInputForces(plant, s.x, s.xi, VecX::Zero(plant.numInputs()), ws);
+  BaseWrenches out;
+  out.plant = ws.input_forces.head<6>();
+  // The servos' PD torques act between base and arm: on the base rows they cancel. Only the
+  // propellers remain.
+
+  Workspace wf(force);
+  const VecX xf = s.x.head(force.nx);
+  computeKinematics(force, xf, VecX::Zero(force.nxi), wf);
+  computeBodyJacobians(force, wf);
+  computeInputMatrix(force, wf);
+  VecX u = VecX::Zero(force.numInputs());
+  const double f1 = kThrust * w1 * w1, f2 = kThrust * w2 * w2;
+  u(force.actuatorIndex(tangentialThrustInputName("prop1"))) = f1 * std::sin(theta1);
+  u(force.actuatorIndex(axialThrustInputName("prop1"))) = f1 * std::cos(theta1);
+  u(force.actuatorIndex(tangentialThrustInputName("prop2"))) = f2 * std::sin(theta2);
+  u(force.actuatorIndex(axialThrustInputName("prop2"))) = f2 * std::cos(theta2);
+  out.force_model = (wf.input_matrix * u).head<6>();
+  return out;
+}
+
+TEST(ThrustVectors, ForceModelGivesTheTiltedPropellersBaseWrenchAtEveryTilt) {
+  const ModelBuilder b = tiltedBicopter();
+  const Model plant = b.build();
+  const Model force = b.rotorsAsThrustVectors(4).build();
+  ASSERT_EQ(force.nxi, 6);  // arms welded, rotors locked: one rigid body
+  ASSERT_EQ(force.numInputs(), 4);
+  for (const double theta1 : {-0.5, -0.1, 0.0, 0.3, 0.52})
+    for (const double theta2 : {-0.4, 0.2}) {
+      const BaseWrenches w = baseWrenches(plant, force, Vec3(0.3, -0.2, 1.0), theta1, theta2, 450.0, 610.0);
+      EXPECT_LT((w.plant - w.force_model).norm(), 1e-13 * w.plant.norm())
+          << "θ = " << theta1 << ", " << theta2 << "\nplant " << w.plant.transpose() << "\nforce "
+          << w.force_model.transpose();
+    }
+}
+
+TEST(ThrustVectors, AThrustLineMissingTheTiltAxisLeavesOutOnlyTheOffsetMoment) {
+  // Hub 2 cm beside the axis (along the tangential direction at θ = 0): the force model applies the
+  // thrust on the axis, so the plant's base wrench differs by the moment F δ about the tilt axis.
+  const ModelBuilder shifted = tiltedBicopter({.rotor1_offset = Vec3(0.02, 0.0, 0.01)});
+  const Model plant = shifted.build();
+  const Model force = shifted.rotorsAsThrustVectors(4).build();
+  const double w1 = 500.0, w2 = 500.0, theta = 0.3;
+  const BaseWrenches w = baseWrenches(plant, force, Vec3::Zero(), theta, 0.0, w1, w2);
+  const double f1 = kThrust * w1 * w1;
+  EXPECT_LT((w.plant.head<3>() - w.force_model.head<3>()).norm(), 1e-13 * f1);  // forces agree
+  EXPECT_NEAR((w.plant.tail<3>() - w.force_model.tail<3>()).norm(), f1 * 0.02, 1e-12);
+}
+
+TEST(ThrustVectors, EachVectorIsKeptInTheConvexifiedSectorOfItsThrustAndServoRange) {
+  const Model force = tiltedBicopter().rotorsAsThrustVectors(6).build();
+  ASSERT_EQ(force.input_sets.size(), 2u);
+  MatX rows;
+  VecX bounds;
+  annularSectorPolygon(kThrust * kMinSpeed * kMinSpeed, kThrust * kMaxSpeed * kMaxSpeed, -kTiltLimit, kTiltLimit, 6,
+                       rows, bounds);
+  for (int k = 0; k < 2; ++k) {
+    const InputSet& set = force.input_sets[k];
+    const std::string prop = "prop" + std::to_string(k + 1);
+    EXPECT_EQ(set.name, prop);
+    ASSERT_EQ(set.inputs.size(), 2u);
+    EXPECT_EQ(force.actuators[set.inputs[0]].name, tangentialThrustInputName(prop));
+    EXPECT_EQ(force.actuators[set.inputs[1]].name, axialThrustInputName(prop));
+    EXPECT_LT((set.rows - rows).norm(), 1e-15);
+    EXPECT_LT((set.bounds - bounds).norm(), 1e-15);
+    // The limits are the box around the sector.
+    const Actuator& tangential = force.actuators[set.inputs[0]];
+    const Actuator& axial = force.actuators[set.inputs[1]];
+    const double f_min = kThrust * kMinSpeed * kMinSpeed, f_max = kThrust * kMaxSpeed * kMaxSpeed;
+    EXPECT_NEAR(tangential.upper, f_max * std::sin(kTiltLimit), 1e-12);
+    EXPECT_NEAR(tangential.lower, -f_max * std::sin(kTiltLimit), 1e-12);
+    EXPECT_NEAR(axial.lower, f_min * std::cos(kTiltLimit), 1e-12);
+    EXPECT_NEAR(axial.upper, f_max, 1e-12);
+  }
+  // The servos are gone with the tilt joints; a propeller on the base itself stays a scalar thrust.
+  EXPECT_LT(force.actuatorIndex("servo1"), 0);
+  ModelBuilder with_tail = tiltedBicopter();
+  with_tail.addBody({"tail_rotor", 0.01, Vec3::Zero(), Vec3(1e-5, 1e-5, 2e-5).asDiagonal()});
+  with_tail.addJoint({.name = "tail_spin", .type = JointType::Revolute, .parent = "base", .child = "tail_rotor",
+                      .parent_placement = {Mat3::Identity(), Vec3(-0.3, 0, 0)}});
+  with_tail.addPropeller({.name = "tail", .joint = "tail_spin", .thrust_coefficient = kThrust, .max_speed = 700});
+  const Model mixed = with_tail.rotorsAsThrustVectors(4).build();
+  EXPECT_GE(mixed.actuatorIndex("tail"), 0);
+  EXPECT_EQ(mixed.input_sets.size(), 2u);
+}
+
+TEST(ThrustVectors, RefusesWhatTheAuxiliaryInputCannotRepresent) {
+  auto expectError = [](const ModelBuilder& b, int chords, const std::string& fragment) {
+    try {
+      (void)b.rotorsAsThrustVectors(chords);
+      ADD_FAILURE() << "expected an error containing '" << fragment << "'";
+    } catch (const ModelError& e) {
+      EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    }
+  };
+  expectError(tiltedBicopter(), 0, "sector_chords = 0");
+  // Thrust 10° off the perpendicular to the tilt axis.
+  expectError(tiltedBicopter({.rotor1_rotation = Mat3(Eigen::AngleAxisd(0.17, Vec3::UnitX()))}), 4,
+              "must be perpendicular");
+  expectError(tiltedBicopter({.prop2_max_speed = 1e300}), 4, "finite maximum speed");
+  // Servo and joint both allow more than 90°.
+  expectError(tiltedBicopter({.servo1_lower = -2.0, .tilt1_limit = 2.0}), 4, "within ±90°");
+  ModelBuilder coaxial = tiltedBicopter();  // a second rotor on arm 1
+  coaxial.addBody({"rotor1b", 0.01, Vec3::Zero(), Vec3(3.6e-5, 3.6e-5, 7.2e-5).asDiagonal()});
+  coaxial.addJoint({.name = "spin1b", .type = JointType::Revolute, .parent = "arm1", .child = "rotor1b",
+                    .parent_placement = {Mat3::Identity(), Vec3(0, 0, -0.01)}});
+  coaxial.addPropeller({.name = "prop1b", .joint = "spin1b", .thrust_coefficient = kThrust, .max_speed = 700});
+  expectError(coaxial, 4, "carries a second propeller");
+}
+
+/// An inner controller that asks for one fixed force-model input.
+class FixedInput : public Controller {
+ public:
+  explicit FixedInput(VecX u) : u_(std::move(u)) {}
+  std::string_view name() const override { return "fixed"; }
+  bool compute(double, const State&, const ReferenceSample&, VecX& u) override {
+    u = u_;
+    return true;
+  }
+
+ private:
+  VecX u_;
+};
+
+double signalValue(const Controller& c, const std::string& name) {
+  for (std::size_t i = 0; i < c.signals().size(); ++i)
+    if (c.signals()[i].name == name) return c.signalValues()(static_cast<Eigen::Index>(i));
+  ADD_FAILURE() << "no signal " << name;
+  return 0.0;
+}
+
+TEST(ThrustVectors, ActuationTurnsEachVectorIntoAServoAngleAndAThrust) {
+  const ModelBuilder b = tiltedBicopter();
+  const Model plant = b.build();
+  auto force = std::make_shared<const Model>(b.rotorsAsThrustVectors(4).build());
+  VecX asked = VecX::Zero(force->numInputs());
+  asked(force->actuatorIndex(tangentialThrustInputName("prop1"))) = 1.0;   // θ = atan2(1, 4), F = √17
+  asked(force->actuatorIndex(axialThrustInputName("prop1"))) = 4.0;
+  asked(force->actuatorIndex(tangentialThrustInputName("prop2"))) = -9.0;  // beyond −30°: the servo's limit
+  asked(force->actuatorIndex(axialThrustInputName("prop2"))) = 3.0;
+  ActuationController actuation(plant, force, std::make_unique<FixedInput>(asked),
+                                ActuationController::Filter::Thrust, true);
+  ReferenceSample reference;
+  VecX u;
+  ASSERT_TRUE(actuation.compute(0.0, plant.initial_state, reference, u)) << actuation.message();
+  EXPECT_NEAR(u(plant.actuatorIndex("servo1")), std::atan2(1.0, 4.0), 1e-15);
+  EXPECT_NEAR(u(plant.actuatorIndex("servo2")), -kTiltLimit, 1e-15);
+  actuation.updateSignals();
+  EXPECT_NEAR(signalValue(actuation, "actuation.thrust_command.prop1"), std::sqrt(17.0), 1e-14);
+  EXPECT_NEAR(signalValue(actuation, "actuation.thrust_command.prop2"), std::hypot(9.0, 3.0), 1e-14);
+  EXPECT_NEAR(signalValue(actuation, "actuation.tilt_command.prop1"), std::atan2(1.0, 4.0), 1e-15);
+  // The thrust filter (5.29) moves towards |F| = √17 N: the setpoint of the second period is
+  // κ_F ϖ̂_D² = c F̂(0) + (1 − c) √17, with F̂(0) = κ_F ϖ_min² (the rotors start at rest, below it).
+  const double period = 0.005, c = std::exp(-period / 0.02);  // default time constant 0.02 s
+  ASSERT_TRUE(actuation.compute(period, plant.initial_state, reference, u)) << actuation.message();
+  ASSERT_TRUE(actuation.compute(2 * period, plant.initial_state, reference, u)) << actuation.message();
+  actuation.updateSignals();
+  const double f0 = kThrust * kMinSpeed * kMinSpeed;
+  const double speed = signalValue(actuation, "actuation.speed_setpoint.prop1");
+  EXPECT_NEAR(kThrust * speed * speed, c * f0 + (1 - c) * std::sqrt(17.0), 1e-12);
+}
+
+TEST(ThrustVectors, InternalMotionHandsTheRotorsGyroscopicTorqueToTheController) {
+  // Option internal_motion: with the arms at θ = 0 (the force model's own shape) and not moving,
+  // the only force the force model lacks is the spinning rotors' gyroscopic torque: on the base's
+  // torque rows f̂ = −ω × Σ Θ_P,k ϖ_k a_k, and nothing on its force rows (the thrusts, which the
+  // plant's b also holds, are the controller's own inputs and are taken out).
+  const ModelBuilder b = tiltedBicopter();
+  const Model plant = b.build();
+  auto force = std::make_shared<const Model>(b.rotorsAsThrustVectors(4).build());
+  auto inner = std::make_unique<FixedInput>(VecX::Zero(force->numInputs()));
+  const FixedInput& probe = *inner;
+  ActuationController actuation(plant, force, std::move(inner), ActuationController::Filter::Thrust, true,
+                                ActuationController::Drive::Ideal, true, 1, true);
+  State s = plant.initial_state;
+  const Vec3 omega(0.7, -1.9, 0.4);
+  s.xi.segment<3>(3) = omega;
+  const double w1 = 420.0, w2 = 610.0;
+  s.xi(plant.joints[plant.jointIndex("spin1")].xi_offset) = w1;
+  s.xi(plant.joints[plant.jointIndex("spin2")].xi_offset) = w2;
+  ReferenceSample reference;
+  VecX u;
+  ASSERT_TRUE(actuation.compute(0.0, s, reference, u)) << actuation.message();
+  const VecX& estimate = probe.externalForceEstimate();
+  ASSERT_EQ(estimate.size(), force->nxi);
+  // Spin axes in the base frame at θ = 0.
+  Workspace ws(plant);
+  computeKinematics(plant, s.x, s.xi, ws);
+  Vec3 momentum = Vec3::Zero();
+  for (const Propeller& p : plant.propellers) {
+    const Joint& j = plant.joints[p.joint];
+    const Mat3 R = ws.pose[0].R.transpose() * ws.pose[j.child].R;  // rotor → base
+    const double inertia = p.spin_axis.dot(plant.bodies[j.child].inertia_com * p.spin_axis);
+    momentum += inertia * s.xi(j.xi_offset) * (R * p.spin_axis);
+  }
+  const Vec3 expected = -omega.cross(momentum);
+  EXPECT_LT(estimate.head<3>().norm(), 1e-12);
+  EXPECT_LT((estimate.segment<3>(3) - expected).norm(), 1e-12 * expected.norm())
+      << estimate.segment<3>(3).transpose() << "\n" << expected.transpose();
+}
+
+TEST(ThrustVectors, ActuationRefusesTheFlatFilterForVectors) {
+  const ModelBuilder b = tiltedBicopter();
+  const Model plant = b.build();
+  auto force = std::make_shared<const Model>(b.rotorsAsThrustVectors(4).build());
+  try {
+    ActuationController actuation(plant, force, std::make_unique<FixedInput>(VecX::Zero(4)),
+                                  ActuationController::Filter::Flat, true);
+    ADD_FAILURE() << "expected a ControlError";
+  } catch (const ControlError& e) {
+    EXPECT_NE(std::string(e.what()).find("thrust_filter"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace rbs
