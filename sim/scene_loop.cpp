@@ -59,6 +59,12 @@ SceneLoop makeSceneLoop(const Scene& scene, const std::string& chosen) {
       if (scene.integrator.control_rate <= 0.0)
         throw ControlError(
             "the filters (5.29), (5.37) are discrete: set integrator.control_rate > 0 (the vehicles: 200)");
+      // internal_motion reads the plant's own terms: with a model error on purpose it would hand
+      // the controller the true mass and wrenches (and the estimator's bias counts them already).
+      const auto internal = actuation.options.find("internal_motion");
+      if (internal != actuation.options.end() && internal->second == "true" && perturbation.changesControllerModel())
+        throw ControlError("option internal_motion reads the true plant; it cannot be combined with "
+                           "perturbation.mass_scale or external_wrenches_known: false");
       controller = makeActuationController(scene.model, controller_model, std::move(controller), actuation);
     }
   } catch (const ControlError& e) {

@@ -420,7 +420,7 @@ void ActuationController::estimateInternalForces(const State& state) {
   for (const Rotor& r : rotors_) {
     const Propeller& p = plant_.propellers[r.propeller];
     const double rate = state.xi(r.rate_index);
-    const double thrust = p.thrust_coefficient * rate * rate;
+    const double thrust = p.thrust_coefficient * rate * std::abs(rate);  // (5.3): reversed, it pulls
     if (r.tangential_input < 0) {
       actual_thrusts_(r.thrust_input) = thrust;
     } else {
@@ -429,7 +429,8 @@ void ActuationController::estimateInternalForces(const State& state) {
       actual_thrusts_(r.tangential_input) = thrust * std::sin(tilt);
     }
   }
-  internal_force_ = force_terms_.b - internal_force_ - force_terms_.B * actual_thrusts_;
+  internal_force_ = force_terms_.b - internal_force_;
+  internal_force_.noalias() -= force_terms_.B * actual_thrusts_;
 }
 
 void ActuationController::stepThrustFilter(double dt) {

@@ -940,7 +940,7 @@ ModelBuilder ModelBuilder::forceModel(int sector_chords) const {
     if (tilt != out.joints_.end() && tilts.count(tilt->name))  // welded already, with its servo
       throw fail(ModelField::Joint, "tilt joint '" + tilt->name + "' carries a second propeller");
     std::optional<ActuatorSpec> servo;  // a copy: dropping the rotor's actuators moves the list
-    if (tilt != out.joints_.end() && tilt->type == JointType::Revolute)
+    if (tilt != out.joints_.end() && tilt->type == JointType::Revolute && tilt->parent != kWorld)  // an arm, not a stand
       for (const ActuatorSpec& a : out.actuators_)
         if (a.kind == ActuatorKind::JointServo && a.joint == tilt->name) servo = a;
     const Pose rotor_in_arm = joint->parent_placement * joint->child_placement;  // rotor joint at zero

@@ -186,17 +186,17 @@ struct PropellerSpec {
 /// A convex set of inputs beyond their limits (Model::InputSet): rows · u_S ≤ bounds over the
 /// named inputs. build() refuses unknown or repeated inputs, rows of the wrong width, zero or
 /// non-finite rows, and a set that is empty together with its inputs' limits.
-/// Names of the two inputs a servo-tilted propeller becomes in ModelBuilder::rotorsAsThrustVectors:
-/// F cos θ along the thrust direction at zero tilt, F sin θ across it.
-std::string axialThrustInputName(const std::string& propeller);
-std::string tangentialThrustInputName(const std::string& propeller);
-
 struct InputSetSpec {
   std::string name;
   std::vector<std::string> inputs;  ///< actuator names
   MatX rows;                        ///< m × inputs.size(), m ≥ 1
   VecX bounds;                      ///< m
 };
+
+/// Names of the two inputs a servo-tilted propeller becomes in ModelBuilder::rotorsAsThrustVectors:
+/// F cos θ along the thrust direction at zero tilt, F sin θ across it.
+std::string axialThrustInputName(const std::string& propeller);
+std::string tangentialThrustInputName(const std::string& propeller);
 
 struct LoopClosureSpec {
   std::string name;

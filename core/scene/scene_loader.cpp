@@ -1243,10 +1243,17 @@ Scene Loader::load(const YAML::Node& root, const std::vector<DeferredValue>& def
     if (actuation.sector_chords == 0) {
       scene.force_model = std::make_shared<const Model>(builder_.rotorsAsThrusters().build());
     } else {
-      try {  // the thrust vectors' checks are the file's
-        scene.force_model = std::make_shared<const Model>(builder_.rotorsAsThrustVectors(actuation.sector_chords).build());
+      ModelBuilder vectors;
+      try {  // the thrust vectors' checks name the file's propellers
+        vectors = builder_.rotorsAsThrustVectors(actuation.sector_chords);
       } catch (const ModelError& e) {
         throw mapModelError(e);
+      }
+      try {  // the derived elements are not the file's (a name clash with a generated input, say)
+        scene.force_model = std::make_shared<const Model>(vectors.build());
+      } catch (const ModelError& e) {
+        throw SceneError(file_.string(), actuation.line, actuation.column,
+                         std::string("controller.actuation.thrust: vector: the force model does not build: ") + e.what());
       }
       const Model& force = *scene.force_model;
       if (std::none_of(scene.model.propellers.begin(), scene.model.propellers.end(),

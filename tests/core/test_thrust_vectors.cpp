@@ -26,8 +26,14 @@ struct Variant {
   Vec3 rotor1_offset = Vec3(0.0, 0.0, 0.01);  ///< hub of rotor 1 on its arm (10 mm out along the thrust)
   Mat3 rotor1_rotation = Mat3::Identity();    ///< rotor 1's mount on its arm
   double servo1_lower = -kTiltLimit;
+  double servo1_upper = kTiltLimit;
   double tilt1_limit = 1.3;                   ///< mechanical range ± of tilt joint 1
   double prop2_max_speed = kMaxSpeed;
+  /// Body frames not aligned with their joint frames: the arm's in its tilt joint's moving frame
+  /// (child placement), the rotor's in its spin joint's (turned about the spin axis, and its thrust
+  /// direction given in that frame accordingly).
+  Pose arm_in_tilt;
+  Mat3 rotor_in_spin = Mat3::Identity();
 };
 
 /// A bicopter-like vehicle: base on a free joint, two arms on revolute tilt joints about general
@@ -41,7 +47,9 @@ ModelBuilder tiltedBicopter(const Variant& v = {}) {
   for (int k = 0; k < 2; ++k) {
     const std::string i = std::to_string(k + 1);
     const double side = k == 0 ? 1.0 : -1.0;
-    b.addBody({"arm" + i, 0.06, Vec3(0.0, 0.0, -0.0017), Vec3(3e-5, 1.5e-5, 3e-5).asDiagonal()});
+    // Arm and rotor balanced on the tilt axis: the arm's CoM 0.01 · 0.01/0.06 m below it.
+    b.addBody({"arm" + i, 0.06, v.arm_in_tilt.inverse() * Vec3(0.0, 0.0, -0.01 * 0.01 / 0.06),
+               Vec3(3e-5, 1.5e-5, 3e-5).asDiagonal()});
     b.addBody({"rotor" + i, 0.01, Vec3::Zero(), Vec3(3.6e-5, 3.6e-5, 7.2e-5).asDiagonal()});
     // Tilt joint frame: z the thrust at θ = 0, y the tilt axis; mounted rotated in general.
     const Mat3 mount = (Eigen::AngleAxisd(-side * 0.17, Vec3::UnitX()) * Eigen::AngleAxisd(0.05 * side, Vec3::UnitZ()) *
@@ -49,15 +57,19 @@ ModelBuilder tiltedBicopter(const Variant& v = {}) {
                            .toRotationMatrix();
     const double limit = k == 0 ? v.tilt1_limit : 1.3;
     b.addJoint({.name = "tilt" + i, .type = JointType::Revolute, .parent = "base", .child = "arm" + i,
-                .parent_placement = {mount, Vec3(0.01, side * 0.25, 0.08)}, .axis = Vec3::UnitY(),
-                .limits = JointLimits{-limit, limit}, .armature = 0.9});
-    const Pose hub = k == 0 ? Pose{v.rotor1_rotation, v.rotor1_offset} : Pose{Mat3::Identity(), Vec3(0, 0, 0.01)};
+                .parent_placement = {mount, Vec3(0.01, side * 0.25, 0.08)}, .child_placement = v.arm_in_tilt,
+                .axis = Vec3::UnitY(), .limits = JointLimits{-limit, limit}, .armature = 0.9});
+    // The hub in the arm's frame: where it is in the tilt joint's frame, mapped through the arm's.
+    const Pose hub_in_tilt = k == 0 ? Pose{v.rotor1_rotation, v.rotor1_offset} : Pose{Mat3::Identity(), Vec3(0, 0, 0.01)};
     b.addJoint({.name = "spin" + i, .type = JointType::RevoluteUnitCircle, .parent = "arm" + i, .child = "rotor" + i,
-                .parent_placement = hub, .axis = side * Vec3::UnitZ()});
+                .parent_placement = v.arm_in_tilt.inverse() * hub_in_tilt,
+                .child_placement = Pose{v.rotor_in_spin, Vec3::Zero()}, .axis = side * Vec3::UnitZ()});
     b.addActuator({.name = "servo" + i, .kind = ActuatorKind::JointServo, .joint = "tilt" + i, .gain = 1400,
-                   .damping = 66, .lower = k == 0 ? v.servo1_lower : -kTiltLimit, .upper = kTiltLimit});
-    b.addPropeller({.name = "prop" + i, .joint = "spin" + i, .thrust_coefficient = kThrust, .drag_coefficient = kDrag,
-                    .friction = 0.01, .min_speed = kMinSpeed, .max_speed = k == 0 ? kMaxSpeed : v.prop2_max_speed});
+                   .damping = 66, .lower = k == 0 ? v.servo1_lower : -kTiltLimit,
+                   .upper = k == 0 ? v.servo1_upper : kTiltLimit});
+    b.addPropeller({.name = "prop" + i, .joint = "spin" + i, .thrust_direction = v.rotor_in_spin.transpose() * Vec3::UnitZ(),
+                    .thrust_coefficient = kThrust, .drag_coefficient = kDrag, .friction = 0.01, .min_speed = kMinSpeed,
+                    .max_speed = k == 0 ? kMaxSpeed : v.prop2_max_speed});
     b.addActuator({.name = "motor" + i, .joint = "spin" + i, .gain = 0.021, .lower = -10, .upper = 25});
   }
   return b;
@@ -115,6 +127,20 @@ TEST(ThrustVectors, ForceModelGivesTheTiltedPropellersBaseWrenchAtEveryTilt) {
           << "θ = " << theta1 << ", " << theta2 << "\nplant " << w.plant.transpose() << "\nforce "
           << w.force_model.transpose();
     }
+}
+
+TEST(ThrustVectors, BodyFramesOffTheirJointFramesChangeNothing) {
+  // The same vehicle with the arm's and the rotor's body frames turned against their joint frames
+  // (child placements): the force model must compose the placements in the right order.
+  const Variant turned{.arm_in_tilt = {Mat3(Eigen::AngleAxisd(0.4, Vec3(1, 2, 3).normalized())), Vec3(0.01, -0.02, 0.005)},
+                       .rotor_in_spin = Mat3(Eigen::AngleAxisd(0.9, Vec3::UnitZ()) * Eigen::AngleAxisd(0.3, Vec3::UnitX()))};
+  const ModelBuilder b = tiltedBicopter(turned);
+  const Model plant = b.build();
+  const Model force = b.rotorsAsThrustVectors(4).build();
+  for (const double theta1 : {-0.45, 0.2}) {
+    const BaseWrenches w = baseWrenches(plant, force, Vec3(0.1, 0.2, 1.0), theta1, 0.35, 500.0, 380.0);
+    EXPECT_LT((w.plant - w.force_model).norm(), 1e-13 * w.plant.norm()) << "θ1 = " << theta1;
+  }
 }
 
 TEST(ThrustVectors, AThrustLineMissingTheTiltAxisLeavesOutOnlyTheOffsetMoment) {
@@ -183,6 +209,14 @@ TEST(ThrustVectors, RefusesWhatTheAuxiliaryInputCannotRepresent) {
   expectError(tiltedBicopter({.prop2_max_speed = 1e300}), 4, "finite maximum speed");
   // Servo and joint both allow more than 90°.
   expectError(tiltedBicopter({.servo1_lower = -2.0, .tilt1_limit = 2.0}), 4, "within ±90°");
+  // A servo without limits takes the joint's: beyond ±90° refused, within it the sector's range.
+  expectError(tiltedBicopter({.servo1_lower = -1e300, .servo1_upper = 1e300, .tilt1_limit = 2.0}), 4, "within ±90°");
+  const Model joint_limited =
+      tiltedBicopter({.servo1_lower = -1e300, .servo1_upper = 1e300, .tilt1_limit = 0.5}).rotorsAsThrustVectors(4).build();
+  MatX rows;
+  VecX bounds;
+  annularSectorPolygon(kThrust * kMinSpeed * kMinSpeed, kThrust * kMaxSpeed * kMaxSpeed, -0.5, 0.5, 4, rows, bounds);
+  EXPECT_LT((joint_limited.input_sets[0].bounds - bounds).norm(), 1e-15);
   ModelBuilder coaxial = tiltedBicopter();  // a second rotor on arm 1
   coaxial.addBody({"rotor1b", 0.01, Vec3::Zero(), Vec3(3.6e-5, 3.6e-5, 7.2e-5).asDiagonal()});
   coaxial.addJoint({.name = "spin1b", .type = JointType::Revolute, .parent = "arm1", .child = "rotor1b",
@@ -280,6 +314,28 @@ TEST(ThrustVectors, InternalMotionHandsTheRotorsGyroscopicTorqueToTheController)
   EXPECT_LT(estimate.head<3>().norm(), 1e-12);
   EXPECT_LT((estimate.segment<3>(3) - expected).norm(), 1e-12 * expected.norm())
       << estimate.segment<3>(3).transpose() << "\n" << expected.transpose();
+}
+
+TEST(ThrustVectors, InternalMotionIsZeroForTiltedArmsAtRest) {
+  // Tilted arms whose arm and rotor balance on the tilt axis, spinning rotors, base at rest: the
+  // plant differs from the welded force model only by the tilted thrusts, which the controller
+  // commands itself — f̂ must vanish (a wrong sign of F sin θ would leave 2 F sin θ).
+  const ModelBuilder b = tiltedBicopter();
+  const Model plant = b.build();
+  auto force = std::make_shared<const Model>(b.rotorsAsThrustVectors(4).build());
+  auto inner = std::make_unique<FixedInput>(VecX::Zero(force->numInputs()));
+  const FixedInput& probe = *inner;
+  ActuationController actuation(plant, force, std::move(inner), ActuationController::Filter::Thrust, true,
+                                ActuationController::Drive::Ideal, true, 1, true);
+  State s = plant.initial_state;
+  s.x(plant.joints[plant.jointIndex("tilt1")].x_offset) = 0.4;
+  s.x(plant.joints[plant.jointIndex("tilt2")].x_offset) = -0.3;
+  s.xi(plant.joints[plant.jointIndex("spin1")].xi_offset) = 480.0;
+  s.xi(plant.joints[plant.jointIndex("spin2")].xi_offset) = 530.0;
+  ReferenceSample reference;
+  VecX u;
+  ASSERT_TRUE(actuation.compute(0.0, s, reference, u)) << actuation.message();
+  EXPECT_LT(probe.externalForceEstimate().norm(), 1e-12) << probe.externalForceEstimate().transpose();
 }
 
 TEST(ThrustVectors, ActuationRefusesTheFlatFilterForVectors) {

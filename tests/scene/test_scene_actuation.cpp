@@ -256,6 +256,9 @@ TEST(SceneActuation, ThrustVectorMisuseIsReportedClearly) {
   EXPECT_NE(typo.find("scalar"), std::string::npos) << typo;
   const std::string flag = failure("tricopter_table51.yaml", {"controller.actuation.options.internal_motion=yes"});
   EXPECT_NE(flag.find("internal_motion = 'yes' is not one of: true, false"), std::string::npos) << flag;
+  const std::string perturbed = failure(
+      "tricopter_table51.yaml", {"controller.actuation.options.internal_motion=true", "perturbation.mass_scale=1.1"});
+  EXPECT_NE(perturbed.find("option internal_motion reads the true plant"), std::string::npos) << perturbed;
   const std::string chords_alone = failure("tricopter_table51.yaml", {"controller.actuation.sector_chords=4"});
   EXPECT_NE(chords_alone.find("applies to thrust: vector only"), std::string::npos) << chords_alone;
   const std::string no_chords =
