@@ -122,9 +122,7 @@ ActuationController::ActuationController(const Model& plant, std::shared_ptr<con
       noise_(seed),
       seed_(seed),
       state_map_(plant, *force_model_),
-      internal_motion_(internal_motion),
-      plant_ws_(plant),
-      force_ws_(*force_model_) {
+      internal_motion_(internal_motion) {
   const Model& force_model = *force_model_;
   if (plant.propellers.empty())
     throw ControlError("controller.actuation applies to models with propellers; this one has none");
@@ -252,6 +250,8 @@ ActuationController::ActuationController(const Model& plant, std::shared_ptr<con
   }
 
   if (internal_motion_) {
+    plant_ws_.emplace(plant_);
+    force_ws_.emplace(force_model);
     actual_thrusts_.setZero(force_model.numInputs());
     internal_force_.setZero(force_model.nxi);
   }
@@ -411,8 +411,8 @@ double ActuationController::thrustCommand(int k) const {
 }
 
 void ActuationController::estimateInternalForces(const State& state) {
-  evaluatePlant(plant_, state, plant_ws_, plant_terms_);
-  evaluatePlant(*force_model_, force_state_, force_ws_, force_terms_);
+  evaluatePlant(plant_, state, *plant_ws_, plant_terms_);
+  evaluatePlant(*force_model_, force_state_, *force_ws_, force_terms_);
   // b_P on the rows the force model shares, mapped onto it.
   state_map_.applyVelocityVector(plant_terms_.b, internal_force_);
   // The propellers' thrusts now, as the force model's inputs: b_P holds them with a minus sign.

@@ -49,6 +49,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -229,7 +230,7 @@ class ActuationController : public Controller {
 
   // Option internal_motion.
   bool internal_motion_ = false;
-  Workspace plant_ws_, force_ws_;
+  std::optional<Workspace> plant_ws_, force_ws_;  ///< only with the option
   PlantTerms plant_terms_, force_terms_;
   VecX actual_thrusts_, internal_force_;  ///< B_F's inputs from the plant's rotors; f̂
   double last_t_ = 0.0;

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 
 #include "core/control/actuation.h"
 #include "core/dynamics/dynamics.h"
@@ -277,11 +278,9 @@ TEST(ThrustVectors, ActuationTurnsEachVectorIntoAServoAngleAndAThrust) {
   EXPECT_NEAR(kThrust * speed * speed, c * f0 + (1 - c) * std::sqrt(17.0), 1e-12);
 }
 
-TEST(ThrustVectors, InternalMotionHandsTheRotorsGyroscopicTorqueToTheController) {
-  // Option internal_motion: with the arms at θ = 0 (the force model's own shape) and not moving,
-  // the only force the force model lacks is the spinning rotors' gyroscopic torque: on the base's
-  // torque rows f̂ = −ω × Σ Θ_P,k ϖ_k a_k, and nothing on its force rows (the thrusts, which the
-  // plant's b also holds, are the controller's own inputs and are taken out).
+/// Option internal_motion on the vehicle at `state` (set up by `pose`): the external-force
+/// estimate the actuation layer hands its inner controller at the first instant.
+VecX internalForceEstimate(const std::function<void(const Model&, State&)>& pose) {
   const ModelBuilder b = tiltedBicopter();
   const Model plant = b.build();
   auto force = std::make_shared<const Model>(b.rotorsAsThrustVectors(4).build());
@@ -290,17 +289,37 @@ TEST(ThrustVectors, InternalMotionHandsTheRotorsGyroscopicTorqueToTheController)
   ActuationController actuation(plant, force, std::move(inner), ActuationController::Filter::Thrust, true,
                                 ActuationController::Drive::Ideal, true, 1, true);
   State s = plant.initial_state;
-  const Vec3 omega(0.7, -1.9, 0.4);
-  s.xi.segment<3>(3) = omega;
-  const double w1 = 420.0, w2 = 610.0;
-  s.xi(plant.joints[plant.jointIndex("spin1")].xi_offset) = w1;
-  s.xi(plant.joints[plant.jointIndex("spin2")].xi_offset) = w2;
+  pose(plant, s);
   ReferenceSample reference;
   VecX u;
-  ASSERT_TRUE(actuation.compute(0.0, s, reference, u)) << actuation.message();
-  const VecX& estimate = probe.externalForceEstimate();
-  ASSERT_EQ(estimate.size(), force->nxi);
+  EXPECT_TRUE(actuation.compute(0.0, s, reference, u)) << actuation.message();
+  EXPECT_EQ(probe.externalForceEstimate().size(), force->nxi);
+  return probe.externalForceEstimate();
+}
+
+void setJointPosition(const Model& m, State& s, const char* joint, double value) {
+  s.x(m.joints[m.jointIndex(joint)].x_offset) = value;
+}
+void setJointRate(const Model& m, State& s, const char* joint, double value) {
+  s.xi(m.joints[m.jointIndex(joint)].xi_offset) = value;
+}
+
+TEST(ThrustVectors, InternalMotionHandsTheRotorsGyroscopicTorqueToTheController) {
+  // Option internal_motion: with the arms at θ = 0 (the force model's own shape) and not moving,
+  // the only force the force model lacks is the spinning rotors' gyroscopic torque: on the base's
+  // torque rows f̂ = −ω × Σ Θ_P,k ϖ_k a_k, and nothing on its force rows (the thrusts, which the
+  // plant's b also holds, are the controller's own inputs and are taken out).
+  const Vec3 omega(0.7, -1.9, 0.4);
+  State s;
+  const auto pose = [&](const Model& m, State& state) {
+    state.xi.segment<3>(3) = omega;
+    setJointRate(m, state, "spin1", 420.0);
+    setJointRate(m, state, "spin2", 610.0);
+    s = state;
+  };
+  const VecX estimate = internalForceEstimate(pose);
   // Spin axes in the base frame at θ = 0.
+  const Model plant = tiltedBicopter().build();
   Workspace ws(plant);
   computeKinematics(plant, s.x, s.xi, ws);
   Vec3 momentum = Vec3::Zero();
@@ -320,22 +339,13 @@ TEST(ThrustVectors, InternalMotionIsZeroForTiltedArmsAtRest) {
   // Tilted arms whose arm and rotor balance on the tilt axis, spinning rotors, base at rest: the
   // plant differs from the welded force model only by the tilted thrusts, which the controller
   // commands itself — f̂ must vanish (a wrong sign of F sin θ would leave 2 F sin θ).
-  const ModelBuilder b = tiltedBicopter();
-  const Model plant = b.build();
-  auto force = std::make_shared<const Model>(b.rotorsAsThrustVectors(4).build());
-  auto inner = std::make_unique<FixedInput>(VecX::Zero(force->numInputs()));
-  const FixedInput& probe = *inner;
-  ActuationController actuation(plant, force, std::move(inner), ActuationController::Filter::Thrust, true,
-                                ActuationController::Drive::Ideal, true, 1, true);
-  State s = plant.initial_state;
-  s.x(plant.joints[plant.jointIndex("tilt1")].x_offset) = 0.4;
-  s.x(plant.joints[plant.jointIndex("tilt2")].x_offset) = -0.3;
-  s.xi(plant.joints[plant.jointIndex("spin1")].xi_offset) = 480.0;
-  s.xi(plant.joints[plant.jointIndex("spin2")].xi_offset) = 530.0;
-  ReferenceSample reference;
-  VecX u;
-  ASSERT_TRUE(actuation.compute(0.0, s, reference, u)) << actuation.message();
-  EXPECT_LT(probe.externalForceEstimate().norm(), 1e-12) << probe.externalForceEstimate().transpose();
+  const VecX estimate = internalForceEstimate([](const Model& m, State& s) {
+    setJointPosition(m, s, "tilt1", 0.4);
+    setJointPosition(m, s, "tilt2", -0.3);
+    setJointRate(m, s, "spin1", 480.0);
+    setJointRate(m, s, "spin2", 530.0);
+  });
+  EXPECT_LT(estimate.norm(), 1e-12) << estimate.transpose();
 }
 
 TEST(ThrustVectors, ActuationRefusesTheFlatFilterForVectors) {
