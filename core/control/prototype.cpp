@@ -5,6 +5,7 @@
 
 #include "core/control/registry.h"
 #include "core/model/input_sets.h"
+#include "core/dynamics/dynamics.h"
 #include "core/dynamics/kinematics.h"
 
 namespace rbs {
@@ -79,6 +80,7 @@ PrototypeController::PrototypeController(const Model& model, VelocityError varia
     allocator_.setInputSetRows(W, l);
     bounded = true;
   }
+  decideInverseDynamicsAllocation();
   allocation_mode_ = alloc == "exact"           ? AllocationMode::Exact
                      : alloc == "least_squares" ? AllocationMode::LeastSquares
                      : alloc == "constrained"   ? AllocationMode::Constrained
@@ -399,31 +401,118 @@ void PrototypeController::updateJointPairs() {
   for (std::size_t i = first_joint_pair_; i < pairs.size(); ++i) setNaturalGains(pairs[i], m, Vec3::Constant(th), w, z, w, z);
 }
 
+void PrototypeController::decideInverseDynamicsAllocation() {
+  const Model& m = model_;
+  inverse_dynamics_inputs_.clear();
+  if (m.numInputs() != m.nxi || m.constraint_rows > 0 || !m.input_sets.empty() || !m.propellers.empty() ||
+      !m.external_wrenches.empty())
+    return;
+  std::vector<int> coordinate(static_cast<std::size_t>(m.nxi), -1);
+  for (int i = 0; i < m.numInputs(); ++i) {
+    const Actuator& a = m.actuators[i];
+    if (a.kind != ActuatorKind::JointEffort || !std::isfinite(a.gain) || a.gain == 0.0) return;
+    const int c = m.joints[a.joint].xi_offset + a.component;
+    if (coordinate[static_cast<std::size_t>(c)] >= 0) return;  // two inputs on one coordinate: B singular
+    coordinate[static_cast<std::size_t>(c)] = i;
+    inverse_dynamics_inputs_.push_back(c);
+  }
+  // Kinetic energy ½ Σ η_bᵀ M_b η_b vanishes only when every body twist does; from the root down,
+  // η_b = L_b η_λ + S_e ξ_e then forces ξ_e = 0 when S_e has full column rank. So M ≻ 0 at every x if
+  // each moving body's M_b is (mass > 0, Θ ≻ 0) and no joint parameterization has singular points
+  // (Euler angles do); armature and geared rotors add positive semidefinite terms.
+  mass_matrix_definite_everywhere_ = true;
+  for (const Joint& j : m.joints) {
+    if (j.nxi == 0) continue;
+    const Body& body = m.bodies[j.child];
+    const bool definite = body.mass > 0.0 && Eigen::LLT<Mat3>(body.inertia_com).info() == Eigen::Success;
+    if (!definite || j.type == JointType::SphericalEulerZYX) mass_matrix_definite_everywhere_ = false;
+  }
+  desired_acceleration_.resize(m.nxi);
+  inverse_dynamics_forces_.resize(m.nxi);
+  xi_.resize(m.nxi);
+}
+
+PrototypeController::FastAllocation PrototypeController::allocateByInverseDynamics(const State& state,
+                                                                                  const ReferenceSample& reference,
+                                                                                  VecX& u) {
+  if (inverse_dynamics_inputs_.empty()) return FastAllocation::NotApplicable;
+  template_.evaluateKinematicsOnly(state, reference, ws_, ws_ref_, evaluation_);
+  const MatX& Mbar = evaluation_.Mbar;
+  if (!(factored_mbar_.size() == Mbar.size() && std::equal(Mbar.data(), Mbar.data() + Mbar.size(), factored_mbar_.data()))) {
+    mbar_llt_.compute(Mbar);
+    if (mbar_llt_.info() != Eigen::Success) {
+      factored_mbar_.resize(0, 0);
+      fail(std::string(name()) + ": allocation failed: the desired inertia M̄ is not positive definite "
+           "(check the template parameters)");
+      return FastAllocation::Failed;
+    }
+    factored_mbar_ = Mbar;
+  }
+  desired_acceleration_ = evaluation_.bbar;  // a_des = −M̄⁻¹ b̄ (4.51)
+  mbar_llt_.solveInPlace(desired_acceleration_);
+  desired_acceleration_ = -desired_acceleration_;
+  // B u₀ = M a_des + b with b = c + f_G + f_K + f_D (− f̂)
+  computeInverseDynamicsForces(model_, desired_acceleration_, ws_, inverse_dynamics_forces_);
+  computeElasticForces(model_, state.x, ws_);
+  computeDampingForces(model_, state.xi, ws_);
+  inverse_dynamics_forces_ += ws_.elastic_forces + ws_.damping_forces;
+  compensateExternalForce(inverse_dynamics_forces_);
+  VecX& u0 = allocation_.u_unconstrained;
+  u0.resize(model_.numInputs());
+  for (int i = 0; i < model_.numInputs(); ++i)
+    u0(i) = inverse_dynamics_forces_(inverse_dynamics_inputs_[static_cast<std::size_t>(i)]) / model_.actuators[i].gain;
+  if (!u0.allFinite()) return FastAllocation::NotApplicable;  // the general path names the cause
+  if (allocation_mode_ == AllocationMode::Constrained)
+    for (int i = 0; i < u0.size(); ++i)
+      if (!(lower_(i) <= u0(i) && u0(i) <= upper_(i))) return FastAllocation::NotApplicable;  // the QP's case
+  // (4.63): a feasible u₀ is the constrained optimum; fully actuated, the template is realized.
+  allocation_.u = u0;
+  allocation_.matching_residual = allocation_.template_deviation = 0.0;
+  allocation_.saturated.assign(static_cast<std::size_t>(u0.size()), 0);
+  allocation_.set_rows_active.clear();
+  allocation_.qp_status = InequalityQpStatus::Optimal;
+  allocation_.qp_iterations = 0;
+  u = u0;
+  return FastAllocation::Done;
+}
+
 bool PrototypeController::compute(double /*t*/, const State& state, const ReferenceSample& reference, VecX& u) {
   plant_terms_valid_ = false;
   updatePairs();
-  template_.evaluateWithPlant(state, reference, ws_, ws_ref_, plant_, evaluation_);
   plant_b_shifted_ = externalForceEstimate().size() != 0;
-  compensateExternalForce(plant_.b);
-  if (template_.variant() == VelocityError::Energy && !transport_map_checked_) {
-    const double r = template_.transportMapResidual();
-    if (!(r <= kTransportMapTolerance))
-      return fail("prototype_energy: this template has no transport map Q with J Q = Ad(G_E)^-1 J_R for every pair "
-                  "(residual " + std::to_string(r) + "); use prototype_body or prototype_particle, or a joint-space template");
-    transport_map_checked_ = true;
+  const bool transport_check = template_.variant() == VelocityError::Energy && !transport_map_checked_;
+  const FastAllocation fast = transport_check ? FastAllocation::NotApplicable : allocateByInverseDynamics(state, reference, u);
+  if (fast == FastAllocation::Failed) return false;
+  plant_terms_skipped_ = fast == FastAllocation::Done;
+  late_plant_terms_ = false;
+  if (!plant_terms_skipped_) {
+    if (inverse_dynamics_inputs_.empty() || transport_check)
+      template_.evaluateWithPlant(state, reference, ws_, ws_ref_, plant_, evaluation_);
+    else  // the template is evaluated already; u₀ left the bounds
+      evaluatePlant(model_, state, ws_, plant_);
+    compensateExternalForce(plant_.b);
+    if (transport_check) {
+      const double r = template_.transportMapResidual();
+      if (!(r <= kTransportMapTolerance))
+        return fail("prototype_energy: this template has no transport map Q with J Q = Ad(G_E)^-1 J_R for every pair "
+                    "(residual " + std::to_string(r) + "); use prototype_body or prototype_particle, or a joint-space template");
+      transport_map_checked_ = true;
+    }
+    if (!allocator_.solve(plant_.M, plant_.b, plant_.B, evaluation_.Mbar, evaluation_.bbar, lower_, upper_,
+                          allocation_mode_, allocation_)) {
+      if (allocation_.qp_status != InequalityQpStatus::Optimal)
+        return fail(std::string(name()) + ": allocation failed: the QP over the input sets and limits gave no input (" +
+                    std::string(toString(allocation_.qp_status)) + ")");
+      return fail(std::string(name()) + ": allocation failed: the desired inertia M̄ or the plant inertia is not positive "
+                  "definite, or B is rank deficient (check the template parameters)");
+    }
+    u = allocation_.u;
   }
-  if (!allocator_.solve(plant_.M, plant_.b, plant_.B, evaluation_.Mbar, evaluation_.bbar, lower_, upper_,
-                        allocation_mode_, allocation_)) {
-    if (allocation_.qp_status != InequalityQpStatus::Optimal)
-      return fail(std::string(name()) + ": allocation failed: the QP over the input sets and limits gave no input (" +
-                  std::string(toString(allocation_.qp_status)) + ")");
-    return fail(std::string(name()) + ": allocation failed: the desired inertia M̄ or the plant inertia is not positive "
-                "definite, or B is rank deficient (check the template parameters)");
-  }
-  u = allocation_.u;
   if (!u.allFinite()) return fail(std::string(name()) + ": non-finite input");
   x_ = state.x;
+  xi_ = state.xi;
   x_ref_ = reference.x;
+  xi_ref_ = reference.xi;
   plant_terms_valid_ = true;
   return true;
 }
@@ -431,17 +520,43 @@ bool PrototypeController::compute(double /*t*/, const State& state, const Refere
 bool PrototypeController::plantRate(const Model& plant, const State& state, const VecX& u, double stabilization_gain,
                                     VecX& xdot, VecX& xidot) {
   if (!plant_terms_valid_ || plant_b_shifted_ || &plant != &model_ || model_.constraint_rows > 0) return false;
-  if (!allocator_.plantAcceleration(plant_.b, u, xidot)) return false;  // M singular: the dynamics say so
+  if (plant_terms_skipped_) {
+    // M (B⁻¹(M a_des + b)) − b = M a_des: the plant accelerates at a_des under the controller's own
+    // input, if M is regular (which the dynamics would otherwise test).
+    if (!mass_matrix_definite_everywhere_ || u.size() != allocation_.u.size() ||
+        !std::equal(u.data(), u.data() + u.size(), allocation_.u.data()))
+      return false;
+    xidot = desired_acceleration_;
+  } else if (!allocator_.plantAcceleration(plant_.b, u, xidot)) {
+    return false;  // M singular: the dynamics say so
+  }
   computeConfigurationRate(model_, state.x, state.xi, ws_, stabilization_gain);  // ws_: this state's kinematics
   xdot = ws_.xdot;
   return true;
 }
 
+void PrototypeController::actualAcceleration(const VecX& u, VecX& xidot) {
+  if (plant_terms_skipped_ && std::equal(u.data(), u.data() + u.size(), allocation_.u.data())) {
+    xidot = desired_acceleration_;
+    return;
+  }
+  if (plant_terms_skipped_ && !late_plant_terms_) {  // a clamped input: M is needed after all
+    evaluatePlant(model_, State{x_, xi_}, ws_, plant_);  // (the same state: ws_ keeps its kinematics)
+    compensateExternalForce(plant_.b);
+    late_plant_terms_ = true;
+  }
+  xidot = plant_.M.llt().solve(plant_.B * u - plant_.b);
+}
+
 void PrototypeController::updateSignals() {
+  // The inverse-dynamics allocation evaluated only the reference's joint motions
+  // (PrototypeTemplate::evaluateKinematicsOnly); the tracking errors compare bodies.
+  if (plant_terms_skipped_) computeKinematics(model_, x_ref_, xi_ref_, ws_ref_);
   tracking_.evaluate(ws_, ws_ref_, x_, x_ref_, signalBlock(tracking_signals_));
   // Actual acceleration with the input the simulator applies (clamped to the bounds).
-  VecX u = allocation_.u.cwiseMax(lower_).cwiseMin(upper_);
-  VecX xidot = plant_.M.llt().solve(plant_.B * u - plant_.b);
+  const VecX u = allocation_.u.cwiseMax(lower_).cwiseMin(upper_);
+  VecX xidot;
+  actualAcceleration(u, xidot);
   signal(control_signals_, kEnergy) = evaluation_.kinetic + evaluation_.potential;
   signal(control_signals_, kKinetic) = evaluation_.kinetic;
   signal(control_signals_, kPotential) = evaluation_.potential;

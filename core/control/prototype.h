@@ -68,6 +68,15 @@ class PrototypeController : public Controller {
   void updatePairs();
   /// base_joints: the joint pairs from joint_mbar, joint_thetabar, joint_omega, joint_zeta.
   void updateJointPairs();
+  /// The allocation by inverse dynamics (see inverse_dynamics_inputs_): true when it gave u, false
+  /// when the general path has to (u₀ outside the bounds); a failure is reported through fail().
+  /// Fills inverse_dynamics_inputs_ and mass_matrix_definite_everywhere_ from the model.
+  void decideInverseDynamicsAllocation();
+  enum class FastAllocation { Done, NotApplicable, Failed };
+  FastAllocation allocateByInverseDynamics(const State& state, const ReferenceSample& reference, VecX& u);
+  /// ξ̇ = M⁻¹(B u − b) for the applied u at the last compute()'s state (the plant terms are
+  /// evaluated here when the inverse-dynamics allocation skipped them).
+  void actualAcceleration(const VecX& u, VecX& xidot);
 
   /// The parameters declareParameters() declared for this combination; the others stay
   /// undeclared (reading one is a programming error, core/control/parameters.h).
@@ -114,6 +123,25 @@ class PrototypeController : public Controller {
   /// compute(), which succeeded: plantRate() may use them.
   bool plant_terms_valid_ = false;
   bool plant_b_shifted_ = false;  ///< the last compute() subtracted an external-force estimate from b
+
+  /// One joint-effort input per velocity coordinate (B constant and invertible), no input sets, no
+  /// loop closures, no force term that depends on u but B u: then every allocation mode's
+  /// unconstrained optimum is u₀ = B⁻¹(b + M a_des) with a_des = −M̄⁻¹ b̄ (4.51, (4.53) with B
+  /// invertible), which the recursive Newton–Euler pass gives without M, c, f_G or any
+  /// factorization of M (computeInverseDynamicsForces). Within the bounds it is the answer; the
+  /// plant then accelerates at a_des. Index of each input's coordinate and its gain; empty: no.
+  std::vector<int> inverse_dynamics_inputs_;
+  /// M(x) is positive definite at every x (every moving body has a positive definite spatial
+  /// inertia, no joint parameterization with singular points): the shared rate a_des needs no test.
+  bool mass_matrix_definite_everywhere_ = false;
+  bool plant_terms_skipped_ = false;  ///< the last compute() took the inverse-dynamics allocation
+  bool late_plant_terms_ = false;     ///< ... and plant_ was evaluated afterwards (actualAcceleration)
+  VecX desired_acceleration_;         ///< a_des = −M̄⁻¹ b̄ of the last compute()
+  VecX inverse_dynamics_forces_;      ///< M a_des + c + f_G (+ f_K + f_D) at the last state
+  MatX factored_mbar_;                ///< M̄ whose factor mbar_llt_ holds
+  Eigen::LLT<MatX> mbar_llt_;
+  VecX xi_;                           ///< ξ of the last compute() (for late plant terms)
+  VecX xi_ref_;                       ///< ξ_R of the last compute() (for the reference's kinematics)
   /// control.energy, energy_kinetic, energy_potential, energy_rate, template_power,
   /// matching_residual, template_deviation, saturated: entries of control_signals_ in this order.
   enum ControlSignal { kEnergy, kKinetic, kPotential, kEnergyRate, kTemplatePower, kMatchingResidual,

@@ -47,11 +47,37 @@ void setNaturalGains(TemplatePair& pair, double mass, const Vec3& theta, double 
 void PrototypeTemplate::evaluateWithPlant(const State& state, const ReferenceSample& reference, Workspace& ws,
                                           Workspace& ws_ref, PlantTerms& plant, TemplateEvaluation& out) {
   evaluatePlant(model_, state, ws, plant);
-  computeKinematics(model_, reference.x, reference.xi, ws_ref);
-  // Joint pairs take their Jacobians from the joints (jointPairJacobian): a joint-space template
-  // needs no body Jacobians of the reference.
-  if (std::any_of(pairs_.begin(), pairs_.end(), [](const TemplatePair& p) { return p.joint < 0; }))
-    computeBodyJacobians(model_, ws_ref);
+  evaluateAgainstReference(ws, state, reference, ws_ref, false, out);
+}
+
+void PrototypeTemplate::evaluateKinematicsOnly(const State& state, const ReferenceSample& reference, Workspace& ws,
+                                               Workspace& ws_ref, TemplateEvaluation& out) {
+  computeKinematics(model_, state.x, state.xi, ws);
+  if (needsBodyJacobians()) computeBodyJacobians(model_, ws);
+  evaluateAgainstReference(ws, state, reference, ws_ref, true, out);
+}
+
+bool PrototypeTemplate::needsBodyJacobians() const {
+  // Joint pairs take their Jacobians from the joints (jointPairJacobian).
+  return std::any_of(pairs_.begin(), pairs_.end(), [](const TemplatePair& p) { return p.joint < 0; });
+}
+
+void PrototypeTemplate::evaluateAgainstReference(const Workspace& ws, const State& state,
+                                                 const ReferenceSample& reference, Workspace& ws_ref,
+                                                 bool joint_motions_suffice, TemplateEvaluation& out) {
+  const bool bodies = needsBodyJacobians();
+  if (joint_motions_suffice && !bodies) {
+    // Joint pairs read the joints' own motions only (jointPairJacobian), and a joint's S_e, J_e ξ
+    // and σ_e do not depend on its parent's motion (joint pairs exclude spherical_absolute, the
+    // one type whose do): no poses, twists or biases of the reference bodies.
+    const Vec6 zero = Vec6::Zero();
+    for (const Joint& j : model_.joints)
+      evaluateJoint(j, reference.x.data() + j.x_offset, reference.xi.data() + j.xi_offset, zero, zero,
+                    ws_ref.joint[j.child]);
+  } else {
+    computeKinematics(model_, reference.x, reference.xi, ws_ref);
+    if (bodies) computeBodyJacobians(model_, ws_ref);
+  }
   evaluate(ws, ws_ref, state.xi, reference.xidot, out);
 }
 
@@ -60,7 +86,11 @@ PrototypeTemplate::PrototypeTemplate(const Model& model, std::vector<TemplatePai
     : model_(model), pairs_(std::move(pairs)), variant_(variant) {
   scratch_.setZero(6, model.nxi);
   child_placement_adjoint_.reserve(model.joints.size());
-  for (const Joint& j : model.joints) child_placement_adjoint_.push_back(Ad(j.child_placement));
+  for (const Joint& j : model.joints) {
+    child_placement_adjoint_.push_back(Ad(j.child_placement));
+    parent_placement_inverse_.push_back(j.parent_placement.inverse());
+    child_placement_inverse_.push_back(j.child_placement.inverse());
+  }
 }
 
 // ^a_bG = G_a⁻¹ G_b, ^a_bJ = J_b − Ad_{^a_bG}⁻¹ J_a (3.121), ^a_bξ = J ξ and
@@ -106,7 +136,7 @@ void PrototypeTemplate::jointPairJacobian(const Workspace& ws, int joint_index, 
   const Joint& joint = model_.joints[joint_index];
   const JointMotion& m = ws.joint[joint.child];
   const Pose& Tc = joint.child_placement;
-  G = joint.parent_placement.inverse() * m.transform * Tc.inverse();
+  G = parent_placement_inverse_[joint_index] * m.transform * child_placement_inverse_[joint_index];
   J.setZero();
   J.middleCols(joint.xi_offset, joint.nxi).noalias() = child_placement_adjoint_[joint_index] * m.S;
   twist = adjointTimes(Tc, m.relative_twist);
@@ -139,8 +169,16 @@ void PrototypeTemplate::evaluate(const Workspace& ws, const Workspace& ws_ref, c
 
     const Pose G_E_inv = s.G_E.inverse();
     const Mat4 G_E_inv4 = G_E_inv.matrix();
-    const Mat6 Mb = Vee(p.inertia);
-    const Mat6 Db = Vee(p.damping);
+    if (s.inertia_moment != p.inertia) {  // (NaN at first: never equal)
+      s.inertia_moment = p.inertia;
+      s.inertia_6 = Vee(p.inertia);
+    }
+    if (s.damping_moment != p.damping) {
+      s.damping_moment = p.damping;
+      s.damping_6 = Vee(p.damping);
+    }
+    const Mat6& Mb = s.inertia_6;
+    const Mat6& Db = s.damping_6;
     // (4.66b) f̄_K = vee2((I − G_E⁻¹) K̄'); V̄ = ½ ‖(G_E − I)ᵀ‖²_K̄' (4.20a).
     s.stiffness_force = vee2(Mat4((Mat4::Identity() - G_E_inv4) * p.stiffness));
     out.potential += 0.5 * traceWeighted(s.G_E.matrix() - Mat4::Identity(), p.stiffness);
@@ -205,7 +243,7 @@ double PrototypeTemplate::energyRate(const VecX& xidot) const {
                          G_E_inv4 * wed(s.ref_acceleration);
       rate += (v_dot * p.inertia * s.point_velocity_error.transpose()).trace();
     } else {
-      rate += s.error_twist.dot(Vee(p.inertia) * (pair_accel + s.error_acceleration));
+      rate += s.error_twist.dot(s.inertia_6 * (pair_accel + s.error_acceleration));
     }
   }
   return rate;

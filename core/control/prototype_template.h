@@ -69,6 +69,10 @@ struct PairState {
   Vec6 stiffness_force;             ///< vee2((I − G_E⁻¹) K̄')
   Vec6 error_acceleration;          ///< d/dt ξ_E minus J ξ̇ (body form, (4.66f))
   Mat4 point_velocity_error;        ///< particle: wed(Jξ) − G_E⁻¹ wed(J_R ξ_R)
+  /// Vee(M̄'), Vee(D̄') (3.83b) and the moment matrices they came from: formed again only when the
+  /// pair's matrices change (a parameter edit), not in every evaluation.
+  Mat4 inertia_moment = Mat4::Constant(NAN), damping_moment = Mat4::Constant(NAN);
+  Mat6 inertia_6 = Mat6::Zero(), damping_6 = Mat6::Zero();
 };
 
 class PrototypeTemplate {
@@ -90,6 +94,12 @@ class PrototypeTemplate {
   /// `plant`, kinematics into `ws`), the kinematics of the reference into `ws_ref`, then evaluate().
   void evaluateWithPlant(const State& state, const ReferenceSample& reference, Workspace& ws,
                          Workspace& ws_ref, PlantTerms& plant, TemplateEvaluation& out);
+  /// evaluateWithPlant without the plant terms: the kinematics at the state into `ws` (and the body
+  /// Jacobians when a pair needs them), the reference's into `ws_ref`, then evaluate(). When every
+  /// pair is a joint pair, only the joints' own motions of the reference (ws_ref.joint) are
+  /// evaluated: its body poses and twists are then not those of the reference.
+  void evaluateKinematicsOnly(const State& state, const ReferenceSample& reference, Workspace& ws,
+                              Workspace& ws_ref, TemplateEvaluation& out);
 
   /// dW̄/dt for the actual acceleration ξ̇ (after evaluate() at the same state): compares with the
   /// template power −2R̄ (approach 2/3: equal when the template is realized, single body).
@@ -106,6 +116,13 @@ class PrototypeTemplate {
   /// columns, which receive Ad_{T_c} S_e.
   void jointPairJacobian(const Workspace& ws, int joint_index, Pose& G, Mat6X& J, Vec6& twist,
                          Vec6& bias) const;
+  /// Some pair is not a joint pair: evaluate() needs the body Jacobians of both workspaces (and the
+  /// reference's body kinematics).
+  bool needsBodyJacobians() const;
+  /// The reference's kinematics into ws_ref (and its body Jacobians if needed; only the joint motions
+  /// when `joint_motions_suffice` and every pair is a joint pair), then evaluate().
+  void evaluateAgainstReference(const Workspace& ws, const State& state, const ReferenceSample& reference,
+                                Workspace& ws_ref, bool joint_motions_suffice, TemplateEvaluation& out);
 
   const Model& model_;
   std::vector<TemplatePair> pairs_;
@@ -116,6 +133,7 @@ class PrototypeTemplate {
   /// Ad_{T_c} of every joint's child placement (model constants; indexed by joint): joint pairs
   /// map twists with them twice per pair and call.
   std::vector<Mat6> child_placement_adjoint_;
+  std::vector<Pose> parent_placement_inverse_, child_placement_inverse_;  ///< T_p⁻¹, T_c⁻¹ per joint
 };
 
 }  // namespace rbs

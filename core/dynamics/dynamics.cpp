@@ -468,6 +468,42 @@ void computeInertialForces(const Model& model, Workspace& ws) {
       ws.inertial_forces(j.xi_offset) += j.rotor_coupling * j.axis_in_parent.dot(ws.bias[j.parent].tail<3>());
 }
 
+void computeInverseDynamicsForces(const Model& model, const VecX& xidot, Workspace& ws, VecX& out) {
+  RBS_ASSERT_SIZE(xidot, model.nxi);
+  RBS_ASSERT_SIZE(out, model.nxi);
+  const int N = model.numBodies();
+  for (int b = 0; b < N; ++b) {
+    const Joint& j = model.joints[b];
+    const JointMotion& jm = ws.joint[b];
+    Vec6& a = ws.body_frame_acceleration[b];
+    if (j.parent >= 0) {
+      a = adjointInvTimes(jm.transform, ws.body_frame_acceleration[j.parent]);
+      if (jm.drops_parent_rotation) a.tail<3>().setZero();
+    } else {
+      a.setZero();
+    }
+    a.noalias() += jm.S * xidot.segment(j.xi_offset, j.nxi);
+    const Mat6& Mb = model.bodies[b].spatial_inertia;
+    Vec6 alpha = a + ws.bias[b];  // the body's acceleration J_b ξ̇ + κ_b, less gravity's Ad_{G_b}⁻¹ α_G
+    alpha.head<3>() -= ws.pose[b].R.transpose() * model.gravity;
+    ws.wrench[b] = Mb * alpha - adTransposeTimes(ws.twist[b], Mb * ws.twist[b]);
+  }
+  for (int b = 0; b < N; ++b) {  // the geared rotors' moments on their parents (rotorCouplingMoment)
+    const Joint& j = model.joints[b];
+    if (j.rotor_coupling == 0.0) continue;
+    ws.wrench[j.parent].tail<3>() +=
+        rotorCouplingMoment(model, ws, b) + j.rotor_coupling * xidot(j.xi_offset) * j.axis_in_parent;
+  }
+  mapBodyWrenches(model, ws.wrench, ws, out);
+  for (int b = 0; b < N; ++b) {
+    const Joint& j = model.joints[b];
+    if (j.armature != 0.0) out(j.xi_offset) += j.armature * xidot(j.xi_offset);
+    if (j.rotor_coupling != 0.0)  // Θ_AC aᵀ (J_ω,λ ξ̇ + κ_ω,λ): the rotor's row of M ξ̇ and of c
+      out(j.xi_offset) += j.rotor_coupling *
+                          j.axis_in_parent.dot(ws.body_frame_acceleration[j.parent].tail<3>() + ws.bias[j.parent].tail<3>());
+  }
+}
+
 void computeGravityForces(const Model& model, Workspace& ws) {
   for (int b = 0; b < model.numBodies(); ++b) ws.wrench[b] = gravityWrench(model, ws, b);
   mapBodyWrenches(model, ws.wrench, ws, ws.gravity_forces);

@@ -37,6 +37,15 @@ void computeInertialForces(const Model& model, Workspace& ws);
 /// f_G = −Σ_b J_bᵀ M_b Ad_{G_b}⁻¹ α_G (3.113, corrected sign) → ws.gravity_forces.
 void computeGravityForces(const Model& model, Workspace& ws);
 
+/// out = M(x) ξ̇ + c(x, ξ) + f_G(x) for a given ξ̇ (size n), without forming M: the recursive
+/// Newton–Euler algorithm (RBDA §5.3) on the redundant-coordinate Jacobians. Forward, the body
+/// accelerations a_b = J_b ξ̇ = L_b a_λ + S_e ξ̇_e (L_b = P_b Ad_{G_e⁻¹}, (3.102a)); each body's
+/// wrench M_b (a_b + κ_b) − ad_{η_b}ᵀ M_b η_b − M_b Ad_{G_b}⁻¹ α_G ((3.108), (3.111), (3.113));
+/// backward, Σ_b J_bᵀ of them. Armature and geared rotors (Joint::rotor_coupling) included.
+/// O(n); an inverse-dynamics controller needs no M. ws.wrench and ws.body_frame_acceleration are
+/// scratch. Requires computeKinematics.
+void computeInverseDynamicsForces(const Model& model, const VecX& xidot, Workspace& ws, VecX& out);
+
 /// f_K of all springs between frames (3.116) and joint springs → ws.elastic_forces.
 void computeElasticForces(const Model& model, const VecX& x, Workspace& ws);
 

@@ -36,6 +36,7 @@ Workspace::Workspace(const Model& model)
       joint_inertia_inverse(model.bodies.size()),
       composite_inertia(model.bodies.size(), Mat6::Zero()),
       wrench(model.bodies.size(), Vec6::Zero()),
+      body_frame_acceleration(model.bodies.size(), Vec6::Zero()),
       rhs(VecX::Zero(model.nxi)) {
   for (size_t b = 0; b < model.bodies.size(); ++b) {
     joint[b].S.resize(6, model.joints[b].nxi);

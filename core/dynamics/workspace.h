@@ -81,6 +81,7 @@ struct Workspace {
   // Scratch (not meaningful between calls).
   std::vector<Mat6> composite_inertia;
   std::vector<Vec6> wrench;
+  std::vector<Vec6> body_frame_acceleration;  ///< J_b ξ̇ in body axes (computeInverseDynamicsForces)
   VecX rhs;
 };
 

@@ -19,6 +19,7 @@
 #include "sim/closed_loop.h"
 #include "sim/input_hold.h"
 #include "sim/push_forces.h"
+#include "tests/support/benchmark_models.h"
 #include "tests/support/example_models.h"
 #include "tests/support/reference_fixtures.h"
 #include "tests/support/test_models.h"
@@ -342,17 +343,24 @@ TEST(NoAllocation, InequalityQpAllocatesNothingAfterConstruction) {
   EXPECT_EQ(infeasible, 1);
 }
 
-// A closed loop's right-hand side: reference sample, prototype controller with its allocation, and
-// the plant's rates handed over from the controller's evaluation (issue 21, item 2).
-TEST(NoAllocation, ClosedLoopRightHandSideWithSharedRatesAllocatesNothing) {
-  const Model m = test::actuatedPlanarBody(3.0);
-  auto loop = std::make_shared<ClosedLoop>(
-      makeController(m, {"prototype_body", {{"mbar", 1}, {"dbar", 4}, {"kbar", 4}}, {}}),
-      std::make_unique<test::SpinningReference>());
+/// A fixed joint-space reference: a pose held at rest.
+class HeldPose : public Reference {
+ public:
+  explicit HeldPose(const VecX& x) : x_(x) {}
+  void sample(double, ReferenceSample& out) const override {
+    out.x = x_;
+    out.xi.setZero(x_.size());
+    out.xidot.setZero(x_.size());
+  }
+
+ private:
+  VecX x_;
+};
+
+/// The closed loop's right-hand side at `s` takes the shared plant rates and allocates nothing.
+void expectSharedRightHandSideAllocatesNothing(const Model& m, std::shared_ptr<ClosedLoop> loop, const State& s) {
   const InputHold every_call(m, loop, 0.0);
   DynamicsRhs rhs = makeRhs(m, every_call, 0.0);
-  State s = m.initial_state;
-  s.x[1] = 0.4;
   VecX xdot(m.nx), xidot(m.nxi);
   VecX u(m.numInputs());
   every_call.evaluate(0.0, s, u);
@@ -365,6 +373,30 @@ TEST(NoAllocation, ClosedLoopRightHandSideWithSharedRatesAllocatesNothing) {
             }),
             0);
   EXPECT_TRUE(dz.allFinite());
+}
+
+// A closed loop's right-hand side: reference sample, prototype controller with its allocation, and
+// the plant's rates handed over from the controller's evaluation (issue 21, item 2).
+TEST(NoAllocation, ClosedLoopRightHandSideWithSharedRatesAllocatesNothing) {
+  const Model m = test::actuatedPlanarBody(3.0);
+  auto loop = std::make_shared<ClosedLoop>(
+      makeController(m, {"prototype_body", {{"mbar", 1}, {"dbar", 4}, {"kbar", 4}}, {}}),
+      std::make_unique<test::SpinningReference>());
+  State s = m.initial_state;
+  s.x[1] = 0.4;
+  expectSharedRightHandSideAllocatesNothing(m, loop, s);
+}
+
+// The same with the allocation by inverse dynamics (one joint effort per coordinate): the
+// Newton–Euler pass, the reference's joint motions and the template's cached moments.
+TEST(NoAllocation, InverseDynamicsAllocationAllocatesNothing) {
+  const Model m = test::sevenDofArm();
+  State s = m.initial_state;
+  for (int i = 0; i < m.nxi; ++i) s.x[i] = 0.1 * (i + 1), s.xi[i] = 0.2 - 0.05 * i;
+  auto loop = std::make_shared<ClosedLoop>(
+      makeController(m, {"prototype_body", {}, {{"template", "joints"}}}),
+      std::make_unique<HeldPose>(VecX::Constant(m.nx, 0.3)));
+  expectSharedRightHandSideAllocatesNothing(m, loop, s);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <Eigen/Eigenvalues>
 
 #include "core/dynamics/dynamics.h"
+#include "core/dynamics/kinematics.h"
 #include "tests/support/benchmark_models.h"
 #include "tests/support/example_models.h"
 #include "tests/support/test_models.h"
@@ -261,6 +262,71 @@ TEST(JointFastPath, RevoluteGivesTheGeneralPathsNumbers) {
     EXPECT_EQ((a.bias - b.bias).cwiseAbs().maxCoeff(), 0.0);
     EXPECT_FALSE(a.drops_parent_rotation);
   }
+}
+
+// computeInverseDynamicsForces (the recursive Newton–Euler pass) against M ξ̇ + c + f_G formed from
+// the composite inertias and the separate force terms, at random states and accelerations.
+double inverseDynamicsError(const Model& model, int count, std::uint64_t seed) {
+  Workspace ws(model);
+  test::Rng rng(seed);
+  VecX xidot(model.nxi), recursive(model.nxi);
+  double worst = 0.0;
+  for (int k = 0; k < count; ++k) {
+    const State s = test::randomState(model, rng, 1.5);
+    for (int i = 0; i < model.nxi; ++i) xidot(i) = test::uniform(rng, -2.0, 2.0);
+    computeKinematics(model, s.x, s.xi, ws);
+    test::computeEquationTerms(model, ws);
+    const VecX Ma = ws.mass_matrix * xidot;
+    const VecX formed = Ma + ws.inertial_forces + ws.gravity_forces;
+    computeInverseDynamicsForces(model, xidot, ws, recursive);
+    const double scale = std::max({1.0, Ma.cwiseAbs().maxCoeff(), ws.inertial_forces.cwiseAbs().maxCoeff(),
+                                   ws.gravity_forces.cwiseAbs().maxCoeff()});
+    worst = std::max(worst, (recursive - formed).cwiseAbs().maxCoeff() / scale);
+  }
+  return worst;
+}
+
+TEST(InverseDynamics, IsTheMassMatrixTimesTheAccelerationPlusTheBiasForEveryJointType) {
+  // All types, the non-orthonormal rotation-matrix ones and the absolute spherical joint (which
+  // drops its parent's rotation) included: at the root and below a free body, two levels deep.
+  for (JointType type : {JointType::Revolute, JointType::RevoluteUnitCircle, JointType::Prismatic,
+                         JointType::Spherical, JointType::SphericalQuaternion, JointType::SphericalEulerZYX,
+                         JointType::SphericalAbsolute, JointType::Free, JointType::FreeQuaternion,
+                         JointType::Planar, JointType::Universal, JointType::Fixed})
+    for (const bool at_root : {true, false})
+      EXPECT_LT(inverseDynamicsError(test::randomTreeWith(type, at_root, 91), 5, 92), 1e-13)
+          << jointTypeName(type) << (at_root ? " at the root" : " below a free body");
+}
+
+TEST(InverseDynamics, IsTheMassMatrixTimesTheAccelerationPlusTheBiasOnChainsTreesAndVehicles) {
+  for (int n : {1, 7, 30}) {
+    EXPECT_LT(inverseDynamicsError(test::randomChain(n, 93), 3, 94), 1e-13) << "chain of " << n;
+    EXPECT_LT(inverseDynamicsError(test::randomTree(n, 95), 3, 96), 1e-13) << "tree of " << n;
+  }
+  EXPECT_LT(inverseDynamicsError(test::sevenDofArm(), 5, 97), 1e-13) << "arm7";
+  test::AerialManipulatorParameters quaternion_base;
+  quaternion_base.base_joint = JointType::FreeQuaternion;
+  EXPECT_LT(inverseDynamicsError(test::kremerAerialManipulator(2, quaternion_base), 5, 98), 1e-13) << "kremer";
+}
+
+TEST(InverseDynamics, CountsArmatureAndGearedRotors) {
+  // Θ_AC couples a joint's row to its parent's angular acceleration and bias (Joint::rotor_coupling):
+  // both the M ξ̇ part and the c part, on joints below a free base and below another arm.
+  test::Rng rng(99);
+  ModelBuilder b;
+  for (const char* name : {"base", "arm", "forearm"}) b.addBody(test::randomBody(rng, name));
+  b.addJoint(test::randomJoint(rng, "j_base", JointType::FreeQuaternion, kWorld, "base"));
+  JointSpec arm = test::randomJoint(rng, "j_arm", JointType::Revolute, "base", "arm");
+  arm.armature = 0.9;
+  arm.rotor_coupling = 0.03;
+  b.addJoint(arm);
+  JointSpec forearm = test::randomJoint(rng, "j_forearm", JointType::Revolute, "arm", "forearm");
+  forearm.armature = 0.4;
+  forearm.rotor_coupling = -0.02;
+  b.addJoint(forearm);
+  const Model m = b.build();
+  ASSERT_NE(m.joints[m.jointIndex("j_forearm")].rotor_coupling, 0.0);
+  EXPECT_LT(inverseDynamicsError(m, 8, 100), 1e-13);
 }
 
 }  // namespace
