@@ -23,7 +23,8 @@ Vec6 leviCivitaTimes(const Mat6& Mb, const Vec6& eta, const Vec6& xi_e) {
   return 0.5 * (-hatWTimes(Mb * eta, xi_e) - adTransposeTimes(eta, Mb * xi_e) + Mb * adTimes(eta, xi_e));
 }
 
-double traceWeighted(const Mat4& X, const Mat4& K) { return (X * K * X.transpose()).trace(); }
+/// tr(X K Xᵀ) = Σ_ij (X K)_ij X_ij: one 4×4 product instead of two.
+double traceWeighted(const Mat4& X, const Mat4& K) { return (X * K).cwiseProduct(X).sum(); }
 
 }  // namespace
 
@@ -164,7 +165,14 @@ void PrototypeTemplate::evaluate(const Workspace& ws, const Workspace& ws_ref, c
     pairJacobian(ws, p, G, J, s.twist, s.bias);
     Vec6 ref_bias;
     pairJacobian(ws_ref, p, G_R, J_R, s.ref_twist, ref_bias);
-    s.ref_acceleration = J_R * xidot_ref + ref_bias;
+    if (p.joint >= 0) {  // J_R is zero outside the joint's columns
+      const Joint& joint = model_.joints[p.joint];
+      s.ref_acceleration.noalias() =
+          J_R.middleCols(joint.xi_offset, joint.nxi) * xidot_ref.segment(joint.xi_offset, joint.nxi);
+      s.ref_acceleration += ref_bias;
+    } else {
+      s.ref_acceleration = J_R * xidot_ref + ref_bias;
+    }
     s.G_E = G_R.inverse() * G;
 
     const Pose G_E_inv = s.G_E.inverse();
@@ -203,12 +211,12 @@ void PrototypeTemplate::evaluate(const Workspace& ws, const Workspace& ws_ref, c
     } else {
       // (4.66f) body: M̄_ab (J̇ξ − Ad⁻¹ a_R + ad_{ξ_E} Ad⁻¹ η_R) − ad_{ξ_E}ᵀ M̄_ab ξ_E;
       // (4.66h) energy: the Levi-Civita term C̄(Jξ) ξ_E instead of −ad_{ξ_E}ᵀ M̄_ab ξ_E.
-      const Vec6 gyroscopic = variant_ == VelocityError::Body
-                                  ? Vec6(-adTransposeTimes(s.error_twist, Mb * s.error_twist))
-                                  : leviCivitaTimes(Mb, s.twist, s.error_twist);
-      force = Mb * s.error_acceleration + gyroscopic + Db * s.error_twist + s.stiffness_force;
-      out.kinetic += 0.5 * s.error_twist.dot(Mb * s.error_twist);
-      out.rayleigh += 0.5 * s.error_twist.dot(Db * s.error_twist);
+      const Vec6 momentum = Mb * s.error_twist, damping_force = Db * s.error_twist;
+      const Vec6 gyroscopic = variant_ == VelocityError::Body ? Vec6(-adTransposeTimes(s.error_twist, momentum))
+                                                              : leviCivitaTimes(Mb, s.twist, s.error_twist);
+      force = Mb * s.error_acceleration + gyroscopic + damping_force + s.stiffness_force;
+      out.kinetic += 0.5 * s.error_twist.dot(momentum);
+      out.rayleigh += 0.5 * s.error_twist.dot(damping_force);
     }
     // (4.66a) M̄ = Σ Jᵀ Vee(M̄') J; (4.66j) b̄ = Σ Jᵀ (c̄ + f̄_D + f̄_K).
     // Inner dimension 6: coefficient-wise products beat the blocked GEMM kernels here.
