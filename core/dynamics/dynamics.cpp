@@ -376,8 +376,10 @@ bool solveArticulatedBody(const Model& model, Workspace& ws) {
       ws.joint_inertia_inverse[b](0, 0) = D_inv;
       ws.joint_inertia_times_s.col(o) = U;
       if (j.parent >= 0) {  // straight into the parent's sums
-        // one fused pass over the 36 entries (lazyProduct: no temporary for the rank-1 term)
-        ws.articulated_inertia[j.parent] += IA - (D_inv * U).lazyProduct(U.transpose());
+        // column by column: one vectorized axpy per column, no temporary for the rank-1 term
+        Mat6& parent_inertia = ws.articulated_inertia[j.parent];
+        const Vec6 scaled = D_inv * U;
+        for (int c = 0; c < 6; ++c) parent_inertia.col(c) += IA.col(c) - U(c) * scaled;
         ws.articulated_bias[j.parent] += pA + (D_inv * u) * U;
       }
     } else if (j.nxi > 1) {
