@@ -436,7 +436,7 @@ PrototypeController::FastAllocation PrototypeController::allocateByInverseDynami
                                                                                   const ReferenceSample& reference,
                                                                                   VecX& u) {
   if (inverse_dynamics_inputs_.empty()) return FastAllocation::NotApplicable;
-  template_.evaluateKinematicsOnly(state, reference, ws_, ws_ref_, evaluation_);
+  reference_bodies_stale_ = template_.evaluateKinematicsOnly(state, reference, ws_, ws_ref_, evaluation_);
   const MatX& Mbar = evaluation_.Mbar;
   if (!(factored_mbar_.size() == Mbar.size() && std::equal(Mbar.data(), Mbar.data() + Mbar.size(), factored_mbar_.data()))) {
     mbar_llt_.compute(Mbar);
@@ -480,6 +480,7 @@ bool PrototypeController::compute(double /*t*/, const State& state, const Refere
   plant_terms_valid_ = false;
   updatePairs();
   plant_b_shifted_ = externalForceEstimate().size() != 0;
+  reference_bodies_stale_ = false;
   const bool transport_check = template_.variant() == VelocityError::Energy && !transport_map_checked_;
   const FastAllocation fast = transport_check ? FastAllocation::NotApplicable : allocateByInverseDynamics(state, reference, u);
   if (fast == FastAllocation::Failed) return false;
@@ -549,9 +550,12 @@ void PrototypeController::actualAcceleration(const VecX& u, VecX& xidot) {
 }
 
 void PrototypeController::updateSignals() {
-  // The inverse-dynamics allocation evaluated only the reference's joint motions
-  // (PrototypeTemplate::evaluateKinematicsOnly); the tracking errors compare bodies.
-  if (plant_terms_skipped_) computeKinematics(model_, x_ref_, xi_ref_, ws_ref_);
+  // The inverse-dynamics allocation evaluated only the reference's joint motions (also when the
+  // general path took over at a bound); the tracking errors compare bodies.
+  if (reference_bodies_stale_) {
+    computeKinematics(model_, x_ref_, xi_ref_, ws_ref_);
+    reference_bodies_stale_ = false;
+  }
   tracking_.evaluate(ws_, ws_ref_, x_, x_ref_, signalBlock(tracking_signals_));
   // Actual acceleration with the input the simulator applies (clamped to the bounds).
   const VecX u = allocation_.u.cwiseMax(lower_).cwiseMin(upper_);

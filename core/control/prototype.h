@@ -56,6 +56,8 @@ class PrototypeController : public Controller {
   const PrototypeTemplate& prototype() const { return template_; }
   const TemplateEvaluation& lastTemplate() const { return evaluation_; }
   const AllocationResult& lastAllocation() const { return allocation_; }
+  /// The last compute() allocated by inverse dynamics, without forming M (docs/CONTROL.md).
+  bool allocatedByInverseDynamics() const { return plant_terms_skipped_; }
 
  private:
   enum class Layout { Base, Joints, BaseJoints, Tool };
@@ -68,8 +70,9 @@ class PrototypeController : public Controller {
   void updatePairs();
   /// base_joints: the joint pairs from joint_mbar, joint_thetabar, joint_omega, joint_zeta.
   void updateJointPairs();
-  /// The allocation by inverse dynamics (see inverse_dynamics_inputs_): true when it gave u, false
-  /// when the general path has to (u₀ outside the bounds); a failure is reported through fail().
+  /// The allocation by inverse dynamics (see inverse_dynamics_inputs_): Done when it gave u,
+  /// NotApplicable when the general path has to (no such model, u₀ outside the bounds or not
+  /// finite), Failed (reported through fail()) for a desired inertia that is not positive definite.
   /// Fills inverse_dynamics_inputs_ and mass_matrix_definite_everywhere_ from the model.
   void decideInverseDynamicsAllocation();
   enum class FastAllocation { Done, NotApplicable, Failed };
@@ -129,13 +132,14 @@ class PrototypeController : public Controller {
   /// unconstrained optimum is u₀ = B⁻¹(b + M a_des) with a_des = −M̄⁻¹ b̄ (4.51, (4.53) with B
   /// invertible), which the recursive Newton–Euler pass gives without M, c, f_G or any
   /// factorization of M (computeInverseDynamicsForces). Within the bounds it is the answer; the
-  /// plant then accelerates at a_des. Index of each input's coordinate and its gain; empty: no.
+  /// plant then accelerates at a_des. The velocity coordinate of each input; empty: no such model.
   std::vector<int> inverse_dynamics_inputs_;
   /// M(x) is positive definite at every x (every moving body has a positive definite spatial
   /// inertia, no joint parameterization with singular points): the shared rate a_des needs no test.
   bool mass_matrix_definite_everywhere_ = false;
   bool plant_terms_skipped_ = false;  ///< the last compute() took the inverse-dynamics allocation
   bool late_plant_terms_ = false;     ///< ... and plant_ was evaluated afterwards (actualAcceleration)
+  bool reference_bodies_stale_ = false;  ///< ws_ref_ holds the reference's joint motions only
   VecX desired_acceleration_;         ///< a_des = −M̄⁻¹ b̄ of the last compute()
   VecX inverse_dynamics_forces_;      ///< M a_des + c + f_G (+ f_K + f_D) at the last state
   MatX factored_mbar_;                ///< M̄ whose factor mbar_llt_ holds

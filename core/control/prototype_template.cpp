@@ -51,11 +51,11 @@ void PrototypeTemplate::evaluateWithPlant(const State& state, const ReferenceSam
   evaluateAgainstReference(ws, state, reference, ws_ref, false, out);
 }
 
-void PrototypeTemplate::evaluateKinematicsOnly(const State& state, const ReferenceSample& reference, Workspace& ws,
+bool PrototypeTemplate::evaluateKinematicsOnly(const State& state, const ReferenceSample& reference, Workspace& ws,
                                                Workspace& ws_ref, TemplateEvaluation& out) {
   computeKinematics(model_, state.x, state.xi, ws);
   if (needsBodyJacobians()) computeBodyJacobians(model_, ws);
-  evaluateAgainstReference(ws, state, reference, ws_ref, true, out);
+  return evaluateAgainstReference(ws, state, reference, ws_ref, true, out);
 }
 
 bool PrototypeTemplate::needsBodyJacobians() const {
@@ -63,7 +63,7 @@ bool PrototypeTemplate::needsBodyJacobians() const {
   return std::any_of(pairs_.begin(), pairs_.end(), [](const TemplatePair& p) { return p.joint < 0; });
 }
 
-void PrototypeTemplate::evaluateAgainstReference(const Workspace& ws, const State& state,
+bool PrototypeTemplate::evaluateAgainstReference(const Workspace& ws, const State& state,
                                                  const ReferenceSample& reference, Workspace& ws_ref,
                                                  bool joint_motions_suffice, TemplateEvaluation& out) {
   const bool bodies = needsBodyJacobians();
@@ -75,11 +75,13 @@ void PrototypeTemplate::evaluateAgainstReference(const Workspace& ws, const Stat
     for (const Joint& j : model_.joints)
       evaluateJoint(j, reference.x.data() + j.x_offset, reference.xi.data() + j.xi_offset, zero, zero,
                     ws_ref.joint[j.child]);
-  } else {
-    computeKinematics(model_, reference.x, reference.xi, ws_ref);
-    if (bodies) computeBodyJacobians(model_, ws_ref);
+    evaluate(ws, ws_ref, state.xi, reference.xidot, out);
+    return true;
   }
+  computeKinematics(model_, reference.x, reference.xi, ws_ref);
+  if (bodies) computeBodyJacobians(model_, ws_ref);
   evaluate(ws, ws_ref, state.xi, reference.xidot, out);
+  return false;
 }
 
 PrototypeTemplate::PrototypeTemplate(const Model& model, std::vector<TemplatePair> pairs,

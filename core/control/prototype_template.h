@@ -97,8 +97,8 @@ class PrototypeTemplate {
   /// evaluateWithPlant without the plant terms: the kinematics at the state into `ws` (and the body
   /// Jacobians when a pair needs them), the reference's into `ws_ref`, then evaluate(). When every
   /// pair is a joint pair, only the joints' own motions of the reference (ws_ref.joint) are
-  /// evaluated: its body poses and twists are then not those of the reference.
-  void evaluateKinematicsOnly(const State& state, const ReferenceSample& reference, Workspace& ws,
+  /// evaluated: its body poses and twists are then not those of the reference. Returns whether so.
+  bool evaluateKinematicsOnly(const State& state, const ReferenceSample& reference, Workspace& ws,
                               Workspace& ws_ref, TemplateEvaluation& out);
 
   /// dW̄/dt for the actual acceleration ξ̇ (after evaluate() at the same state): compares with the
@@ -120,8 +120,8 @@ class PrototypeTemplate {
   /// reference's body kinematics).
   bool needsBodyJacobians() const;
   /// The reference's kinematics into ws_ref (and its body Jacobians if needed; only the joint motions
-  /// when `joint_motions_suffice` and every pair is a joint pair), then evaluate().
-  void evaluateAgainstReference(const Workspace& ws, const State& state, const ReferenceSample& reference,
+  /// when `joint_motions_suffice` and every pair is a joint pair: then true), then evaluate().
+  bool evaluateAgainstReference(const Workspace& ws, const State& state, const ReferenceSample& reference,
                                 Workspace& ws_ref, bool joint_motions_suffice, TemplateEvaluation& out);
 
   const Model& model_;

@@ -10,6 +10,7 @@
 #include <cstddef>
 
 #include "core/control/allocation.h"
+#include "core/control/prototype.h"
 #include "core/control/reference.h"
 #include "core/control/registry.h"
 #include "core/dynamics/dynamics.h"
@@ -357,7 +358,8 @@ class HeldPose : public Reference {
   VecX x_;
 };
 
-/// The closed loop's right-hand side at `s` takes the shared plant rates and allocates nothing.
+/// The closed loop's right-hand side at `s` (and at states that differ in the velocities) takes
+/// the shared plant rates and allocates nothing.
 void expectSharedRightHandSideAllocatesNothing(const Model& m, std::shared_ptr<ClosedLoop> loop, const State& s) {
   const InputHold every_call(m, loop, 0.0);
   DynamicsRhs rhs = makeRhs(m, every_call, 0.0);
@@ -365,11 +367,14 @@ void expectSharedRightHandSideAllocatesNothing(const Model& m, std::shared_ptr<C
   VecX u(m.numInputs());
   every_call.evaluate(0.0, s, u);
   ASSERT_TRUE(every_call.plantRate(s, u, 0.0, xdot, xidot));  // the path under test is the shared one
-  const VecX z = joinState(s);
+  VecX z = joinState(s);
   VecX dz(z.size());
   for (int k = 0; k < 3; ++k) rhs(z, dz, 0.001 * k);  // warm-up: sizes everything
   EXPECT_EQ(allocationsDuring([&] {
-              for (int k = 3; k < 20; ++k) rhs(z, dz, 0.001 * k);
+              for (int k = 3; k < 20; ++k) {
+                z.tail(m.nxi).array() += 1e-3;
+                rhs(z, dz, 0.001 * k);
+              }
             }),
             0);
   EXPECT_TRUE(dz.allFinite());
@@ -397,6 +402,7 @@ TEST(NoAllocation, InverseDynamicsAllocationAllocatesNothing) {
       makeController(m, {"prototype_body", {}, {{"template", "joints"}}}),
       std::make_unique<HeldPose>(VecX::Constant(m.nx, 0.3)));
   expectSharedRightHandSideAllocatesNothing(m, loop, s);
+  EXPECT_TRUE(dynamic_cast<const PrototypeController&>(loop->controller()).allocatedByInverseDynamics());
 }
 
 }  // namespace

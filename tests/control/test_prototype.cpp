@@ -12,8 +12,6 @@
 
 #include <Eigen/Eigenvalues>
 
-#include "core/control/allocation.h"
-#include "core/control/plant.h"
 #include "core/control/prototype.h"
 #include "core/control/registry.h"
 #include "core/dynamics/dynamics.h"
@@ -441,7 +439,9 @@ TEST(PrototypeTemplate, JointPairsGiveTheFramePairNumbersForEveryJointType) {
 /// A tree of joint types with singular-free coordinates under gravity, one joint effort per velocity
 /// coordinate (gains ≠ 1), armature, joint springs, dampers and friction, a spring between bodies,
 /// and torque bounds of ±`bound`. `euler`: an Euler-angle joint too (M singular at gimbal lock).
-Model effortTree(double bound, bool euler) {
+/// `zero_wrench`: a constant external wrench of zero, which changes no force but keeps the controller
+/// off the inverse-dynamics allocation (the general path, for comparison).
+Model effortTree(double bound, bool euler, bool zero_wrench) {
   test::Rng rng(17);
   ModelBuilder b;
   b.setGravity(Vec3(0, 0, -9.81));
@@ -469,47 +469,49 @@ Model effortTree(double bound, bool euler) {
   SpringSpec spring{.name = "spring", .a = {"b", test::randomPose(rng)}, .b = {"e", test::randomPose(rng)}};
   spring.stiffness = 20.0;
   b.addSpring(spring);
+  if (zero_wrench) b.addExternalWrench({.body = "c"});
   return b.build();
 }
 
 // One effort per coordinate: every allocation mode's optimum is u = B⁻¹(b − M M̄⁻¹ b̄) while it is
-// inside the bounds, which the controller takes from the Newton–Euler pass without forming M. It
-// must be what the allocation over the formed plant terms gives, in every mode, inside the bounds
-// and on them (the QP's case), and its plant rates must be the dynamics'.
-TEST(PrototypeController, AllocatesByInverseDynamicsWhatTheFormedPlantTermsGive) {
+// inside the bounds, which the controller takes from the Newton–Euler pass without forming M, and
+// from the reference's joint motions only. Against the same controller on the general path (M, b,
+// B formed, the allocator's factorizations, the full reference kinematics): the same u and the same
+// signals (tracking errors, energies, energy rate, saturation) in every mode, inside the bounds
+// and on them (where the general path takes over), and the handed-over plant rates are the dynamics'.
+TEST(PrototypeController, AllocatesByInverseDynamicsWhatTheGeneralPathGives) {
   for (const bool euler : {false, true}) {
-    for (const double bound : {1e300, 6.0}) {
-      const Model model = effortTree(bound, euler);
+    for (const double bound : {1e300, 20.0, 300.0}) {
+      const Model model = effortTree(bound, euler, false), general_model = effortTree(bound, euler, true);
       ASSERT_EQ(model.numInputs(), model.nxi);
-      Workspace ws(model), ws_dyn(model);
-      PlantTerms plant;
-      Allocator allocator(model.nxi, model.numInputs());
-      AllocationResult expected;
-      VecX lower(model.numInputs()), upper(model.numInputs());
-      for (int i = 0; i < model.numInputs(); ++i) lower(i) = model.actuators[i].lower, upper(i) = model.actuators[i].upper;
-      int inside = 0, outside = 0, shared = 0;
+      Workspace ws_dyn(model);
+      int fast = 0, at_bounds = 0, shared = 0;
       for (const char* mode : {"exact", "least_squares", "constrained"}) {
-        auto c = makeController(model, settings("prototype_body", {{"thetabar", 0.7}, {"upsilonbar", 3}, {"pibar", 5}},
-                                                {{"allocation", mode}}));
+        const ControllerSettings s_settings =
+            settings("prototype_body", {{"thetabar", 0.7}, {"upsilonbar", 3}, {"pibar", 5}}, {{"allocation", mode}});
+        auto c = makeController(model, s_settings), g = makeController(general_model, s_settings);
         const auto& proto = dynamic_cast<const PrototypeController&>(*c);
         test::Rng rng(23);
         for (int k = 0; k < 12; ++k) {
           const State s = test::randomState(model, rng), r = test::randomState(model, rng);
           ReferenceSample ref{r.x, r.xi, VecX::NullaryExpr(model.nxi, [&] { return test::uniform(rng, -1, 1); })};
-          VecX u;
+          VecX u, u_general;
           ASSERT_TRUE(c->compute(0.0, s, ref, u)) << c->message();
-          evaluatePlant(model, s, ws, plant);
-          const TemplateEvaluation& t = proto.lastTemplate();
-          const AllocationMode m = std::string(mode) == "exact"           ? AllocationMode::Exact
-                                   : std::string(mode) == "least_squares" ? AllocationMode::LeastSquares
-                                                                          : AllocationMode::Constrained;
-          ASSERT_TRUE(allocator.solve(plant.M, plant.b, plant.B, t.Mbar, t.bbar, lower, upper, m, expected));
+          ASSERT_TRUE(g->compute(0.0, s, ref, u_general)) << g->message();
           const std::string what = std::string(mode) + (euler ? ", euler" : "") + ", bound " + std::to_string(bound) +
                                    ", state " + std::to_string(k);
-          EXPECT_LE((u - expected.u).cwiseAbs().maxCoeff(), 1e-12 * std::max(1.0, expected.u.cwiseAbs().maxCoeff()))
+          EXPECT_FALSE(dynamic_cast<const PrototypeController&>(*g).allocatedByInverseDynamics());
+          fast += proto.allocatedByInverseDynamics();
+          at_bounds += !proto.allocatedByInverseDynamics();
+          EXPECT_LE((u - u_general).cwiseAbs().maxCoeff(), 1e-12 * std::max(1.0, u_general.cwiseAbs().maxCoeff()))
               << what;
-          const bool saturated = std::any_of(expected.saturated.begin(), expected.saturated.end(), [](int x) { return x != 0; });
-          (saturated ? outside : inside) += 1;
+          c->updateSignals();
+          g->updateSignals();
+          const VecX& a = c->signalValues();
+          const VecX& e = g->signalValues();
+          ASSERT_EQ(a.size(), e.size());
+          for (int i = 0; i < a.size(); ++i)
+            EXPECT_NEAR(a(i), e(i), 1e-10 * std::max(1.0, std::abs(e(i)))) << what << ": " << c->signals()[i].name;
           VecX xdot(model.nx), xidot(model.nxi);
           if (!c->plantRate(model, s, u, 0.0, xdot, xidot)) continue;
           ++shared;
@@ -519,13 +521,21 @@ TEST(PrototypeController, AllocatesByInverseDynamicsWhatTheFormedPlantTermsGive)
               << what;
         }
       }
-      EXPECT_GT(inside, 0);
-      if (bound < 1e299) {
-        EXPECT_GT(outside, 0) << "no state reached the bounds";
+      // Unbounded (and in the unconstrained modes) the fast path runs at every state; bounded, the
+      // constrained mode leaves it at the states that saturate (|u| reaches 175–760 here): at all
+      // of them for ±20, at some for ±300.
+      EXPECT_EQ(fast + at_bounds, 36);
+      if (bound > 1e299) {
+        EXPECT_EQ(at_bounds, 0);
+      } else if (bound == 20.0) {
+        EXPECT_EQ(at_bounds, 12);
+      } else {
+        EXPECT_GT(at_bounds, 0);
+        EXPECT_LT(at_bounds, 12);
       }
       // Euler angles: M is singular at gimbal lock, which the shared a_des would hide; those rates
       // are not handed over on the inverse-dynamics path, but on the general path (on the bounds).
-      EXPECT_EQ(shared, euler ? outside : 36);
+      EXPECT_EQ(shared, euler ? at_bounds : 36);
     }
   }
 }
