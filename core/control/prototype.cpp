@@ -524,9 +524,7 @@ bool PrototypeController::plantRate(const Model& plant, const State& state, cons
   if (plant_terms_skipped_) {
     // M (B⁻¹(M a_des + b)) − b = M a_des: the plant accelerates at a_des under the controller's own
     // input, if M is regular (which the dynamics would otherwise test).
-    if (!mass_matrix_definite_everywhere_ || u.size() != allocation_.u.size() ||
-        !std::equal(u.data(), u.data() + u.size(), allocation_.u.data()))
-      return false;
+    if (!mass_matrix_definite_everywhere_ || !isOwnInput(u)) return false;
     xidot = desired_acceleration_;
   } else if (!allocator_.plantAcceleration(plant_.b, u, xidot)) {
     return false;  // M singular: the dynamics say so
@@ -536,8 +534,12 @@ bool PrototypeController::plantRate(const Model& plant, const State& state, cons
   return true;
 }
 
+bool PrototypeController::isOwnInput(const VecX& u) const {
+  return u.size() == allocation_.u.size() && std::equal(u.data(), u.data() + u.size(), allocation_.u.data());
+}
+
 void PrototypeController::actualAcceleration(const VecX& u, VecX& xidot) {
-  if (plant_terms_skipped_ && std::equal(u.data(), u.data() + u.size(), allocation_.u.data())) {
+  if (plant_terms_skipped_ && isOwnInput(u)) {
     xidot = desired_acceleration_;
     return;
   }

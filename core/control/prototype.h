@@ -80,6 +80,8 @@ class PrototypeController : public Controller {
   /// ξ̇ = M⁻¹(B u − b) for the applied u at the last compute()'s state (the plant terms are
   /// evaluated here when the inverse-dynamics allocation skipped them).
   void actualAcceleration(const VecX& u, VecX& xidot);
+  /// u is, bit for bit, the input the last compute() gave (then M u's acceleration is a_des).
+  bool isOwnInput(const VecX& u) const;
 
   /// The parameters declareParameters() declared for this combination; the others stay
   /// undeclared (reading one is a programming error, core/control/parameters.h).

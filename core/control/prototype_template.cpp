@@ -67,7 +67,8 @@ bool PrototypeTemplate::evaluateAgainstReference(const Workspace& ws, const Stat
                                                  const ReferenceSample& reference, Workspace& ws_ref,
                                                  bool joint_motions_suffice, TemplateEvaluation& out) {
   const bool bodies = needsBodyJacobians();
-  if (joint_motions_suffice && !bodies) {
+  const bool joints_only = joint_motions_suffice && !bodies;
+  if (joints_only) {
     // Joint pairs read the joints' own motions only (jointPairJacobian), and a joint's S_e, J_e ξ
     // and σ_e do not depend on its parent's motion (joint pairs exclude spherical_absolute, the
     // one type whose do): no poses, twists or biases of the reference bodies.
@@ -75,13 +76,12 @@ bool PrototypeTemplate::evaluateAgainstReference(const Workspace& ws, const Stat
     for (const Joint& j : model_.joints)
       evaluateJoint(j, reference.x.data() + j.x_offset, reference.xi.data() + j.xi_offset, zero, zero,
                     ws_ref.joint[j.child]);
-    evaluate(ws, ws_ref, state.xi, reference.xidot, out);
-    return true;
+  } else {
+    computeKinematics(model_, reference.x, reference.xi, ws_ref);
+    if (bodies) computeBodyJacobians(model_, ws_ref);
   }
-  computeKinematics(model_, reference.x, reference.xi, ws_ref);
-  if (bodies) computeBodyJacobians(model_, ws_ref);
   evaluate(ws, ws_ref, state.xi, reference.xidot, out);
-  return false;
+  return joints_only;
 }
 
 PrototypeTemplate::PrototypeTemplate(const Model& model, std::vector<TemplatePair> pairs,
