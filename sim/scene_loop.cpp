@@ -5,6 +5,7 @@
 #include "core/control/actuation.h"
 #include "core/control/perturbation.h"
 #include "core/control/registry.h"
+#include "core/control/servo_reaction.h"
 #include "sim/closed_loop.h"
 #include "sim/perturbed_loop.h"
 
@@ -48,6 +49,14 @@ SceneLoop makeSceneLoop(const Scene& scene, const std::string& chosen) {
       settings.name = chosen;
       settings.parameters.clear();
       settings.options.clear();
+    }
+    if (scene.force_model && actuation.options.count("servo_reaction") && actuation.options.at("servo_reaction") == "true") {
+      // The servos' reaction as part of the design (core/control/servo_reaction.h): the rigid-body
+      // controller works on the force model with the reduced base inertia Θ'.
+      in_actuation = actuation.line > 0;
+      controller_model =
+          std::make_shared<const Model>(ServoReaction(scene.model, *controller_model).designModel(*controller_model));
+      in_actuation = false;
     }
     controller = makeController(controller_model ? *controller_model : scene.model, settings);
     if (scene.force_model) {

@@ -111,7 +111,7 @@ void JointSubsetMap::applyVelocityVector(const VecX& from, VecX& to) const {
 ActuationController::ActuationController(const Model& plant, std::shared_ptr<const Model> force_model_ptr,
                                          std::unique_ptr<Controller> inner, Filter filter, bool rotor_inertia,
                                          Drive drive, bool computation_delay, std::uint64_t seed,
-                                         bool internal_motion)
+                                         bool internal_motion, bool servo_reaction)
     : plant_(plant),
       force_model_(std::move(force_model_ptr)),
       inner_(std::move(inner)),
@@ -160,6 +160,8 @@ ActuationController::ActuationController(const Model& plant, std::shared_ptr<con
       if (tilt.nx != 1)
         throw ControlError("the tilt joint '" + tilt.name + "' of propeller '" + prop.name + "' needs angle coordinates");
       r.tilt_angle = tilt.x_offset;
+      r.tilt_rate = tilt.xi_offset;
+      r.tilt_inertia = tiltAxisInertia(plant, joint.parent);
     }
     if (r.thrust_input < 0)
       throw ControlError("the force model has no thrust input for propeller '" + prop.name + "'");
@@ -187,6 +189,18 @@ ActuationController::ActuationController(const Model& plant, std::shared_ptr<con
     if (!driven[i])
       throw ControlError("plant input '" + plant.actuators[i].name + "' is neither a propeller motor nor an input of the force model");
 
+  const int vectors = static_cast<int>(
+      std::count_if(rotors_.begin(), rotors_.end(), [](const Rotor& r) { return r.servo_input >= 0; }));
+  if (servo_reaction) {
+    if (vectors == 0) throw ControlError("option servo_reaction applies to thrust: vector");
+    servo_reaction_.emplace(plant, force_model);
+    int k = 0;
+    for (const Rotor& r : rotors_)  // both in the order of plant.propellers
+      if (r.servo_input >= 0 && servo_reaction_->tiltJoint(k++) != plant.joints[plant.propellers[r.propeller].joint].parent)
+        throw ControlError("option servo_reaction: the arms are not in the order of the propellers");
+  }
+  tilts_.setZero(vectors);
+
   // The inner controller's parameters first (the GUI shows one list), then the layer's own.
   const ParameterSet& inner_parameters = inner_->parameters();
   for (int i = 0; i < inner_parameters.size(); ++i) {
@@ -209,6 +223,13 @@ ActuationController::ActuationController(const Model& plant, std::shared_ptr<con
   if (filter_ == Filter::Flat)
     p_lead_ = parameters_.add({"lead", "1", "phase lead: share of the filter lag K_1/K_0 compensated by ḟ_D (0: (5.36) as printed)",
                                0.0, 0.0, 1.0, ParameterScale::Linear});
+  if (vectors > 0) {
+    p_servo_bandwidth_ = parameters_.add({"servo_bandwidth", "rad/s",
+                                          "tilt servo loop made this fast by its reference θ_R from θ, θ̇ (0: θ_R = θ_D)",
+                                          0.0, 0.0, 1000.0, ParameterScale::Linear});
+    p_servo_damping_ = parameters_.add({"servo_damping", "1", "damping ratio of that servo loop", 1.0, 0.0, 5.0,
+                                        ParameterScale::Linear});
+  }
   p_speed_gain_ = parameters_.add({"speed_gain", "1/s", "propeller speed tracking gain k_P (5.25)", 100.0, 0.0,
                                    1000.0, ParameterScale::Linear});
   if (drive_ == Drive::Observer) {
@@ -268,7 +289,8 @@ ActuationController::ActuationController(const Model& plant, std::shared_ptr<con
   for (const Rotor& r : rotors_)
     if (r.servo_input >= 0)
       tilt_signals.push_back({"actuation.tilt_command." + plant.propellers[r.propeller].name, "rad",
-                              "tilt θ_D of the thrust vector, the servo's reference"});
+                              "tilt θ_D of the arm for the thrust vector (with servo_reaction (I − K)⁻¹ θ'); "
+                              "the servo's reference unless servo_bandwidth > 0"});
   tilt_signals_ = addSignals(tilt_signals);
   speed_error_signal_ = addSignal("actuation.speed_error", "rad/s", "largest |ϖ̂_D − ϖ| over the propellers");
   if (drive_ == Drive::Observer) {
@@ -474,6 +496,7 @@ bool ActuationController::compute(double t, const State& state, const ReferenceS
       mapped_force_ = internal_force_;
   }
   if (estimated || internal_motion_) inner_->setExternalForceEstimate(mapped_force_);
+  if (servo_reaction_) servo_reaction_->toDesignState(state, force_state_);
   if (!inner_->compute(t, force_state_, reference, force_inputs_)) return fail(inner_->message());
   double dt = 0.0;
   if (!started_) {
@@ -512,12 +535,23 @@ bool ActuationController::compute(double t, const State& state, const ReferenceS
   }
   for (const PassThrough& pt : pass_through_) u(pt.plant_input) = force_inputs_(pt.force_input);
   int vector = 0;
+  for (const Rotor& r : rotors_)
+    if (r.servo_input >= 0)
+      tilts_(vector++) = std::atan2(force_inputs_(r.tangential_input), force_inputs_(r.thrust_input));  // (5.28)
+  if (servo_reaction_) servo_reaction_->toTilts(tilts_);
+  vector = 0;
   for (const Rotor& r : rotors_) {
     if (r.servo_input < 0) continue;
     const Actuator& servo = plant_.actuators[r.servo_input];
-    const double tilt = std::atan2(force_inputs_(r.tangential_input), force_inputs_(r.thrust_input));  // (5.28)
-    u(r.servo_input) = std::clamp(tilt, servo.lower, servo.upper);
-    signal(tilt_signals_, vector++) = u(r.servo_input);
+    const double tilt = std::clamp(tilts_(vector), servo.lower, servo.upper);
+    double servo_reference = tilt;
+    const double w = parameters_[p_servo_bandwidth_], z = parameters_[p_servo_damping_];
+    if (w > 0.0 && servo.gain > 0.0) {  // the loop (5.2) with the closed-loop dynamics asked for
+      const double angle = state.x(r.tilt_angle), rate = state.xi(r.tilt_rate);
+      servo_reference = angle + (r.tilt_inertia * (w * w * (tilt - angle) - 2.0 * z * w * rate) + servo.damping * rate) / servo.gain;
+    }
+    u(r.servo_input) = std::clamp(servo_reference, servo.lower, servo.upper);
+    signal(tilt_signals_, vector++) = tilt;
   }
   if (!u.allFinite()) return failWith("non-finite motor command at t = " + std::to_string(t) + " s");
   last_t_ = t;
@@ -555,7 +589,8 @@ std::unique_ptr<Controller> makeActuationController(const Model& plant, std::sha
   const std::vector<std::string> known = settings.filter == "flat_filter"
                                              ? std::vector<std::string>{"rotor_inertia", "drive", "computation_delay", "seed",
                                                                         "internal_motion"}
-                                             : std::vector<std::string>{"drive", "computation_delay", "seed", "internal_motion"};
+                                             : std::vector<std::string>{"drive", "computation_delay", "seed", "internal_motion",
+                                                                        "servo_reaction"};
   for (const auto& [key, value] : settings.options)
     if (std::find(known.begin(), known.end(), key) == known.end()) {
       std::string list;
@@ -584,6 +619,9 @@ std::unique_ptr<Controller> makeActuationController(const Model& plant, std::sha
   const std::string internal_motion = option("internal_motion", "false");
   if (internal_motion != "true" && internal_motion != "false")
     throw ControlError("option internal_motion = '" + internal_motion + "' is not one of: true, false");
+  const std::string servo_reaction = option("servo_reaction", "false");
+  if (servo_reaction != "true" && servo_reaction != "false")
+    throw ControlError("option servo_reaction = '" + servo_reaction + "' is not one of: true, false");
   const std::string seed_text = option("seed", "1");
   std::uint64_t seed = 0;
   const auto [end, error] = std::from_chars(seed_text.data(), seed_text.data() + seed_text.size(), seed);
@@ -592,7 +630,7 @@ std::unique_ptr<Controller> makeActuationController(const Model& plant, std::sha
   auto controller = std::make_unique<ActuationController>(
       plant, std::move(force_model), std::move(inner), filter, rotor_inertia == "true",
       drive == "observer" ? ActuationController::Drive::Observer : ActuationController::Drive::Ideal, delay == "true",
-      seed, internal_motion == "true");
+      seed, internal_motion == "true", servo_reaction == "true");
   controller->parameters().setAll(settings.parameters);
   return controller;
 }

@@ -33,6 +33,17 @@
 // F_D = |(F sin θ, F cos θ)| goes to the filter like any thrust and θ_D = atan2(F sin θ, F cos θ)
 // to the tilt servo as its reference angle (the inversion (5.28) per arm).
 //
+// Option servo_reaction: true (own addition, thrust vectors; core/control/servo_reaction.h): the
+// servos' reaction on the base — the geared rotors' Θ_AC and the arms turning about their axes —
+// becomes part of the design: the rigid-body controller works on the force model with the reduced
+// base inertia Θ' (sim/scene_loop.cpp makes it on ServoReaction::designModel) and on the base's
+// angular-momentum attitude ψ, and its thrust vectors' tilts θ' reach the arms as (I − K)⁻¹ θ'.
+// Parameter servo_bandwidth ω_S > 0 (own addition, thrust vectors): the servo's reference angle
+// is computed from its measured angle and rate so that its PD loop (5.2) becomes
+// Θ_A θ̈ = Θ_A (ω_S² (θ_D − θ) − 2 ζ_S ω_S θ̇), i.e. θ_R = θ + (Θ_A (ω_S² (θ_D − θ) − 2 ζ_S ω_S θ̇) + k_DS θ̇)/k_PS
+// (ζ_S = servo_damping), held over the sampling period; 0 sends θ_D itself (the servo's own
+// ω = √(k_PS/Θ_A), 39 rad/s for Table 5.1's).
+//
 // Option internal_motion: true (own addition, in the spirit of the f_dyn of (5.34)): the force
 // model has no spinning rotors and no moving arms, so the velocity-dependent forces these exert on
 // the rest of the vehicle — above all the rotors' gyroscopic torques ω × Θ_P ϖ a — reach the
@@ -57,6 +68,7 @@
 #include "core/control/perturbation.h"
 #include "core/control/plant.h"
 #include "core/control/propeller_drive.h"
+#include "core/control/servo_reaction.h"
 #include "core/control/settings.h"
 #include "core/dynamics/workspace.h"
 
@@ -142,7 +154,7 @@ class ActuationController : public Controller {
   ActuationController(const Model& plant, std::shared_ptr<const Model> force_model,
                       std::unique_ptr<Controller> inner, Filter filter, bool rotor_inertia,
                       Drive drive = Drive::Ideal, bool computation_delay = true, std::uint64_t seed = 1,
-                      bool internal_motion = false);
+                      bool internal_motion = false, bool servo_reaction = false);
 
   std::string_view name() const override { return inner_->name(); }
   bool compute(double t, const State& state, const ReferenceSample& reference, VecX& u) override;
@@ -174,6 +186,8 @@ class ActuationController : public Controller {
     int tangential_input = -1;   ///< force-model input F sin θ, −1 for a scalar thrust
     int servo_input = -1;        ///< plant input of the tilt servo, −1 for a scalar thrust
     int tilt_angle = -1;         ///< x offset of the tilt joint's angle, −1 for a scalar thrust
+    int tilt_rate = -1;          ///< ξ offset of the tilt joint's rate
+    double tilt_inertia = 0.0;   ///< what the servo turns about the tilt axis (tiltAxisInertia) [kg m²]
   };
   struct PassThrough {
     int force_input, plant_input;
@@ -218,6 +232,11 @@ class ActuationController : public Controller {
   // Parameter indices (own).
   Parameter p_thrust_time_constant_, p_thrust_cutoff_, p_tilt_cutoff_, p_heading_cutoff_;
   Parameter p_speed_gain_, p_lead_, p_observer_pole_, p_angle_noise_;
+  Parameter p_servo_bandwidth_, p_servo_damping_;  ///< thrust vectors only
+
+  // Option servo_reaction (thrust vectors): the ψ state and the tilt map of core/control/servo_reaction.h.
+  std::optional<ServoReaction> servo_reaction_;
+  VecX tilts_;  ///< per thrust vector: θ' of the rigid-body controller, then the arm's tilt
 
   // Filter state.
   State force_state_;

@@ -9,9 +9,12 @@
 #include <functional>
 
 #include "core/control/actuation.h"
+#include "core/control/plant.h"
+#include "core/control/servo_reaction.h"
 #include "core/dynamics/dynamics.h"
 #include "core/dynamics/kinematics.h"
 #include "core/model/input_sets.h"
+#include "core/math/se3.h"
 #include "core/model/model_builder.h"
 
 namespace rbs {
@@ -35,6 +38,7 @@ struct Variant {
   /// direction given in that frame accordingly).
   Pose arm_in_tilt;
   Mat3 rotor_in_spin = Mat3::Identity();
+  double rotor_coupling = 0.0;  ///< Θ_AC of tilt servo 1's geared rotor, 0.6 times it for servo 2 [kg m²]
 };
 
 /// A bicopter-like vehicle: base on a free joint, two arms on revolute tilt joints about general
@@ -59,7 +63,8 @@ ModelBuilder tiltedBicopter(const Variant& v = {}) {
     const double limit = k == 0 ? v.tilt1_limit : 1.3;
     b.addJoint({.name = "tilt" + i, .type = JointType::Revolute, .parent = "base", .child = "arm" + i,
                 .parent_placement = {mount, Vec3(0.01, side * 0.25, 0.08)}, .child_placement = v.arm_in_tilt,
-                .axis = Vec3::UnitY(), .limits = JointLimits{-limit, limit}, .armature = 0.9});
+                .axis = Vec3::UnitY(), .limits = JointLimits{-limit, limit}, .armature = 0.9,
+                .rotor_coupling = (k == 0 ? 1.0 : 0.6) * v.rotor_coupling});
     // The hub in the arm's frame: where it is in the tilt joint's frame, mapped through the arm's.
     const Pose hub_in_tilt = k == 0 ? Pose{v.rotor1_rotation, v.rotor1_offset} : Pose{Mat3::Identity(), Vec3(0, 0, 0.01)};
     b.addJoint({.name = "spin" + i, .type = JointType::RevoluteUnitCircle, .parent = "arm" + i, .child = "rotor" + i,
@@ -226,15 +231,17 @@ TEST(ThrustVectors, RefusesWhatTheAuxiliaryInputCannotRepresent) {
   expectError(coaxial, 4, "carries a second propeller");
 }
 
-/// An inner controller that asks for one fixed force-model input.
+/// An inner controller that asks for one fixed force-model input and keeps the state it was given.
 class FixedInput : public Controller {
  public:
   explicit FixedInput(VecX u) : u_(std::move(u)) {}
   std::string_view name() const override { return "fixed"; }
-  bool compute(double, const State&, const ReferenceSample&, VecX& u) override {
+  bool compute(double, const State& state, const ReferenceSample&, VecX& u) override {
+    seen = state;
     u = u_;
     return true;
   }
+  State seen;
 
  private:
   VecX u_;
@@ -346,6 +353,215 @@ TEST(ThrustVectors, InternalMotionIsZeroForTiltedArmsAtRest) {
     setJointRate(m, s, "spin2", 530.0);
   });
   EXPECT_LT(estimate.norm(), 1e-12) << estimate.transpose();
+}
+
+// ---- option servo_reaction and parameter servo_bandwidth (core/control/servo_reaction.h) ----------
+
+/// The vehicle above with Θ_AC on both servos (unequal, so that K is not symmetric), its
+/// thrust-vector force model and the servo reaction between the two.
+struct ReactionSetup {
+  ModelBuilder builder = tiltedBicopter({.rotor_coupling = 0.00195});
+  Model plant = builder.build();
+  std::shared_ptr<const Model> force = std::make_shared<const Model>(builder.rotorsAsThrustVectors(4).build());
+  ServoReaction reaction{plant, *force};
+
+  /// The ψ state of the base (force-model coordinates: the base's come first in both models).
+  State designState(const State& s) const {
+    State design{s.x.head(force->nx), s.xi.head(force->nxi)};
+    reaction.toDesignState(s, design);
+    return design;
+  }
+  /// g_k = Θ⁻¹ a_k c_k, read off the ψ rate for a unit rate of tilt k and a base at rest.
+  Vec3 rateMap(int k) const {
+    State s = plant.initial_state;
+    s.xi.setZero();
+    s.xi(plant.joints[reaction.tiltJoint(k)].xi_offset) = 1.0;
+    return designState(s).xi.segment<3>(3);
+  }
+};
+
+TEST(ServoReaction, InertiaTimesTheRateOfThePsiAttitudeIsTheBasesAngularMomentum) {
+  // (2) of servo_reaction.h: Θ ω_ψ is the angular momentum about the centre of mass of the base,
+  // the arms turning on their axes and the geared rotors (Θ_AC), here from the plant's own M ξ
+  // (arms at zero, where the identity is exact for this vehicle: each arm with its rotor balances
+  // on its axis and has principal axes along it).
+  const ReactionSetup r;
+  ASSERT_EQ(r.force->nxi, 6);
+  State s = r.plant.initial_state;
+  s.xi.head<6>() << 0.3, -0.2, 0.5, 1.1, -0.7, 0.4;
+  setJointRate(r.plant, s, "tilt1", 3.0);
+  setJointRate(r.plant, s, "tilt2", -5.0);
+  Workspace ws(r.plant);
+  PlantTerms terms;
+  evaluatePlant(r.plant, s, ws, terms);
+  const VecX momentum = terms.M * s.xi;  // base rows: linear P, angular about the base origin H_o (base axes)
+  double mass = 0.0;
+  Vec3 moment = Vec3::Zero();
+  for (int b = 0; b < r.plant.numBodies(); ++b) {
+    mass += r.plant.bodies[b].mass;
+    moment += r.plant.bodies[b].mass * (ws.pose[b] * r.plant.bodies[b].com);
+  }
+  const int base = r.plant.bodyIndex("base");
+  const Vec3 com = ws.pose[base].inverse() * (moment / mass);
+  const Vec3 about_com = momentum.segment<3>(3) - com.cross(Vec3(momentum.head<3>()));
+  const Vec3 psi_momentum = r.reaction.baseInertia() * r.designState(s).xi.segment<3>(3);
+  EXPECT_LT((about_com - psi_momentum).norm(), 1e-12 * about_com.norm()) << about_com.transpose() << " | "
+                                                                         << psi_momentum.transpose();
+  // The couplings are of the size the servos' Θ_AC makes them: c a = Θ g = (Θ_AC + the arm about its axis) a.
+  for (int k = 0; k < 2; ++k)
+    EXPECT_NEAR((r.reaction.baseInertia() * r.rateMap(k)).norm(),
+                (k == 0 ? 1.0 : 0.6) * 0.00195 + 1.5e-5 + 0.06 * std::pow(0.01 / 6, 2) + 3.6e-5 + 0.01 * 0.01 * 0.01, 1e-15);
+}
+
+TEST(ServoReaction, ThePsiAttitudeTurnsTheBaseByTheRateMapTimesTheTilts) {
+  const ReactionSetup r;
+  State s = r.plant.initial_state;
+  Eigen::Map<Mat3>(s.x.data() + 3) = expSO3(Vec3(0.4, -0.9, 1.3));  // base pose (rotation-matrix coordinates)
+  s.x.head<3>() << 1.0, -2.0, 3.0;
+  s.xi.head<6>() << 0.3, -0.2, 0.5, 1.1, -0.7, 0.4;
+  setJointPosition(r.plant, s, "tilt1", 0.35);
+  setJointPosition(r.plant, s, "tilt2", -0.2);
+  setJointRate(r.plant, s, "tilt1", 3.0);
+  setJointRate(r.plant, s, "tilt2", -5.0);
+  const Vec3 angle = 0.35 * r.rateMap(0) - 0.2 * r.rateMap(1);
+  const State design = r.designState(s);
+  const Mat3 R = Eigen::Map<const Mat3>(s.x.data() + 3), R_psi = Eigen::Map<const Mat3>(design.x.data() + 3);
+  EXPECT_LT((logSO3(R.transpose() * R_psi) - angle).norm(), 1e-15);
+  EXPECT_EQ(design.x.head<3>(), s.x.head<3>());  // turned about the base's origin
+  const Mat3 E = expSO3(angle);
+  EXPECT_LT((design.xi.head<3>() - E.transpose() * s.xi.head<3>()).norm(), 1e-15);  // the same world velocity
+  EXPECT_LT((design.xi.segment<3>(3) - (E.transpose() * s.xi.segment<3>(3) + 3.0 * r.rateMap(0) - 5.0 * r.rateMap(1))).norm(),
+            1e-15);
+}
+
+TEST(ServoReaction, DesignInertiaLacksTheCouplingsAndTheTiltMapUndoesTheBasesTurn) {
+  const ReactionSetup r;
+  // Θ' = Θ − Σ c_k a_k a_kᵀ on the base (about any point: a pure rotational inertia), nothing else.
+  Mat3 reduction = Mat3::Zero();
+  for (int k = 0; k < 2; ++k)
+    reduction += r.reaction.baseInertia() * r.rateMap(k) * r.plant.joints[r.reaction.tiltJoint(k)].axis_in_parent.transpose();
+  EXPECT_LT((reduction - r.reaction.reduction()).norm(), 1e-15);
+  EXPECT_LT((reduction - reduction.transpose()).norm(), 1e-15);
+  const Model design = r.reaction.designModel(*r.force);
+  Workspace wf(*r.force), wd(design);
+  PlantTerms force_terms, design_terms;
+  evaluatePlant(*r.force, r.force->initial_state, wf, force_terms);
+  evaluatePlant(design, design.initial_state, wd, design_terms);
+  MatX expected = force_terms.M;
+  expected.block<3, 3>(3, 3) -= reduction;
+  EXPECT_LT((design_terms.M - expected).norm(), 1e-15);
+  // θ' = (I − K) θ with K_kj = a_k · g_j: the tilt each thrust has seen from the ψ attitude.
+  Eigen::Matrix2d K;
+  for (int k = 0; k < 2; ++k)
+    for (int j = 0; j < 2; ++j) K(k, j) = r.plant.joints[r.reaction.tiltJoint(k)].axis_in_parent.dot(r.rateMap(j));
+  EXPECT_GT(K(0, 0), 0.2);  // a common tilt turns this base by about half of it
+  const VecX effective = Eigen::Vector2d(0.25, -0.1);
+  VecX tilts = effective;
+  r.reaction.toTilts(tilts);
+  EXPECT_LT(((Eigen::Matrix2d::Identity() - K) * tilts - effective).norm(), 1e-15);
+}
+
+TEST(ServoReaction, TiltAxisInertiaIsTheArmatureAndTheArmAboutItsAxis) {
+  // Arm (3·10⁻⁵, 1.5·10⁻⁵, 3·10⁻⁵) with its CoM 1/600 m off the axis, rotor 3.6·10⁻⁵ across its
+  // spin axis 0.01 m out, armature 0.9.
+  const Model plant = tiltedBicopter().build();
+  EXPECT_NEAR(tiltAxisInertia(plant, plant.jointIndex("tilt1")),
+              0.9 + 1.5e-5 + 0.06 * std::pow(0.01 / 6, 2) + 3.6e-5 + 0.01 * 0.01 * 0.01, 1e-15);
+}
+
+TEST(ServoReaction, RefusesWhatItCannotDesignFor) {
+  const auto expectError = [](const std::function<void()>& make, const std::string& part) {
+    try {
+      make();
+      ADD_FAILURE() << "expected a ControlError containing '" << part << "'";
+    } catch (const ControlError& e) {
+      EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
+    }
+  };
+  // Servo rotors heavier than the vehicle about the tilt axes: Θ' would not be positive definite.
+  const ModelBuilder heavy = tiltedBicopter({.rotor_coupling = 0.01});
+  expectError([&] { ServoReaction(heavy.build(), heavy.rotorsAsThrustVectors(4).build()); }, "not positive definite");
+  // Scalar thrusts: nothing to design for.
+  const ModelBuilder b = tiltedBicopter();
+  expectError([&] { ServoReaction(b.build(), b.rotorsAsThrusters().build()); }, "no propeller is a thrust vector");
+  const Model plant = b.build();
+  auto scalar = std::make_shared<const Model>(b.rotorsAsThrusters().build());
+  ActuationSettings settings;
+  settings.filter = "thrust_filter";
+  settings.options["servo_reaction"] = "true";
+  expectError([&] { makeActuationController(plant, scalar, std::make_unique<FixedInput>(VecX::Zero(2)), settings); },
+              "applies to thrust: vector");
+  settings.options["servo_reaction"] = "yes";
+  expectError([&] { makeActuationController(plant, scalar, std::make_unique<FixedInput>(VecX::Zero(2)), settings); },
+              "not one of: true, false");
+}
+
+TEST(ServoReaction, ActuationHandsThePsiStateInAndSendsTheMappedTilts) {
+  const ReactionSetup r;
+  const Model design = r.reaction.designModel(*r.force);
+  VecX asked = VecX::Zero(r.force->numInputs());
+  asked(r.force->actuatorIndex(tangentialThrustInputName("prop1"))) = 1.0;
+  asked(r.force->actuatorIndex(axialThrustInputName("prop1"))) = 4.0;
+  asked(r.force->actuatorIndex(tangentialThrustInputName("prop2"))) = -0.5;
+  asked(r.force->actuatorIndex(axialThrustInputName("prop2"))) = 6.0;
+  auto inner = std::make_unique<FixedInput>(asked);
+  const FixedInput& probe = *inner;
+  ActuationSettings settings;
+  settings.filter = "thrust_filter";
+  settings.options["servo_reaction"] = "true";
+  auto actuation = makeActuationController(r.plant, std::make_shared<const Model>(design), std::move(inner), settings);
+  State s = r.plant.initial_state;
+  s.xi.head<6>() << 0.3, -0.2, 0.5, 1.1, -0.7, 0.4;
+  setJointPosition(r.plant, s, "tilt1", 0.1);
+  setJointPosition(r.plant, s, "tilt2", 0.05);
+  setJointRate(r.plant, s, "tilt1", 3.0);
+  setJointRate(r.plant, s, "tilt2", -5.0);
+  ReferenceSample reference;
+  VecX u;
+  ASSERT_TRUE(actuation->compute(0.0, s, reference, u)) << actuation->message();
+  const State expected = r.designState(s);
+  EXPECT_LT((probe.seen.x - expected.x).norm(), 1e-15);
+  EXPECT_LT((probe.seen.xi - expected.xi).norm(), 1e-15);
+  VecX tilts = Eigen::Vector2d(std::atan2(1.0, 4.0), std::atan2(-0.5, 6.0));
+  r.reaction.toTilts(tilts);
+  EXPECT_NEAR(u(r.plant.actuatorIndex("servo1")), tilts(0), 1e-15);
+  EXPECT_NEAR(u(r.plant.actuatorIndex("servo2")), tilts(1), 1e-15);
+  EXPECT_NE(tilts(0), std::atan2(1.0, 4.0));
+}
+
+TEST(ServoReaction, ServoBandwidthPlacesTheServoLoopThroughItsReference) {
+  // (5.2): Θ_A θ̈ = k_PS (θ_R − θ) − k_DS θ̇. The reference θ_R = θ + (Θ_A (ω² (θ_D − θ) − 2ζω θ̇) +
+  // k_DS θ̇)/k_PS makes it Θ_A θ̈ = Θ_A (ω² (θ_D − θ) − 2ζω θ̇); for the servo's own ω = √(k_PS/Θ_A),
+  // ζ = k_DS/(2√(k_PS Θ_A)) that is θ_R = θ_D.
+  const ModelBuilder b = tiltedBicopter();
+  const Model plant = b.build();
+  auto force = std::make_shared<const Model>(b.rotorsAsThrustVectors(4).build());
+  VecX asked = VecX::Zero(force->numInputs());
+  asked(force->actuatorIndex(tangentialThrustInputName("prop1"))) = 1.0;
+  asked(force->actuatorIndex(axialThrustInputName("prop1"))) = 4.0;
+  asked(force->actuatorIndex(axialThrustInputName("prop2"))) = 4.0;
+  const double inertia = tiltAxisInertia(plant, plant.jointIndex("tilt1"));
+  State s = plant.initial_state;
+  setJointPosition(plant, s, "tilt1", 0.1);
+  setJointRate(plant, s, "tilt1", 2.0);
+  const double theta_D = std::atan2(1.0, 4.0);
+  const auto reference = [&](double omega, double zeta) {
+    ActuationController actuation(plant, force, std::make_unique<FixedInput>(asked), ActuationController::Filter::Thrust,
+                                  true);
+    actuation.parameters().set("servo_bandwidth", omega);
+    actuation.parameters().set("servo_damping", zeta);
+    ReferenceSample sample;
+    VecX u;
+    EXPECT_TRUE(actuation.compute(0.0, s, sample, u)) << actuation.message();
+    actuation.updateSignals();
+    EXPECT_NEAR(signalValue(actuation, "actuation.tilt_command.prop1"), theta_D, 1e-15);  // θ_D, not θ_R
+    return u(plant.actuatorIndex("servo1"));
+  };
+  EXPECT_EQ(reference(0.0, 1.0), theta_D);  // off: the servo's own loop
+  EXPECT_NEAR(reference(std::sqrt(1400.0 / inertia), 66.0 / (2.0 * std::sqrt(1400.0 * inertia))), theta_D, 1e-14);
+  EXPECT_NEAR(reference(60.0, 0.8), 0.1 + (inertia * (3600.0 * (theta_D - 0.1) - 2.0 * 0.8 * 60.0 * 2.0) + 66.0 * 2.0) / 1400.0,
+              1e-14);
+  EXPECT_EQ(reference(150.0, 1.0), kTiltLimit);  // far beyond: the servo's range
 }
 
 TEST(ThrustVectors, ActuationRefusesTheFlatFilterForVectors) {

@@ -1,0 +1,162 @@
+#include "core/control/servo_reaction.h"
+
+#include <Eigen/Eigenvalues>
+#include <Eigen/LU>
+#include <cmath>
+#include <string>
+
+#include "core/control/parameters.h"
+#include "core/control/tracking.h"
+#include "core/dynamics/kinematics.h"
+#include "core/dynamics/workspace.h"
+#include "core/model/model_builder.h"
+#include "core/math/se3.h"
+
+namespace rbs {
+namespace {
+
+bool inSubtree(const Model& model, int body, int root) {
+  for (int b = body; b >= 0; b = model.joints[b].parent)
+    if (b == root) return true;
+  return false;
+}
+
+/// World poses of every body with the revolute joints `zeroed` at zero (the rest at the initial state).
+void kinematicsAtZeroTilt(const Model& model, const std::vector<int>& zeroed, Workspace& ws) {
+  State s = model.initial_state;
+  for (int j : zeroed) setJointScalarPosition(model.joints[j], 0.0, s.x.data() + model.joints[j].x_offset);
+  computeKinematics(model, s.x, s.xi, ws);
+}
+
+/// Σ over the bodies of the subtree below `root` of their inertia about the world axis `a`
+/// through `point` (parallel axes). Requires kinematics in `ws`.
+double inertiaAboutAxis(const Model& model, const Workspace& ws, int root, const Vec3& a, const Vec3& point) {
+  double sum = 0.0;
+  for (int b = 0; b < model.numBodies(); ++b) {
+    if (!inSubtree(model, b, root)) continue;
+    const Body& body = model.bodies[b];
+    const Mat3& R = ws.pose[b].R;
+    const Vec3 arm = (ws.pose[b] * body.com - point).cross(a);
+    sum += a.dot(R * body.inertia_com * R.transpose() * a) + body.mass * arm.squaredNorm();
+  }
+  return sum;
+}
+
+}  // namespace
+
+double tiltAxisInertia(const Model& model, int joint) {
+  const Joint& j = model.joints[joint];
+  Workspace ws(model);
+  kinematicsAtZeroTilt(model, {joint}, ws);
+  const Pose frame = (j.parent >= 0 ? ws.pose[j.parent] : Pose{}) * j.parent_placement;
+  return j.armature + inertiaAboutAxis(model, ws, joint, frame.R * j.axis, frame.r);
+}
+
+ServoReaction::ServoReaction(const Model& plant, const Model& force_model) {
+  const int base_joint = baseJointIndex(plant);
+  if (base_joint < 0 || !isFreeType(plant.joints[base_joint].type))
+    throw ControlError("servo_reaction: the vehicle needs a free base joint");
+  const int base = base_joint;  // joints[b] is the edge to body b
+  base_name_ = plant.bodies[base].name;
+  const int design_base = force_model.bodyIndex(base_name_);
+  if (design_base < 0 || !isFreeType(force_model.joints[design_base].type))
+    throw ControlError("servo_reaction: the force model has no free base '" + base_name_ + "'");
+  base_joint_ = force_model.joints[design_base];
+
+  std::vector<int> tilts;
+  for (const Propeller& p : plant.propellers) {
+    if (force_model.actuatorIndex(axialThrustInputName(p.name)) < 0) continue;
+    const int tilt = plant.joints[p.joint].parent;  // the arm the rotor hangs from: its joint
+    if (plant.joints[tilt].parent != base)
+      throw ControlError("servo_reaction: tilt joint '" + plant.joints[tilt].name + "' of propeller '" + p.name +
+                         "' does not hang from the base '" + base_name_ + "'");
+    tilts.push_back(tilt);
+  }
+  if (tilts.empty()) throw ControlError("servo_reaction: no propeller is a thrust vector (thrust: vector)");
+
+  // Θ of the whole vehicle about its centre of mass, arms at zero, in base axes.
+  Workspace ws(plant);
+  kinematicsAtZeroTilt(plant, tilts, ws);
+  double mass = 0.0;
+  Vec3 moment = Vec3::Zero();
+  for (int b = 0; b < plant.numBodies(); ++b) {
+    if (!inSubtree(plant, b, base)) continue;
+    mass += plant.bodies[b].mass;
+    moment += plant.bodies[b].mass * (ws.pose[b] * plant.bodies[b].com);
+  }
+  const Vec3 com = moment / mass;
+  const Mat3& R_base = ws.pose[base].R;
+  Mat3 world = Mat3::Zero();
+  for (int b = 0; b < plant.numBodies(); ++b) {
+    if (!inSubtree(plant, b, base)) continue;
+    const Body& body = plant.bodies[b];
+    const Mat3& R = ws.pose[b].R;
+    const Vec3 r = ws.pose[b] * body.com - com;
+    world += R * body.inertia_com * R.transpose() + body.mass * (r.squaredNorm() * Mat3::Identity() - r * r.transpose());
+  }
+  inertia_ = R_base.transpose() * world * R_base;
+  const Mat3 inverse = inertia_.inverse();
+
+  for (int tilt : tilts) {
+    const Joint& j = plant.joints[tilt];
+    Arm arm;
+    arm.joint = tilt;
+    arm.axis = j.axis_in_parent;
+    const Pose frame = ws.pose[base] * j.parent_placement;
+    arm.coupling = j.rotor_coupling + inertiaAboutAxis(plant, ws, tilt, R_base * arm.axis, frame.r);
+    arm.rate_map = inverse * arm.axis * arm.coupling;
+    arm.x = j.x_offset;
+    arm.xi = j.xi_offset;
+    reduction_ += arm.coupling * arm.axis * arm.axis.transpose();
+    arms_.push_back(arm);
+  }
+  const Mat3 design_inertia = inertia_ - reduction_;
+  if (Eigen::SelfAdjointEigenSolver<Mat3>(design_inertia).eigenvalues().minCoeff() <= 1e-9 * inertia_.norm())
+    throw ControlError("servo_reaction: the tilting arms' inertia about their axes (with Θ_AC) is not smaller than "
+                       "the vehicle's: Θ − Σ c a aᵀ is not positive definite");
+  const int n = arms();
+  MatX I_minus_K = MatX::Identity(n, n);
+  for (int k = 0; k < n; ++k)
+    for (int j = 0; j < n; ++j) I_minus_K(k, j) -= arms_[k].axis.dot(arms_[j].rate_map);
+  const Eigen::FullPivLU<MatX> lu(I_minus_K);
+  if (!lu.isInvertible() || std::abs(lu.determinant()) < 1e-6)
+    throw ControlError("servo_reaction: the servos' reaction cancels their tilts (I − K is singular)");
+  tilt_map_ = lu.inverse();
+}
+
+Model ServoReaction::designModel(const Model& force_model) const {
+  Model design = force_model;
+  Body& base = design.bodies[design.bodyIndex(base_name_)];
+  base.inertia_com -= reduction_;
+  base.spatial_inertia = spatialInertia(base.mass, base.com, base.inertia_com);
+  base.inertia_origin = base.spatial_inertia.bottomRightCorner<3, 3>();
+  return design;
+}
+
+void ServoReaction::toDesignState(const State& plant_state, State& design) const {
+  Vec3 angle = Vec3::Zero(), rate = Vec3::Zero();
+  for (const Arm& arm : arms_) {
+    angle += arm.rate_map * plant_state.x(arm.x);
+    rate += arm.rate_map * plant_state.xi(arm.xi);
+  }
+  // The base body's rotation R becomes R E, E = Exp(angle), about its own origin; the joint's motion
+  // sits between its placements (G = T_p · motion · T_c), so the motion turns by T_c E T_cᵀ and
+  // moves so that the body's origin stays where it is.
+  const Joint& j = base_joint_;
+  double* x = design.x.data() + j.x_offset;
+  const Pose motion = jointMotionPose(j, x);
+  const Mat3 E = expSO3(angle);
+  Pose turned;
+  turned.R = motion.R * j.child_placement.R * E * j.child_placement.R.transpose();
+  turned.r = motion.r + (motion.R - turned.R) * j.child_placement.r;
+  jointCoordinatesFromMotion(j, turned, x);
+  // Body twist [v; ω] in the body's axes: the same motion seen from the turned axes, plus (2)'s rate.
+  auto v = design.xi.segment<3>(j.xi_offset);
+  auto w = design.xi.segment<3>(j.xi_offset + 3);
+  v = E.transpose() * Vec3(v);
+  w = E.transpose() * Vec3(w) + rate;
+}
+
+void ServoReaction::toTilts(VecX& tilts) const { tilts = tilt_map_ * tilts; }
+
+}  // namespace rbs
