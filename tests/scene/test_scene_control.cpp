@@ -229,6 +229,7 @@ constexpr Expectation kExpectations[] = {
     {"quadcopter_flip.yaml", "error.attitude", false, 1e-7},         // 2.4e-9 (one turn in 1.8 s)
     {"quadcopter_transitions.yaml", "error.position", false, 1e-9},  // 1.8e-12 (Table 5.2 transitions)
     {"bicopter.yaml", "error.position", true, 1e-3},                 // 1.2e-4 (0.5 m, 90° start, inverted circle in 1.5 s)
+    {"bicopter_servos.yaml", "error.position", false, 0.1},          // 0.077 (servos with Θ_AC, current motors, 200 Hz)
     // Propellers with motor currents, 200 Hz (actuation layer): flat filter with lead / thrust filter.
     {"quadcopter_table51.yaml", "error.position", false, 0.045},     // 0.039 (looping)
     {"quadcopter_table51.yaml", "error.attitude", false, 0.11},      // 0.0997 (5.7°)
@@ -293,6 +294,28 @@ TEST(SceneControl, BicopterInputsStayInTheirSectorsAndTheSetsAreActiveWhileItCon
     if (run.rec.time[k] >= 2.0) {
       EXPECT_LT(run.rec.values[k][position], 0.01) << "t = " << run.rec.time[k];
     }
+}
+
+// The same circle with the actuators as bodies (Table 5.1's servos with Θ_AC, current-driven
+// propellers, 200 Hz): the servo reaction in the design keeps it on the circle loop after loop, and
+// the tilts the servos reach stay within the ±30° the sectors were made for.
+TEST(SceneControl, BicopterWithServosAndPropellersFliesTheCircle) {
+  const SceneRun run = runLibraryScene("bicopter_servos.yaml");
+  ASSERT_TRUE(run.ok) << run.message;
+  const int position = run.column("error.position");
+  double first_loops = 0.0, last_loop = 0.0;
+  for (std::size_t k = 0; k < run.rec.time.size(); ++k) {
+    const double t = run.rec.time[k], e = run.rec.values[k][position];
+    if (t >= 1.0 && t < 4.5) first_loops = std::max(first_loops, e);
+    if (t >= 4.5) last_loop = std::max(last_loop, e);
+    for (const char* joint : {"joint.tilt1.angle", "joint.tilt2.angle"})
+      EXPECT_LE(std::abs(run.rec.values[k][run.column(joint)]), 30.0 * std::numbers::pi / 180.0) << "t = " << t;
+    for (const char* servo : {"u.servo1", "u.servo2"})
+      EXPECT_LE(std::abs(run.rec.values[k][run.column(servo)]), 30.0 * std::numbers::pi / 180.0 + 1e-12) << "t = " << t;
+  }
+  EXPECT_LT(first_loops, 0.1);  // measured 0.077 m
+  EXPECT_LT(last_loop, 0.1);    // the last loop no worse: measured 0.077 m
+  EXPECT_GT(run.end("body.central.pz"), 0.4);
 }
 
 TEST(SceneControl, QuadcopterLoopingConvergesFromAnInitialErrorWithLeastSquaresAllocation) {
