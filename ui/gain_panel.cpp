@@ -14,6 +14,7 @@
 #include <QSlider>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <QWheelEvent>
 
 namespace rbs::ui {
 namespace {
@@ -21,6 +22,22 @@ namespace {
 /// Field backgrounds: a clamped value (applied, but not what was typed) and a refused one.
 const char* const kClampedStyle = "QLineEdit { background: #ffe0a0; }";
 const char* const kRefusedStyle = "QLineEdit { background: #ffb4b4; }";
+
+/// A slider or combo box of the scrolled panel takes the wheel only once it has the focus (clicked
+/// or tabbed into): a wheel turned to scroll the panel must not change the gain under the cursor.
+template <class Widget>
+class WheelWhenFocused : public Widget {
+ public:
+  explicit WheelWhenFocused(QWidget* parent) : Widget(parent) { this->setFocusPolicy(Qt::StrongFocus); }
+
+ protected:
+  void wheelEvent(QWheelEvent* event) override {
+    if (this->hasFocus())
+      Widget::wheelEvent(event);
+    else
+      event->ignore();  // on to the scroll area
+  }
+};
 
 QString unitSuffix(const ParameterSpec& spec) {
   return spec.unit.empty() || spec.unit == "1" ? QString() : " " + QString::fromStdString(spec.unit);
@@ -218,7 +235,8 @@ void GainPanel::setParameters(const ParameterSet& parameters) {
     row.applied->setForegroundRole(QPalette::PlaceholderText);
     switch (row.spec.kind) {
       case ParameterKind::Real: {
-        row.slider = new QSlider(Qt::Horizontal, box);
+        row.slider = new WheelWhenFocused<QSlider>(box);
+        row.slider->setOrientation(Qt::Horizontal);
         row.slider->setObjectName(key + ".slider");
         row.slider->setRange(0, kSliderSteps);
         row.slider->setToolTip(QString::fromStdString(row.spec.description));
@@ -245,7 +263,7 @@ void GainPanel::setParameters(const ParameterSet& parameters) {
         connect(row.check, &QCheckBox::toggled, this, [this, i](bool on) { apply(i, on ? 1.0 : 0.0); });
         break;
       case ParameterKind::Choice:
-        row.combo = new QComboBox(box);
+        row.combo = new WheelWhenFocused<QComboBox>(box);
         row.combo->setObjectName(key + ".combo");
         row.combo->setToolTip(QString::fromStdString(row.spec.description));
         for (const std::string& c : row.spec.choices) row.combo->addItem(QString::fromStdString(c));

@@ -12,6 +12,7 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QToolButton>
+#include <QWheelEvent>
 #include <gtest/gtest.h>
 #include <qcustomplot.h>
 
@@ -255,6 +256,40 @@ TEST(UserGains, DraggingTheSliderChangesTheValueTheSimulationUses) {
   auto* used = user.find<QLabel>("gain.pole.applied");
   EXPECT_TRUE(user.waitFor([&] { return used->text() == "used: " + field->text() + " rad/s"; }, 30000))
       << used->text().toStdString() << " vs " << field->text().toStdString();
+}
+
+// Turning the wheel over the gain panel scrolls it: the slider or choice under the cursor keeps its
+// value (scrolling through the gains changed every one it passed). Once clicked, a slider takes
+// the wheel as usual.
+TEST(UserGains, TheWheelScrollsThePanelAndChangesNoGainOnTheWay) {
+  UserSession user;
+  user.openLibraryScene("bicopter_servos");  // 26 gains: more than the panel shows
+  ASSERT_TRUE(user.waitFor([&] { return user.window().windowTitle().contains("servos"); }));
+  user.showTab("Gains");
+  auto* slider = user.find<QSlider>("gain.mbar.slider");
+  auto* field = user.find<QLineEdit>("gain.mbar.field");
+  auto* allocation = user.find<QComboBox>("gain.allocation.combo");
+  ASSERT_TRUE(slider && field && allocation);
+  const QString mbar = field->text(), choice = allocation->currentText();
+  // A wheel event the widget leaves unaccepted goes on to its parents, the scroll area among them
+  // (for the platform's events; an event sent here reaches the widget only, hence the flag).
+  const auto turn = [](QWidget* w, int notches) {
+    const QPointF centre = QRectF(w->rect()).center();
+    QWheelEvent wheel(centre, w->mapToGlobal(centre), {}, QPoint(0, 120 * notches), Qt::NoButton, {},
+                      Qt::NoScrollPhase, false);
+    QApplication::sendEvent(w, &wheel);
+    return wheel.isAccepted();
+  };
+  EXPECT_FALSE(turn(slider, -3)) << "left for the scroll area";
+  EXPECT_EQ(field->text(), mbar);
+  EXPECT_FALSE(turn(allocation, -3));
+  EXPECT_EQ(allocation->currentText(), choice);
+  // Clicked (on its handle, which leaves the value), the slider is the wheel's.
+  user.click(slider, UserSession::sliderHandle(slider));
+  EXPECT_TRUE(slider->hasFocus());
+  EXPECT_EQ(field->text(), mbar);
+  EXPECT_TRUE(turn(slider, 3));
+  EXPECT_NE(field->text(), mbar);
 }
 
 // On/off parameters are check boxes, choices combo boxes; both reach the simulation.

@@ -103,7 +103,8 @@ class UserSession {
   void hover(QWidget* w, QPoint at) { QTest::mouseMove(w, at); }
 
   /// Drags the slider's handle by dx pixels.
-  void dragSlider(QSlider* slider, int dx) {
+  /// Where a slider's handle is drawn, in the slider's coordinates.
+  static QPoint sliderHandle(QSlider* slider) {
     QStyleOptionSlider option;
     option.initFrom(slider);
     option.orientation = slider->orientation();
@@ -111,7 +112,10 @@ class UserSession {
     option.maximum = slider->maximum();
     option.sliderPosition = slider->sliderPosition();
     option.sliderValue = slider->value();
-    const QPoint from = slider->style()->subControlRect(QStyle::CC_Slider, &option, QStyle::SC_SliderHandle, slider).center();
+    return slider->style()->subControlRect(QStyle::CC_Slider, &option, QStyle::SC_SliderHandle, slider).center();
+  }
+  void dragSlider(QSlider* slider, int dx) {
+    const QPoint from = sliderHandle(slider);
     const QPoint to = from + QPoint(dx, 0);
     QTest::mousePress(slider, Qt::LeftButton, {}, from);
     for (int i = 1; i <= 5; ++i) QTest::mouseMove(slider, from + QPoint(dx * i / 5, 0));
