@@ -5,7 +5,6 @@
 #include "core/control/actuation.h"
 #include "core/control/perturbation.h"
 #include "core/control/registry.h"
-#include "core/control/servo_reaction.h"
 #include "sim/closed_loop.h"
 #include "sim/perturbed_loop.h"
 
@@ -50,12 +49,13 @@ SceneLoop makeSceneLoop(const Scene& scene, const std::string& chosen) {
       settings.parameters.clear();
       settings.options.clear();
     }
-    if (scene.force_model && actuation.options.count("servo_reaction") && actuation.options.at("servo_reaction") == "true") {
-      // The servos' reaction as part of the design (core/control/servo_reaction.h): the rigid-body
-      // controller works on the force model with the reduced base inertia Θ'.
+    if (scene.force_model) {  // the model inside the actuation layer (option servo_reaction: Θ')
       in_actuation = actuation.line > 0;
-      controller_model =
-          std::make_shared<const Model>(ServoReaction(scene.model, *controller_model).designModel(*controller_model));
+      const auto reaction = actuation.options.find("servo_reaction");
+      if (reaction != actuation.options.end() && reaction->second == "true" && perturbation.mass_scale != 1.0)
+        throw ControlError("option servo_reaction subtracts the true servos' and arms' inertia from the base's; it "
+                           "cannot be combined with perturbation.mass_scale");
+      controller_model = actuationDesignModel(scene.model, controller_model, actuation);
       in_actuation = false;
     }
     controller = makeController(controller_model ? *controller_model : scene.model, settings);

@@ -191,15 +191,11 @@ ActuationController::ActuationController(const Model& plant, std::shared_ptr<con
 
   const int vectors = static_cast<int>(
       std::count_if(rotors_.begin(), rotors_.end(), [](const Rotor& r) { return r.servo_input >= 0; }));
-  if (servo_reaction) {
+  if (servo_reaction) {  // its arms are the thrust vectors', in the order of plant.propellers as rotors_
     if (vectors == 0) throw ControlError("option servo_reaction applies to thrust: vector");
     servo_reaction_.emplace(plant, force_model);
-    int k = 0;
-    for (const Rotor& r : rotors_)  // both in the order of plant.propellers
-      if (r.servo_input >= 0 && servo_reaction_->tiltJoint(k++) != plant.joints[plant.propellers[r.propeller].joint].parent)
-        throw ControlError("option servo_reaction: the arms are not in the order of the propellers");
   }
-  tilts_.setZero(vectors);
+  vector_tilts_.setZero(vectors);
 
   // The inner controller's parameters first (the GUI shows one list), then the layer's own.
   const ParameterSet& inner_parameters = inner_->parameters();
@@ -495,8 +491,8 @@ bool ActuationController::compute(double t, const State& state, const ReferenceS
     else
       mapped_force_ = internal_force_;
   }
+  if (servo_reaction_) servo_reaction_->toDesignState(state, force_state_, estimated || internal_motion_ ? &mapped_force_ : nullptr);
   if (estimated || internal_motion_) inner_->setExternalForceEstimate(mapped_force_);
-  if (servo_reaction_) servo_reaction_->toDesignState(state, force_state_);
   if (!inner_->compute(t, force_state_, reference, force_inputs_)) return fail(inner_->message());
   double dt = 0.0;
   if (!started_) {
@@ -537,16 +533,17 @@ bool ActuationController::compute(double t, const State& state, const ReferenceS
   int vector = 0;
   for (const Rotor& r : rotors_)
     if (r.servo_input >= 0)
-      tilts_(vector++) = std::atan2(force_inputs_(r.tangential_input), force_inputs_(r.thrust_input));  // (5.28)
-  if (servo_reaction_) servo_reaction_->toTilts(tilts_);
+      vector_tilts_(vector++) = std::atan2(force_inputs_(r.tangential_input), force_inputs_(r.thrust_input));  // (5.28)
+  if (servo_reaction_) servo_reaction_->toTilts(vector_tilts_);  // the design's θ' → the arms' θ
+  const double w = vector > 0 ? parameters_[p_servo_bandwidth_] : 0.0;
+  const double z = vector > 0 ? parameters_[p_servo_damping_] : 0.0;
   vector = 0;
   for (const Rotor& r : rotors_) {
     if (r.servo_input < 0) continue;
     const Actuator& servo = plant_.actuators[r.servo_input];
-    const double tilt = std::clamp(tilts_(vector), servo.lower, servo.upper);
+    const double tilt = std::clamp(vector_tilts_(vector), servo.lower, servo.upper);
     double servo_reference = tilt;
-    const double w = parameters_[p_servo_bandwidth_], z = parameters_[p_servo_damping_];
-    if (w > 0.0 && servo.gain > 0.0) {  // the loop (5.2) with the closed-loop dynamics asked for
+    if (w > 0.0 && servo.gain > 0.0) {  // (5.2)'s acceleration at this instant as asked for
       const double angle = state.x(r.tilt_angle), rate = state.xi(r.tilt_rate);
       servo_reference = angle + (r.tilt_inertia * (w * w * (tilt - angle) - 2.0 * z * w * rate) + servo.damping * rate) / servo.gain;
     }
@@ -577,6 +574,13 @@ void ActuationController::updateSignals() {
       signal(drive_signals_, 3 * k + 2) = r.observer.frictionNow();  // p̂_P3[k], beside ϖ̂[k]
     }
   }
+}
+
+std::shared_ptr<const Model> actuationDesignModel(const Model& plant, std::shared_ptr<const Model> force_model,
+                                                  const ActuationSettings& settings) {
+  const auto it = settings.options.find("servo_reaction");
+  if (it == settings.options.end() || it->second != "true") return force_model;
+  return std::make_shared<const Model>(ServoReaction(plant, *force_model).designModel(*force_model));
 }
 
 std::unique_ptr<Controller> makeActuationController(const Model& plant, std::shared_ptr<const Model> force_model,

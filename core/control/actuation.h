@@ -36,13 +36,17 @@
 // Option servo_reaction: true (own addition, thrust vectors; core/control/servo_reaction.h): the
 // servos' reaction on the base — the geared rotors' Θ_AC and the arms turning about their axes —
 // becomes part of the design: the rigid-body controller works on the force model with the reduced
-// base inertia Θ' (sim/scene_loop.cpp makes it on ServoReaction::designModel) and on the base's
-// angular-momentum attitude ψ, and its thrust vectors' tilts θ' reach the arms as (I − K)⁻¹ θ'.
-// Parameter servo_bandwidth ω_S > 0 (own addition, thrust vectors): the servo's reference angle
-// is computed from its measured angle and rate so that its PD loop (5.2) becomes
-// Θ_A θ̈ = Θ_A (ω_S² (θ_D − θ) − 2 ζ_S ω_S θ̇), i.e. θ_R = θ + (Θ_A (ω_S² (θ_D − θ) − 2 ζ_S ω_S θ̇) + k_DS θ̇)/k_PS
-// (ζ_S = servo_damping), held over the sampling period; 0 sends θ_D itself (the servo's own
-// ω = √(k_PS/Θ_A), 39 rad/s for Table 5.1's).
+// base inertia Θ' (made on actuationDesignModel) and on the base's angular-momentum attitude ψ
+// (an external-force estimate turns with it), and its thrust vectors' tilts θ' reach the arms as
+// (I − K)⁻¹ θ'. Each arm's tilt is then clamped to its servo's range on its own: the sectors bound
+// θ', and a common tilt reaches the arms about twice as large on the bicopter.
+// Parameter servo_bandwidth ω_S > 0 (own addition, thrust vectors): the servo's reference angle is
+// computed from its measured angle and rate so that at the sampling instant its PD loop (5.2) gives
+// the acceleration of a loop at ω_S: J θ̈ = J (ω_S² (θ_D − θ) − 2 ζ_S ω_S θ̇), J = tiltAxisInertia,
+// i.e. θ_R = θ + (J (ω_S² (θ_D − θ) − 2 ζ_S ω_S θ̇) + k_DS θ̇)/k_PS (ζ_S = servo_damping), clamped to
+// the servo's range. Over the hold the servo's own loop pulls towards that θ_R; with Table 5.1's
+// servo at ω_S = 150 rad/s, J ω_S²/k_PS ≈ 14.5, so θ_R saturates for errors above ≈ 2°. 0 sends θ_D
+// itself (the servo's own ω = √(k_PS/J), 39 rad/s for Table 5.1's).
 //
 // Option internal_motion: true (own addition, in the spirit of the f_dyn of (5.34)): the force
 // model has no spinning rotors and no moving arms, so the velocity-dependent forces these exert on
@@ -236,7 +240,7 @@ class ActuationController : public Controller {
 
   // Option servo_reaction (thrust vectors): the ψ state and the tilt map of core/control/servo_reaction.h.
   std::optional<ServoReaction> servo_reaction_;
-  VecX tilts_;  ///< per thrust vector: θ' of the rigid-body controller, then the arm's tilt
+  VecX vector_tilts_;  ///< per thrust vector: the tilt of (5.28) the rigid-body controller asked for, then the arm's
 
   // Filter state.
   State force_state_;
@@ -256,6 +260,12 @@ class ActuationController : public Controller {
   bool started_ = false;
   VecX last_u_;
 };
+
+/// The model the rigid-body controller inside the layer is to be made on: `force_model`, or with
+/// option servo_reaction its ServoReaction::designModel (base inertia Θ'). Throws ControlError
+/// when the servo reaction cannot be designed for.
+std::shared_ptr<const Model> actuationDesignModel(const Model& plant, std::shared_ptr<const Model> force_model,
+                                                  const ActuationSettings& settings);
 
 /// Wraps `inner` (made for the force model) per `settings.actuation`. Throws ControlError for an
 /// unknown filter, unknown parameters or a vehicle the filter cannot handle.

@@ -53,15 +53,18 @@ double tiltAxisInertia(const Model& model, int joint) {
 }
 
 ServoReaction::ServoReaction(const Model& plant, const Model& force_model) {
-  const int base_joint = baseJointIndex(plant);
-  if (base_joint < 0 || !isFreeType(plant.joints[base_joint].type))
+  const int base = baseJointIndex(plant);  // joints[b] is the edge to body b: also the base body
+  if (base < 0 || !isFreeType(plant.joints[base].type))
     throw ControlError("servo_reaction: the vehicle needs a free base joint");
-  const int base = base_joint;  // joints[b] is the edge to body b
   base_name_ = plant.bodies[base].name;
   const int design_base = force_model.bodyIndex(base_name_);
   if (design_base < 0 || !isFreeType(force_model.joints[design_base].type))
     throw ControlError("servo_reaction: the force model has no free base '" + base_name_ + "'");
   base_joint_ = force_model.joints[design_base];
+  const Pose& placement = base_joint_.child_placement;
+  if (!placement.R.isIdentity(1e-12) || !placement.r.isZero(1e-12))
+    throw ControlError("servo_reaction: the free joint '" + base_joint_.name +
+                       "' has a child placement; give the base body's frame as the joint's");
 
   std::vector<int> tilts;
   for (const Propeller& p : plant.propellers) {
@@ -104,7 +107,7 @@ ServoReaction::ServoReaction(const Model& plant, const Model& force_model) {
     arm.axis = j.axis_in_parent;
     const Pose frame = ws.pose[base] * j.parent_placement;
     arm.coupling = j.rotor_coupling + inertiaAboutAxis(plant, ws, tilt, R_base * arm.axis, frame.r);
-    arm.rate_map = inverse * arm.axis * arm.coupling;
+    arm.turn_per_tilt = inverse * arm.axis * arm.coupling;
     arm.x = j.x_offset;
     arm.xi = j.xi_offset;
     reduction_ += arm.coupling * arm.axis * arm.axis.transpose();
@@ -117,11 +120,8 @@ ServoReaction::ServoReaction(const Model& plant, const Model& force_model) {
   const int n = arms();
   MatX I_minus_K = MatX::Identity(n, n);
   for (int k = 0; k < n; ++k)
-    for (int j = 0; j < n; ++j) I_minus_K(k, j) -= arms_[k].axis.dot(arms_[j].rate_map);
-  const Eigen::FullPivLU<MatX> lu(I_minus_K);
-  if (!lu.isInvertible() || std::abs(lu.determinant()) < 1e-6)
-    throw ControlError("servo_reaction: the servos' reaction cancels their tilts (I − K is singular)");
-  tilt_map_ = lu.inverse();
+    for (int j = 0; j < n; ++j) I_minus_K(k, j) -= arms_[k].axis.dot(arms_[j].turn_per_tilt);
+  tilt_map_ = I_minus_K.partialPivLu().inverse();  // regular: det(I − K) = det Θ'/det Θ > 0
 }
 
 Model ServoReaction::designModel(const Model& force_model) const {
@@ -133,28 +133,33 @@ Model ServoReaction::designModel(const Model& force_model) const {
   return design;
 }
 
-void ServoReaction::toDesignState(const State& plant_state, State& design) const {
+void ServoReaction::toDesignState(const State& plant_state, State& design, VecX* force) const {
   Vec3 angle = Vec3::Zero(), rate = Vec3::Zero();
   for (const Arm& arm : arms_) {
-    angle += arm.rate_map * plant_state.x(arm.x);
-    rate += arm.rate_map * plant_state.xi(arm.xi);
+    angle += arm.turn_per_tilt * plant_state.x(arm.x);
+    rate += arm.turn_per_tilt * plant_state.xi(arm.xi);
   }
-  // The base body's rotation R becomes R E, E = Exp(angle), about its own origin; the joint's motion
-  // sits between its placements (G = T_p · motion · T_c), so the motion turns by T_c E T_cᵀ and
-  // moves so that the body's origin stays where it is.
+  // The base body (its joint's moving frame: no child placement) turns from R to R E about its
+  // origin; quaternion coordinates keep the sign they had.
   const Joint& j = base_joint_;
   double* x = design.x.data() + j.x_offset;
-  const Pose motion = jointMotionPose(j, x);
+  const Eigen::Matrix<double, Eigen::Dynamic, 1, 0, 12, 1> before = Eigen::Map<const VecX>(x, j.nx);
+  Pose motion = jointMotionPose(j, x);
   const Mat3 E = expSO3(angle);
-  Pose turned;
-  turned.R = motion.R * j.child_placement.R * E * j.child_placement.R.transpose();
-  turned.r = motion.r + (motion.R - turned.R) * j.child_placement.r;
-  jointCoordinatesFromMotion(j, turned, x);
+  motion.R = motion.R * E;
+  jointCoordinatesFromMotion(j, motion, x);
+  alignJointCoordinates(j, x, before.data());
   // Body twist [v; ω] in the body's axes: the same motion seen from the turned axes, plus (2)'s rate.
   auto v = design.xi.segment<3>(j.xi_offset);
   auto w = design.xi.segment<3>(j.xi_offset + 3);
   v = E.transpose() * Vec3(v);
   w = E.transpose() * Vec3(w) + rate;
+  if (force != nullptr) {
+    auto f = force->segment<3>(j.xi_offset);
+    auto tau = force->segment<3>(j.xi_offset + 3);
+    f = E.transpose() * Vec3(f);
+    tau = E.transpose() * Vec3(tau);
+  }
 }
 
 void ServoReaction::toTilts(VecX& tilts) const { tilts = tilt_map_ * tilts; }

@@ -39,6 +39,8 @@ struct Variant {
   Pose arm_in_tilt;
   Mat3 rotor_in_spin = Mat3::Identity();
   double rotor_coupling = 0.0;  ///< Θ_AC of tilt servo 1's geared rotor, 0.6 times it for servo 2 [kg m²]
+  JointType base_type = JointType::Free;
+  Pose base_child_placement;
 };
 
 /// A bicopter-like vehicle: base on a free joint, two arms on revolute tilt joints about general
@@ -48,7 +50,8 @@ struct Variant {
 ModelBuilder tiltedBicopter(const Variant& v = {}) {
   ModelBuilder b;
   b.addBody({"base", 0.76, Vec3(0.002, -0.001, -0.015), Vec3(0.011, 0.007, 0.015).asDiagonal()});
-  b.addJoint({.name = "flight", .type = JointType::Free, .parent = kWorld, .child = "base"});
+  b.addJoint({.name = "flight", .type = v.base_type, .parent = kWorld, .child = "base",
+              .child_placement = v.base_child_placement});
   for (int k = 0; k < 2; ++k) {
     const std::string i = std::to_string(k + 1);
     const double side = k == 0 ? 1.0 : -1.0;
@@ -371,8 +374,9 @@ struct ReactionSetup {
     reaction.toDesignState(s, design);
     return design;
   }
-  /// g_k = Θ⁻¹ a_k c_k, read off the ψ rate for a unit rate of tilt k and a base at rest.
-  Vec3 rateMap(int k) const {
+  /// g_k = Θ⁻¹ a_k c_k, read off the ψ rate for a unit rate of tilt k and a base at rest (checked
+  /// against the plant's angular momentum below).
+  Vec3 turnPerTilt(int k) const {
     State s = plant.initial_state;
     s.xi.setZero();
     s.xi(plant.joints[reaction.tiltJoint(k)].xi_offset) = 1.0;
@@ -409,11 +413,11 @@ TEST(ServoReaction, InertiaTimesTheRateOfThePsiAttitudeIsTheBasesAngularMomentum
                                                                          << psi_momentum.transpose();
   // The couplings are of the size the servos' Θ_AC makes them: c a = Θ g = (Θ_AC + the arm about its axis) a.
   for (int k = 0; k < 2; ++k)
-    EXPECT_NEAR((r.reaction.baseInertia() * r.rateMap(k)).norm(),
+    EXPECT_NEAR((r.reaction.baseInertia() * r.turnPerTilt(k)).norm(),
                 (k == 0 ? 1.0 : 0.6) * 0.00195 + 1.5e-5 + 0.06 * std::pow(0.01 / 6, 2) + 3.6e-5 + 0.01 * 0.01 * 0.01, 1e-15);
 }
 
-TEST(ServoReaction, ThePsiAttitudeTurnsTheBaseByTheRateMapTimesTheTilts) {
+TEST(ServoReaction, ThePsiAttitudeTurnsTheBaseByTheTurnPerTiltTimesTheTilts) {
   const ReactionSetup r;
   State s = r.plant.initial_state;
   Eigen::Map<Mat3>(s.x.data() + 3) = expSO3(Vec3(0.4, -0.9, 1.3));  // base pose (rotation-matrix coordinates)
@@ -423,14 +427,14 @@ TEST(ServoReaction, ThePsiAttitudeTurnsTheBaseByTheRateMapTimesTheTilts) {
   setJointPosition(r.plant, s, "tilt2", -0.2);
   setJointRate(r.plant, s, "tilt1", 3.0);
   setJointRate(r.plant, s, "tilt2", -5.0);
-  const Vec3 angle = 0.35 * r.rateMap(0) - 0.2 * r.rateMap(1);
+  const Vec3 angle = 0.35 * r.turnPerTilt(0) - 0.2 * r.turnPerTilt(1);
   const State design = r.designState(s);
   const Mat3 R = Eigen::Map<const Mat3>(s.x.data() + 3), R_psi = Eigen::Map<const Mat3>(design.x.data() + 3);
   EXPECT_LT((logSO3(R.transpose() * R_psi) - angle).norm(), 1e-15);
   EXPECT_EQ(design.x.head<3>(), s.x.head<3>());  // turned about the base's origin
   const Mat3 E = expSO3(angle);
   EXPECT_LT((design.xi.head<3>() - E.transpose() * s.xi.head<3>()).norm(), 1e-15);  // the same world velocity
-  EXPECT_LT((design.xi.segment<3>(3) - (E.transpose() * s.xi.segment<3>(3) + 3.0 * r.rateMap(0) - 5.0 * r.rateMap(1))).norm(),
+  EXPECT_LT((design.xi.segment<3>(3) - (E.transpose() * s.xi.segment<3>(3) + 3.0 * r.turnPerTilt(0) - 5.0 * r.turnPerTilt(1))).norm(),
             1e-15);
 }
 
@@ -439,7 +443,7 @@ TEST(ServoReaction, DesignInertiaLacksTheCouplingsAndTheTiltMapUndoesTheBasesTur
   // Θ' = Θ − Σ c_k a_k a_kᵀ on the base (about any point: a pure rotational inertia), nothing else.
   Mat3 reduction = Mat3::Zero();
   for (int k = 0; k < 2; ++k)
-    reduction += r.reaction.baseInertia() * r.rateMap(k) * r.plant.joints[r.reaction.tiltJoint(k)].axis_in_parent.transpose();
+    reduction += r.reaction.baseInertia() * r.turnPerTilt(k) * r.plant.joints[r.reaction.tiltJoint(k)].axis_in_parent.transpose();
   EXPECT_LT((reduction - r.reaction.reduction()).norm(), 1e-15);
   EXPECT_LT((reduction - reduction.transpose()).norm(), 1e-15);
   const Model design = r.reaction.designModel(*r.force);
@@ -453,12 +457,76 @@ TEST(ServoReaction, DesignInertiaLacksTheCouplingsAndTheTiltMapUndoesTheBasesTur
   // θ' = (I − K) θ with K_kj = a_k · g_j: the tilt each thrust has seen from the ψ attitude.
   Eigen::Matrix2d K;
   for (int k = 0; k < 2; ++k)
-    for (int j = 0; j < 2; ++j) K(k, j) = r.plant.joints[r.reaction.tiltJoint(k)].axis_in_parent.dot(r.rateMap(j));
+    for (int j = 0; j < 2; ++j) K(k, j) = r.plant.joints[r.reaction.tiltJoint(k)].axis_in_parent.dot(r.turnPerTilt(j));
   EXPECT_GT(K(0, 0), 0.2);  // a common tilt turns this base by about half of it
   const VecX effective = Eigen::Vector2d(0.25, -0.1);
   VecX tilts = effective;
   r.reaction.toTilts(tilts);
   EXPECT_LT(((Eigen::Matrix2d::Identity() - K) * tilts - effective).norm(), 1e-15);
+}
+
+TEST(ServoReaction, EachThrustSeenFromThePsiAttitudeHasTheDesignsTilt) {
+  // What θ' means: arm k's thrust in the plant, seen from R_ψ, lies where the force model's thrust
+  // vector at tilt θ'_k points — so toTilts must turn these θ' back into the arms' tilts. To first
+  // order in the tilts (1e-3 rad here: the remainder is ~1e-6, the servos' turn of the base ~5e-4).
+  const ReactionSetup r;
+  State s = r.plant.initial_state;
+  Eigen::Map<Mat3>(s.x.data() + 3) = expSO3(Vec3(0.4, -0.9, 1.3));
+  const double tilt1 = 1e-3, tilt2 = 2e-3;
+  setJointPosition(r.plant, s, "tilt1", tilt1);
+  setJointPosition(r.plant, s, "tilt2", tilt2);
+  const State design = r.designState(s);
+  const Mat3 R_psi = Eigen::Map<const Mat3>(design.x.data() + 3);
+  Workspace ws(r.plant), wf(*r.force);
+  computeKinematics(r.plant, s.x, s.xi, ws);
+  computeKinematics(*r.force, r.force->initial_state.x, r.force->initial_state.xi, wf);  // base at rest, identity
+  VecX seen(2);
+  for (int k = 0; k < 2; ++k) {
+    const Propeller& prop = r.plant.propellers[k];
+    const Vec3 thrust = R_psi.transpose() * ws.pose[r.plant.joints[prop.joint].child].R * prop.thrust_direction;
+    const Actuator& axial = r.force->actuators[r.force->actuatorIndex(axialThrustInputName(prop.name))];
+    const Actuator& tangential = r.force->actuators[r.force->actuatorIndex(tangentialThrustInputName(prop.name))];
+    seen(k) = std::atan2(thrust.dot(wf.pose[tangential.body].R * tangential.direction),
+                         thrust.dot(wf.pose[axial.body].R * axial.direction));
+  }
+  EXPECT_GT(std::abs(seen(0) - tilt1), 1e-4);  // the base's turn is in it
+  VecX tilts = seen;
+  r.reaction.toTilts(tilts);
+  EXPECT_NEAR(tilts(0), tilt1, 2e-5);
+  EXPECT_NEAR(tilts(1), tilt2, 2e-5);
+}
+
+TEST(ServoReaction, AnExternalForceEstimateTurnsWithTheBase) {
+  const ReactionSetup r;
+  State s = r.plant.initial_state;
+  setJointPosition(r.plant, s, "tilt1", 0.3);
+  setJointPosition(r.plant, s, "tilt2", -0.1);
+  State design{s.x.head(r.force->nx), s.xi.head(r.force->nxi)};
+  VecX force(6);
+  force << 1.0, -2.0, 3.0, 0.4, 0.5, -0.6;
+  const VecX before = force;
+  r.reaction.toDesignState(s, design, &force);
+  const Mat3 E = expSO3(0.3 * r.turnPerTilt(0) - 0.1 * r.turnPerTilt(1));
+  EXPECT_LT((force.head<3>() - E.transpose() * before.head<3>()).norm(), 1e-15);
+  EXPECT_LT((force.tail<3>() - E.transpose() * before.tail<3>()).norm(), 1e-15);
+}
+
+TEST(ServoReaction, QuaternionCoordinatesKeepTheirSign) {
+  // q and −q are the same attitude: the ψ attitude must not jump between them from one sample to
+  // the next (a reference-free controller would see a 2π error).
+  const ModelBuilder b = tiltedBicopter({.rotor_coupling = 0.00195, .base_type = JointType::FreeQuaternion});
+  const Model plant = b.build();
+  const Model force = b.rotorsAsThrustVectors(4).build();
+  const ServoReaction reaction(plant, force);
+  State s = plant.initial_state;
+  const double angle = 3.1;  // near π: a small turn may cross it
+  s.x.segment<4>(3) << -std::cos(angle / 2), -std::sin(angle / 2), 0.0, 0.0;  // w < 0
+  setJointPosition(plant, s, "tilt1", 0.3);
+  setJointPosition(plant, s, "tilt2", 0.3);
+  State design{s.x.head(force.nx), s.xi.head(force.nxi)};
+  reaction.toDesignState(s, design);
+  EXPECT_GT(design.x.segment<4>(3).dot(s.x.segment<4>(3)), 0.9);
+  EXPECT_GT((design.x.segment<4>(3) - s.x.segment<4>(3)).norm(), 1e-3);  // it did turn
 }
 
 TEST(ServoReaction, TiltAxisInertiaIsTheArmatureAndTheArmAboutItsAxis) {
@@ -478,6 +546,9 @@ TEST(ServoReaction, RefusesWhatItCannotDesignFor) {
       EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what();
     }
   };
+  // A base joint with a child placement: its ξ is not the base body's twist.
+  const ModelBuilder placed = tiltedBicopter({.rotor_coupling = 0.00195, .base_child_placement = Pose::translation(Vec3(0, 0, 0.1))});
+  expectError([&] { ServoReaction(placed.build(), placed.rotorsAsThrustVectors(4).build()); }, "child placement");
   // Servo rotors heavier than the vehicle about the tilt axes: Θ' would not be positive definite.
   const ModelBuilder heavy = tiltedBicopter({.rotor_coupling = 0.01});
   expectError([&] { ServoReaction(heavy.build(), heavy.rotorsAsThrustVectors(4).build()); }, "not positive definite");

@@ -102,7 +102,6 @@ class UserSession {
   void doubleClick(QWidget* w, QPoint at) { QTest::mouseDClick(w, Qt::LeftButton, {}, at); }
   void hover(QWidget* w, QPoint at) { QTest::mouseMove(w, at); }
 
-  /// Drags the slider's handle by dx pixels.
   /// Where a slider's handle is drawn, in the slider's coordinates.
   static QPoint sliderHandle(QSlider* slider) {
     QStyleOptionSlider option;
@@ -114,6 +113,7 @@ class UserSession {
     option.sliderValue = slider->value();
     return slider->style()->subControlRect(QStyle::CC_Slider, &option, QStyle::SC_SliderHandle, slider).center();
   }
+  /// Drags the slider's handle by dx pixels.
   void dragSlider(QSlider* slider, int dx) {
     const QPoint from = sliderHandle(slider);
     const QPoint to = from + QPoint(dx, 0);
