@@ -160,8 +160,7 @@ ActuationController::ActuationController(const Model& plant, std::shared_ptr<con
       if (tilt.nx != 1)
         throw ControlError("the tilt joint '" + tilt.name + "' of propeller '" + prop.name + "' needs angle coordinates");
       r.tilt_angle = tilt.x_offset;
-      r.tilt_rate = tilt.xi_offset;
-      r.tilt_inertia = tiltAxisInertia(plant, joint.parent);
+      r.tilt = {tilt.x_offset, tilt.xi_offset, tiltAxisInertia(plant, joint.parent)};
     }
     if (r.thrust_input < 0)
       throw ControlError("the force model has no thrust input for propeller '" + prop.name + "'");
@@ -182,7 +181,11 @@ ActuationController::ActuationController(const Model& plant, std::shared_ptr<con
       continue;
     const int k = plant.actuatorIndex(name);
     if (k < 0) throw ControlError("force-model input '" + name + "' has no plant input of that name");
-    pass_through_.push_back({i, k});
+    PassThrough pt{i, k, {}};
+    const Actuator& a = plant.actuators[k];
+    if (a.kind == ActuatorKind::JointServo && plant.joints[a.joint].nx == 1 && plant.joints[a.joint].nxi == 1)
+      pt.servo = {plant.joints[a.joint].x_offset, plant.joints[a.joint].xi_offset, tiltAxisInertia(plant, a.joint)};
+    pass_through_.push_back(pt);
     driven[k] = true;
   }
   for (int i = 0; i < plant.numInputs(); ++i)
@@ -219,7 +222,8 @@ ActuationController::ActuationController(const Model& plant, std::shared_ptr<con
   if (filter_ == Filter::Flat)
     p_lead_ = parameters_.add({"lead", "1", "phase lead: share of the filter lag K_1/K_0 compensated by ḟ_D (0: (5.36) as printed)",
                                0.0, 0.0, 1.0, ParameterScale::Linear});
-  if (vectors > 0) {
+  if (vectors > 0 || std::any_of(pass_through_.begin(), pass_through_.end(),
+                                 [](const PassThrough& pt) { return pt.servo.x >= 0; })) {
     p_servo_bandwidth_ = parameters_.add({"servo_bandwidth", "rad/s",
                                           "tilt servo loop made this fast by its reference θ_R from θ, θ̇ (0: θ_R = θ_D)",
                                           0.0, 0.0, 1000.0, ParameterScale::Linear});
@@ -529,25 +533,20 @@ bool ActuationController::compute(double t, const State& state, const ReferenceS
     }
     u(r.motor_input) = std::clamp(command, motor.lower, motor.upper);
   }
-  for (const PassThrough& pt : pass_through_) u(pt.plant_input) = force_inputs_(pt.force_input);
+  for (const PassThrough& pt : pass_through_)
+    u(pt.plant_input) = pt.servo.x >= 0 ? servoReference(pt.plant_input, pt.servo, force_inputs_(pt.force_input), state)
+                                        : force_inputs_(pt.force_input);
   int vector = 0;
   for (const Rotor& r : rotors_)
     if (r.servo_input >= 0)
       vector_tilts_(vector++) = std::atan2(force_inputs_(r.tangential_input), force_inputs_(r.thrust_input));  // (5.28)
   if (servo_reaction_) servo_reaction_->toTilts(vector_tilts_);  // the design's θ' → the arms' θ
-  const double w = vector > 0 ? parameters_[p_servo_bandwidth_] : 0.0;
-  const double z = vector > 0 ? parameters_[p_servo_damping_] : 0.0;
   vector = 0;
   for (const Rotor& r : rotors_) {
     if (r.servo_input < 0) continue;
     const Actuator& servo = plant_.actuators[r.servo_input];
     const double tilt = std::clamp(vector_tilts_(vector), servo.lower, servo.upper);
-    double servo_reference = tilt;
-    if (w > 0.0 && servo.gain > 0.0) {  // (5.2)'s acceleration at this instant as asked for
-      const double angle = state.x(r.tilt_angle), rate = state.xi(r.tilt_rate);
-      servo_reference = angle + (r.tilt_inertia * (w * w * (tilt - angle) - 2.0 * z * w * rate) + servo.damping * rate) / servo.gain;
-    }
-    u(r.servo_input) = std::clamp(servo_reference, servo.lower, servo.upper);
+    u(r.servo_input) = servoReference(r.servo_input, r.tilt, tilt, state);
     signal(tilt_signals_, vector++) = tilt;
   }
   if (!u.allFinite()) return failWith("non-finite motor command at t = " + std::to_string(t) + " s");
@@ -559,6 +558,17 @@ bool ActuationController::compute(double t, const State& state, const ReferenceS
     worst = std::max(worst, std::abs(speed_now_(k) - state.xi(rotors_[k].rate_index)));
   signal(speed_error_signal_) = worst;
   return true;
+}
+
+double ActuationController::servoReference(int input, const ServoJoint& joint, double target, const State& state) const {
+  const Actuator& servo = plant_.actuators[input];
+  const double w = parameters_[p_servo_bandwidth_], z = parameters_[p_servo_damping_];
+  if (!(w > 0.0 && servo.gain > 0.0)) return target;
+  // (5.2)'s acceleration at this instant as asked for
+  const double angle = state.x(joint.x), rate = state.xi(joint.xi);
+  const double reference =
+      angle + (joint.inertia * (w * w * (target - angle) - 2.0 * z * w * rate) + servo.damping * rate) / servo.gain;
+  return std::clamp(reference, servo.lower, servo.upper);
 }
 
 void ActuationController::updateSignals() {

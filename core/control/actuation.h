@@ -40,13 +40,14 @@
 // (an external-force estimate turns with it), and its thrust vectors' tilts θ' reach the arms as
 // (I − K)⁻¹ θ'. Each arm's tilt is then clamped to its servo's range on its own: the sectors bound
 // θ', and a common tilt reaches the arms about twice as large on the bicopter.
-// Parameter servo_bandwidth ω_S > 0 (own addition, thrust vectors): the servo's reference angle is
-// computed from its measured angle and rate so that at the sampling instant its PD loop (5.2) gives
-// the acceleration of a loop at ω_S: J θ̈ = J (ω_S² (θ_D − θ) − 2 ζ_S ω_S θ̇), J = tiltAxisInertia,
-// i.e. θ_R = θ + (J (ω_S² (θ_D − θ) − 2 ζ_S ω_S θ̇) + k_DS θ̇)/k_PS (ζ_S = servo_damping), clamped to
-// the servo's range. Over the hold the servo's own loop pulls towards that θ_R; with Table 5.1's
-// servo at ω_S = 150 rad/s, J ω_S²/k_PS ≈ 14.5, so θ_R saturates for errors above ≈ 2°. 0 sends θ_D
-// itself (the servo's own ω = √(k_PS/J), 39 rad/s for Table 5.1's).
+// Parameter servo_bandwidth ω_S > 0 (own addition, every position servo the layer drives: the
+// thrust vectors' tilts and the servo references a controller passes through): the servo's
+// reference angle is computed from its measured angle and rate so that at the sampling instant its
+// PD loop (5.2) gives the acceleration of a loop at ω_S: J θ̈ = J (ω_S² (θ_D − θ) − 2 ζ_S ω_S θ̇),
+// J = tiltAxisInertia, i.e. θ_R = θ + (J (ω_S² (θ_D − θ) − 2 ζ_S ω_S θ̇) + k_DS θ̇)/k_PS (ζ_S =
+// servo_damping), clamped to the servo's range. Over the hold the servo's own loop pulls towards
+// that θ_R; with Table 5.1's servo at ω_S = 150 rad/s, J ω_S²/k_PS ≈ 14.5, so θ_R saturates for
+// errors above ≈ 2°. 0 sends θ_D itself (the servo's own ω = √(k_PS/J), 39 rad/s for Table 5.1's).
 //
 // Option internal_motion: true (own addition, in the spirit of the f_dyn of (5.34)): the force
 // model has no spinning rotors and no moving arms, so the velocity-dependent forces these exert on
@@ -169,6 +170,11 @@ class ActuationController : public Controller {
   Controller& inner() { return *inner_; }
 
  private:
+  /// The joint a position servo (5.2) turns, for parameter servo_bandwidth.
+  struct ServoJoint {
+    int x = -1, xi = -1;   ///< offsets of its angle and rate in the plant state
+    double inertia = 0.0;  ///< what the servo turns about its axis (tiltAxisInertia) [kg m²]
+  };
   struct Rotor {
     int propeller;        ///< index into plant.propellers
     int rate_index;       ///< ϖ = ξ(rate_index)
@@ -190,11 +196,11 @@ class ActuationController : public Controller {
     int tangential_input = -1;   ///< force-model input F sin θ, −1 for a scalar thrust
     int servo_input = -1;        ///< plant input of the tilt servo, −1 for a scalar thrust
     int tilt_angle = -1;         ///< x offset of the tilt joint's angle, −1 for a scalar thrust
-    int tilt_rate = -1;          ///< ξ offset of the tilt joint's rate
-    double tilt_inertia = 0.0;   ///< what the servo turns about the tilt axis (tiltAxisInertia) [kg m²]
+    ServoJoint tilt;             ///< the tilt joint (servo_bandwidth)
   };
   struct PassThrough {
     int force_input, plant_input;
+    ServoJoint servo;  ///< a servo's reference (servo_bandwidth applies): its joint; else joint.x < 0
   };
 
   void initialize(const State& state);
@@ -210,6 +216,10 @@ class ActuationController : public Controller {
   void estimateInternalForces(const State& state);
   void applyParameters();
   bool failWith(const std::string& why);
+  /// The reference of the position servo `input` on `joint` for the angle `target`: `target`
+  /// itself, or with servo_bandwidth ω_S > 0 the one that gives (5.2) the acceleration of a loop
+  /// at ω_S now, clamped to the servo's range.
+  double servoReference(int input, const ServoJoint& joint, double target, const State& state) const;
 
   Model plant_;
   std::shared_ptr<const Model> force_model_;  ///< declared before inner_: outlives it
@@ -236,7 +246,7 @@ class ActuationController : public Controller {
   // Parameter indices (own).
   Parameter p_thrust_time_constant_, p_thrust_cutoff_, p_tilt_cutoff_, p_heading_cutoff_;
   Parameter p_speed_gain_, p_lead_, p_observer_pole_, p_angle_noise_;
-  Parameter p_servo_bandwidth_, p_servo_damping_;  ///< thrust vectors only
+  Parameter p_servo_bandwidth_, p_servo_damping_;  ///< with position servos only
 
   // Option servo_reaction (thrust vectors): the ψ state and the tilt map of core/control/servo_reaction.h.
   std::optional<ServoReaction> servo_reaction_;

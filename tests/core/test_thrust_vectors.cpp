@@ -600,10 +600,28 @@ TEST(ServoReaction, ActuationHandsThePsiStateInAndSendsTheMappedTilts) {
   EXPECT_NE(tilts(0), std::atan2(1.0, 4.0));
 }
 
+/// The reference the layer sends servo1 when the inner controller asks for `asked`, with
+/// servo_bandwidth ω and servo_damping ζ, at state s; with `tilt_command` also that signal.
+double servo1Reference(const Model& plant, const std::shared_ptr<const Model>& force, const VecX& asked, const State& s,
+                       double omega, double zeta, double* tilt_command = nullptr) {
+  ActuationController actuation(plant, force, std::make_unique<FixedInput>(asked), ActuationController::Filter::Thrust,
+                                true);
+  actuation.parameters().set("servo_bandwidth", omega);
+  actuation.parameters().set("servo_damping", zeta);
+  ReferenceSample sample;
+  VecX u;
+  EXPECT_TRUE(actuation.compute(0.0, s, sample, u)) << actuation.message();
+  if (tilt_command != nullptr) {
+    actuation.updateSignals();
+    *tilt_command = signalValue(actuation, "actuation.tilt_command.prop1");
+  }
+  return u(plant.actuatorIndex("servo1"));
+}
+
 TEST(ServoReaction, ServoBandwidthPlacesTheServoLoopThroughItsReference) {
-  // (5.2): Θ_A θ̈ = k_PS (θ_R − θ) − k_DS θ̇. The reference θ_R = θ + (Θ_A (ω² (θ_D − θ) − 2ζω θ̇) +
-  // k_DS θ̇)/k_PS makes it Θ_A θ̈ = Θ_A (ω² (θ_D − θ) − 2ζω θ̇); for the servo's own ω = √(k_PS/Θ_A),
-  // ζ = k_DS/(2√(k_PS Θ_A)) that is θ_R = θ_D.
+  // (5.2): J θ̈ = k_PS (θ_R − θ) − k_DS θ̇. The reference θ_R = θ + (J (ω² (θ_D − θ) − 2ζω θ̇) +
+  // k_DS θ̇)/k_PS makes it J θ̈ = J (ω² (θ_D − θ) − 2ζω θ̇); for the servo's own ω = √(k_PS/J),
+  // ζ = k_DS/(2√(k_PS J)) that is θ_R = θ_D.
   const ModelBuilder b = tiltedBicopter();
   const Model plant = b.build();
   auto force = std::make_shared<const Model>(b.rotorsAsThrustVectors(4).build());
@@ -611,28 +629,39 @@ TEST(ServoReaction, ServoBandwidthPlacesTheServoLoopThroughItsReference) {
   asked(force->actuatorIndex(tangentialThrustInputName("prop1"))) = 1.0;
   asked(force->actuatorIndex(axialThrustInputName("prop1"))) = 4.0;
   asked(force->actuatorIndex(axialThrustInputName("prop2"))) = 4.0;
-  const double inertia = tiltAxisInertia(plant, plant.jointIndex("tilt1"));
+  const double J = tiltAxisInertia(plant, plant.jointIndex("tilt1"));
   State s = plant.initial_state;
   setJointPosition(plant, s, "tilt1", 0.1);
   setJointRate(plant, s, "tilt1", 2.0);
   const double theta_D = std::atan2(1.0, 4.0);
-  const auto reference = [&](double omega, double zeta) {
-    ActuationController actuation(plant, force, std::make_unique<FixedInput>(asked), ActuationController::Filter::Thrust,
-                                  true);
-    actuation.parameters().set("servo_bandwidth", omega);
-    actuation.parameters().set("servo_damping", zeta);
-    ReferenceSample sample;
-    VecX u;
-    EXPECT_TRUE(actuation.compute(0.0, s, sample, u)) << actuation.message();
-    actuation.updateSignals();
-    EXPECT_NEAR(signalValue(actuation, "actuation.tilt_command.prop1"), theta_D, 1e-15);  // θ_D, not θ_R
-    return u(plant.actuatorIndex("servo1"));
-  };
-  EXPECT_EQ(reference(0.0, 1.0), theta_D);  // off: the servo's own loop
-  EXPECT_NEAR(reference(std::sqrt(1400.0 / inertia), 66.0 / (2.0 * std::sqrt(1400.0 * inertia))), theta_D, 1e-14);
-  EXPECT_NEAR(reference(60.0, 0.8), 0.1 + (inertia * (3600.0 * (theta_D - 0.1) - 2.0 * 0.8 * 60.0 * 2.0) + 66.0 * 2.0) / 1400.0,
+  double command = 0.0;
+  EXPECT_EQ(servo1Reference(plant, force, asked, s, 0.0, 1.0, &command), theta_D);  // off: the servo's own loop
+  EXPECT_NEAR(command, theta_D, 1e-15);
+  EXPECT_NEAR(servo1Reference(plant, force, asked, s, std::sqrt(1400.0 / J), 66.0 / (2.0 * std::sqrt(1400.0 * J))), theta_D,
               1e-14);
-  EXPECT_EQ(reference(150.0, 1.0), kTiltLimit);  // far beyond: the servo's range
+  EXPECT_NEAR(servo1Reference(plant, force, asked, s, 60.0, 0.8, &command),
+              0.1 + (J * (3600.0 * (theta_D - 0.1) - 2.0 * 0.8 * 60.0 * 2.0) + 66.0 * 2.0) / 1400.0, 1e-14);
+  EXPECT_NEAR(command, theta_D, 1e-15);  // the signal is θ_D, not θ_R
+  EXPECT_EQ(servo1Reference(plant, force, asked, s, 150.0, 1.0), kTiltLimit);  // far beyond: the servo's range
+}
+
+TEST(ServoReaction, ServoBandwidthAlsoPlacesServoReferencesAControllerPassesThrough) {
+  // Scalar thrusts (the tricopter's tiltrotor_inversion): the controller commands the servos
+  // itself, the layer passes the references on — through the same law.
+  const ModelBuilder b = tiltedBicopter();
+  const Model plant = b.build();
+  auto force = std::make_shared<const Model>(b.rotorsAsThrusters().build());
+  VecX asked = VecX::Zero(force->numInputs());
+  asked(force->actuatorIndex("servo1")) = 0.2;
+  const double J = tiltAxisInertia(plant, plant.jointIndex("tilt1"));
+  State s = plant.initial_state;
+  setJointPosition(plant, s, "tilt1", 0.1);
+  setJointRate(plant, s, "tilt1", 2.0);
+  EXPECT_EQ(servo1Reference(plant, force, asked, s, 0.0, 1.0), 0.2);
+  EXPECT_NEAR(servo1Reference(plant, force, asked, s, std::sqrt(1400.0 / J), 66.0 / (2.0 * std::sqrt(1400.0 * J))), 0.2,
+              1e-14);
+  EXPECT_NEAR(servo1Reference(plant, force, asked, s, 60.0, 0.8),
+              0.1 + (J * (3600.0 * (0.2 - 0.1) - 2.0 * 0.8 * 60.0 * 2.0) + 66.0 * 2.0) / 1400.0, 1e-14);
 }
 
 TEST(ThrustVectors, ActuationRefusesTheFlatFilterForVectors) {
