@@ -51,8 +51,7 @@ SceneLoop makeSceneLoop(const Scene& scene, const std::string& chosen) {
     }
     if (scene.force_model) {  // the model inside the actuation layer (option servo_reaction: Θ')
       in_actuation = actuation.line > 0;
-      const auto reaction = actuation.options.find("servo_reaction");
-      if (reaction != actuation.options.end() && reaction->second == "true" && perturbation.mass_scale != 1.0)
+      if (servoReactionRequested(actuation) && perturbation.mass_scale != 1.0)
         throw ControlError("option servo_reaction subtracts the true servos' and arms' inertia from the base's; it "
                            "cannot be combined with perturbation.mass_scale");
       controller_model = actuationDesignModel(scene.model, controller_model, actuation);

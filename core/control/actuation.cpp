@@ -159,7 +159,6 @@ ActuationController::ActuationController(const Model& plant, std::shared_ptr<con
       const Joint& tilt = plant.joints[joint.parent];
       if (tilt.nx != 1)
         throw ControlError("the tilt joint '" + tilt.name + "' of propeller '" + prop.name + "' needs angle coordinates");
-      r.tilt_angle = tilt.x_offset;
       r.tilt = {tilt.x_offset, tilt.xi_offset, tiltAxisInertia(plant, joint.parent)};
     }
     if (r.thrust_input < 0)
@@ -446,7 +445,7 @@ void ActuationController::estimateInternalForces(const State& state) {
     if (r.tangential_input < 0) {
       actual_thrusts_(r.thrust_input) = thrust;
     } else {
-      const double tilt = state.x(r.tilt_angle);
+      const double tilt = state.x(r.tilt.x);
       actual_thrusts_(r.thrust_input) = thrust * std::cos(tilt);
       actual_thrusts_(r.tangential_input) = thrust * std::sin(tilt);
     }
@@ -586,10 +585,14 @@ void ActuationController::updateSignals() {
   }
 }
 
+bool servoReactionRequested(const ActuationSettings& settings) {
+  const auto it = settings.options.find("servo_reaction");
+  return it != settings.options.end() && it->second == "true";
+}
+
 std::shared_ptr<const Model> actuationDesignModel(const Model& plant, std::shared_ptr<const Model> force_model,
                                                   const ActuationSettings& settings) {
-  const auto it = settings.options.find("servo_reaction");
-  if (it == settings.options.end() || it->second != "true") return force_model;
+  if (!servoReactionRequested(settings)) return force_model;
   return std::make_shared<const Model>(ServoReaction(plant, *force_model).designModel(*force_model));
 }
 

@@ -195,8 +195,7 @@ class ActuationController : public Controller {
     // F cos θ, tangential_input F sin θ, and the tilt servo gets θ_D.
     int tangential_input = -1;   ///< force-model input F sin θ, −1 for a scalar thrust
     int servo_input = -1;        ///< plant input of the tilt servo, −1 for a scalar thrust
-    int tilt_angle = -1;         ///< x offset of the tilt joint's angle, −1 for a scalar thrust
-    ServoJoint tilt;             ///< the tilt joint (servo_bandwidth)
+    ServoJoint tilt;             ///< the tilt joint (its angle, rate, inertia); tilt.x < 0 for a scalar thrust
   };
   struct PassThrough {
     int force_input, plant_input;
@@ -270,6 +269,9 @@ class ActuationController : public Controller {
   bool started_ = false;
   VecX last_u_;
 };
+
+/// Whether `settings` ask for option servo_reaction (makeActuationController checks the value).
+bool servoReactionRequested(const ActuationSettings& settings);
 
 /// The model the rigid-body controller inside the layer is to be made on: `force_model`, or with
 /// option servo_reaction its ServoReaction::designModel (base inertia Θ'). Throws ControlError

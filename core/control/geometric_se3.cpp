@@ -41,15 +41,8 @@ GeometricSe3Controller::GeometricSe3Controller(const Model& model,
   base_body_ = model.joints[base_joint_].child;
 
   // the bodies that move with the base: the base and its descendants (parents precede children)
-  std::vector<char> moves(model.numBodies(), 0);
-  for (int b = 0; b < model.numBodies(); ++b) {
-    const int parent = model.joints[b].parent;
-    if (b == base_body_ || (parent >= 0 && moves[parent])) {
-      moves[b] = 1;
-      bodies_.push_back(b);
-      mass_ += model.bodies[b].mass;
-    }
-  }
+  bodies_ = bodiesMovingWith(model, base_body_);
+  for (int b : bodies_) mass_ += model.bodies[b].mass;
 
   // mass properties and input authority at the initial state
   const State& x0 = model.initial_state;
@@ -133,15 +126,7 @@ void GeometricSe3Controller::composite(const Workspace& ws, const Pose& frame, c
 
   // CoM in body axes and the inertia about it (parallel axes)
   *s = frame.R.transpose() * (com - frame.r);
-  J->setZero();
-  for (int b : bodies_) {
-    const Body& body = model_.bodies[b];
-    const Pose& G = ws.pose[b];
-    const Mat3 R = frame.R.transpose() * G.R;
-    const Vec3 d = frame.R.transpose() * (G * body.com - com);
-    *J += R * body.inertia_com * R.transpose() +
-          body.mass * (d.squaredNorm() * Mat3::Identity() - d * d.transpose());
-  }
+  *J = compositeInertia(model_, ws, bodies_, frame, com);
 }
 
 bool GeometricSe3Controller::compute(double /*t*/, const State& state,

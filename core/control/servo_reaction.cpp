@@ -15,12 +15,6 @@
 namespace rbs {
 namespace {
 
-bool inSubtree(const Model& model, int body, int root) {
-  for (int b = body; b >= 0; b = model.joints[b].parent)
-    if (b == root) return true;
-  return false;
-}
-
 /// World poses of every body with the revolute joints `zeroed` at zero (the rest at the initial state).
 void kinematicsAtZeroTilt(const Model& model, const std::vector<int>& zeroed, Workspace& ws) {
   State s = model.initial_state;
@@ -28,18 +22,10 @@ void kinematicsAtZeroTilt(const Model& model, const std::vector<int>& zeroed, Wo
   computeKinematics(model, s.x, s.xi, ws);
 }
 
-/// Σ over the bodies of the subtree below `root` of their inertia about the world axis `a`
-/// through `point` (parallel axes). Requires kinematics in `ws`.
-double inertiaAboutAxis(const Model& model, const Workspace& ws, int root, const Vec3& a, const Vec3& point) {
-  double sum = 0.0;
-  for (int b = 0; b < model.numBodies(); ++b) {
-    if (!inSubtree(model, b, root)) continue;
-    const Body& body = model.bodies[b];
-    const Mat3& R = ws.pose[b].R;
-    const Vec3 arm = (ws.pose[b] * body.com - point).cross(a);
-    sum += a.dot(R * body.inertia_com * R.transpose() * a) + body.mass * arm.squaredNorm();
-  }
-  return sum;
+/// Inertia of the bodies moving with `body` about the axis `a` through `point` (world). Requires
+/// kinematics in `ws`.
+double inertiaAboutAxis(const Model& model, const Workspace& ws, int body, const Vec3& a, const Vec3& point) {
+  return a.dot(compositeInertia(model, ws, bodiesMovingWith(model, body), Pose{}, point) * a);
 }
 
 }  // namespace
@@ -80,24 +66,15 @@ ServoReaction::ServoReaction(const Model& plant, const Model& force_model) {
   // Θ of the whole vehicle about its centre of mass, arms at zero, in base axes.
   Workspace ws(plant);
   kinematicsAtZeroTilt(plant, tilts, ws);
+  const std::vector<int> vehicle = bodiesMovingWith(plant, base);
   double mass = 0.0;
   Vec3 moment = Vec3::Zero();
-  for (int b = 0; b < plant.numBodies(); ++b) {
-    if (!inSubtree(plant, b, base)) continue;
+  for (int b : vehicle) {
     mass += plant.bodies[b].mass;
     moment += plant.bodies[b].mass * (ws.pose[b] * plant.bodies[b].com);
   }
-  const Vec3 com = moment / mass;
   const Mat3& R_base = ws.pose[base].R;
-  Mat3 world = Mat3::Zero();
-  for (int b = 0; b < plant.numBodies(); ++b) {
-    if (!inSubtree(plant, b, base)) continue;
-    const Body& body = plant.bodies[b];
-    const Mat3& R = ws.pose[b].R;
-    const Vec3 r = ws.pose[b] * body.com - com;
-    world += R * body.inertia_com * R.transpose() + body.mass * (r.squaredNorm() * Mat3::Identity() - r * r.transpose());
-  }
-  inertia_ = R_base.transpose() * world * R_base;
+  inertia_ = compositeInertia(plant, ws, vehicle, ws.pose[base], moment / mass);
   const Mat3 inverse = inertia_.inverse();
 
   for (int tilt : tilts) {

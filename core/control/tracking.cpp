@@ -95,4 +95,30 @@ void TrackingErrors::evaluate(const Workspace& ws, const Workspace& ws_ref, cons
   }
 }
 
+std::vector<int> bodiesMovingWith(const Model& model, int body) {
+  std::vector<char> moves(model.numBodies(), 0);
+  std::vector<int> bodies;
+  for (int b = 0; b < model.numBodies(); ++b) {
+    const int parent = model.joints[b].parent;
+    if (b == body || (parent >= 0 && moves[parent])) {
+      moves[b] = 1;
+      bodies.push_back(b);
+    }
+  }
+  return bodies;
+}
+
+Mat3 compositeInertia(const Model& model, const Workspace& ws, const std::vector<int>& bodies, const Pose& frame,
+                      const Vec3& point) {
+  Mat3 J = Mat3::Zero();
+  for (int b : bodies) {
+    const Body& body = model.bodies[b];
+    const Pose& G = ws.pose[b];
+    const Mat3 R = frame.R.transpose() * G.R;
+    const Vec3 d = frame.R.transpose() * (G * body.com - point);
+    J += R * body.inertia_com * R.transpose() + body.mass * (d.squaredNorm() * Mat3::Identity() - d * d.transpose());
+  }
+  return J;
+}
+
 }  // namespace rbs

@@ -51,4 +51,12 @@ class TrackingErrors {
 /// agree on it.
 int baseJointIndex(const Model& model);
 
+/// `body` and its descendants, parents before children: what moves with it.
+std::vector<int> bodiesMovingWith(const Model& model, int body);
+
+/// Inertia of `bodies` about the world point `point`, in the axes of `frame` (each body's Θ about
+/// its CoM turned into those axes, plus parallel axes). Requires kinematics in `ws`.
+Mat3 compositeInertia(const Model& model, const Workspace& ws, const std::vector<int>& bodies, const Pose& frame,
+                      const Vec3& point);
+
 }  // namespace rbs
