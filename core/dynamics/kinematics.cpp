@@ -4,7 +4,8 @@
 
 namespace rbs {
 
-void computeKinematics(const Model& model, const VecX& x, const VecX& xi, Workspace& ws) {
+// flatten: the transforms below stay calls otherwise (as in solveArticulatedBody).
+[[gnu::flatten]] void computeKinematics(const Model& model, const VecX& x, const VecX& xi, Workspace& ws) {
   RBS_ASSERT_SIZE(x, model.nx);
   RBS_ASSERT_SIZE(xi, model.nxi);
   RBS_ASSERT(ws.xidot.size() == model.nxi && ws.pose.size() == model.bodies.size(),

@@ -244,14 +244,22 @@ Pose jointTransform(const Joint& joint, const double* x_e) {
   return joint.has_child_placement ? placed * joint.child_placement : placed;
 }
 
+void formRevoluteRotationTerms(Joint& j) {
+  const Mat3 R_p = j.has_parent_placement ? j.parent_placement.R : Mat3::Identity();
+  const Mat3 a_hat = wed(j.axis);
+  j.rotation_sin = R_p * a_hat;
+  j.rotation_cos = -j.rotation_sin * a_hat;
+  j.rotation_constant = R_p - j.rotation_cos;
+}
+
 void evaluateJoint(const Joint& j, const double* x, const double* xi, const Vec6& parent_twist,
                    const Vec6& parent_bias, JointMotion& out) {
   if (j.type == JointType::Revolute && !j.has_child_placement) {
     // The joint of imported robots, in one piece (the general path below gives the same numbers
     // with two type switches and a dynamic-size S): G_e = T_p Rot(a, θ), S_e = [0; a], σ_e = 0.
-    const Mat3 rotation = axisAngleRotation(j.axis, x[0]);
-    out.transform = j.has_parent_placement ? Pose{j.parent_placement.R * rotation, j.parent_placement.r}
-                                           : Pose::rotation(rotation);
+    const double s = std::sin(x[0]), c = std::cos(x[0]);
+    out.transform = Pose{j.rotation_constant + s * j.rotation_sin + c * j.rotation_cos,
+                         j.has_parent_placement ? j.parent_placement.r : Vec3::Zero()};
     out.drops_parent_rotation = false;
     out.bias.setZero();
     out.S.resize(6, 1);

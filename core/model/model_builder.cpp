@@ -233,6 +233,7 @@ void addJoints(const std::vector<JointSpec>& joints, const Tree& tree, Model& m)
       j.armature = js.armature;
     }
     j.axis_in_parent = j.parent_placement.R * j.axis;
+    formRevoluteRotationTerms(j);
     if (js.rotor_coupling != 0.0) {
       if (!isRevoluteType(js.type))
         fail(e, ModelField::RotorCoupling, "rotor_coupling applies to revolute joints (a geared rotor turning with it)");
