@@ -348,7 +348,7 @@ Vec3 worldSpatialInertia(const Body& body, const Pose& G, Mat6& out) {
     p.head<3>() -= weight;
     p.tail<3>() -= com.cross(weight);
     const Joint& j = model.joints[b];
-    if (j.type == JointType::Revolute && !j.has_child_placement) {  // S_e = [0; a]: Ad_G S_e = [r × R a; R a]
+    if (isPlainRevolute(j)) {  // S_e = [0; a]: Ad_G S_e = [r × R a; R a]
       const Vec3 axis = G.R * j.axis;
       ws.world_motion_subspace.col(j.xi_offset) << G.r.cross(axis), axis;
     } else {

@@ -254,7 +254,7 @@ void formRevoluteRotationTerms(Joint& j) {
 
 void evaluateJoint(const Joint& j, const double* x, const double* xi, const Vec6& parent_twist,
                    const Vec6& parent_bias, JointMotion& out) {
-  if (j.type == JointType::Revolute && !j.has_child_placement) {
+  if (isPlainRevolute(j)) {
     // The joint of imported robots, in one piece (the general path below gives the same numbers
     // with two type switches and a dynamic-size S): G_e = T_p Rot(a, θ), S_e = [0; a], σ_e = 0.
     const double s = std::sin(x[0]), c = std::cos(x[0]);

@@ -121,6 +121,12 @@ struct Joint {
 /// Sets joint.rotation_{constant,sin,cos} from its axis and T_p (used when has_parent_placement).
 void formRevoluteRotationTerms(Joint& joint);
 
+/// A revolute joint without T_c, the joint of imported robots: S_e = [0; a] in the child frame,
+/// σ_e = 0. evaluateJoint and the articulated-body pass take their shortcuts for it.
+inline bool isPlainRevolute(const Joint& joint) {
+  return joint.type == JointType::Revolute && !joint.has_child_placement;
+}
+
 /// Everything the forward pass needs from one joint at (x, ξ).
 struct JointMotion {
   Pose transform;         ///< G_e = ^λ_b G
