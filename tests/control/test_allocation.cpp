@@ -8,7 +8,8 @@
 // false positive.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
-#include <Eigen/Dense>
+#include <Eigen/Cholesky>
+#include <Eigen/LU>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "core/control/allocation.h"
+#include "tests/support/linear_algebra.h"
 
 namespace rbs {
 namespace {
@@ -250,7 +252,7 @@ TEST(Allocation, LeastSquaresMinimizesTheGaussFunctionWhenUnderactuated) {
     const MatX lbar_t = q.Mbar.llt().matrixU();
     const MatX w = lbar_t * q.M.partialPivLu().solve(q.B);
     const VecX y = lbar_t * (q.M.partialPivLu().solve(q.b) + templateAcceleration(q));
-    const VecX u_ref = w.colPivHouseholderQr().solve(y);
+    const VecX u_ref = test::leastSquaresSolution(w, y);
     EXPECT_LE((out.u - u_ref).norm(), kAgreement * (1.0 + u_ref.norm()));
     EXPECT_EQ(out.u, out.u_unconstrained);
     EXPECT_EQ(out.template_deviation, out.matching_residual);
@@ -281,7 +283,7 @@ TEST(Allocation, MatchingResidualEqualsLambdaSLambdaForAnyComplementBasis) {
     const AllocationResult out = allocate(q, AllocationMode::LeastSquares);
     SCOPED_TRACE("trial " + std::to_string(trial));
 
-    const MatX b_perp_lu = Eigen::FullPivLU<MatX>(q.B.transpose()).kernel();
+    const MatX b_perp_lu = test::nullSpaceBasis(q.B.transpose());
     ASSERT_EQ(b_perp_lu.cols(), n - p);
     ASSERT_LE((q.B.transpose() * b_perp_lu).norm(), 1e-12 * b_perp_lu.norm());
     const double reference = lambdaSLambda(q, b_perp_lu);
@@ -289,12 +291,11 @@ TEST(Allocation, MatchingResidualEqualsLambdaSLambdaForAnyComplementBasis) {
     EXPECT_NEAR(out.matching_residual, reference, kRelative * reference);
 
     // Another basis of the same complement: the SVD's, and B⊥T for random invertible T.
-    // SVD of Bᵀ padded to n×n (square: no QR preconditioner needed); the right singular vectors
+    // SVD of Bᵀ padded to n×n; the right singular vectors
     // of the n − p zero singular values span null(Bᵀ).
     MatX bt_square = MatX::Zero(n, n);
     bt_square.topRows(p) = q.B.transpose();
-    const Eigen::JacobiSVD<MatX, Eigen::NoQRPreconditioner> svd(bt_square, Eigen::ComputeFullV);
-    const MatX b_perp_svd = svd.matrixV().rightCols(n - p);
+    const MatX b_perp_svd = test::rightSingularVectors(bt_square).rightCols(n - p);
     ASSERT_LE((q.B.transpose() * b_perp_svd).norm(), 1e-12);
     EXPECT_NEAR(lambdaSLambda(q, b_perp_svd), reference, kRelative * reference);
     const MatX t = randomFullRank(n - p, n - p, rng, 0.2, 5.0);
@@ -320,7 +321,7 @@ TEST(Allocation, MatchingResidualVanishesWhenTheTemplateIsFeasible) {
     const double scale = a.squaredNorm() + q.M.partialPivLu().solve(q.b).squaredNorm();
     EXPECT_LE(out.matching_residual, 1e-22 * scale * q.Mbar.norm());
     // Disturbing b̄ in a direction the inputs cannot follow makes it positive again.
-    const MatX b_perp = Eigen::FullPivLU<MatX>(q.B.transpose()).kernel();
+    const MatX b_perp = test::nullSpaceBasis(q.B.transpose());
     Problem disturbed = q;
     disturbed.bbar += q.Mbar * q.M.partialPivLu().solve(b_perp.col(0));
     EXPECT_GT(allocate(disturbed, AllocationMode::LeastSquares).matching_residual, 1e-6);
@@ -339,7 +340,7 @@ TEST(Allocation, RankDeficientBGivesTheLeastNormMinimizer) {
   const MatX W = mbar.matrixU() * minv_b;  // Ḡ(u) = ½ ‖W u − L̄ᵀ ã‖²
   const VecX a_tilde = q.M.llt().solve(q.b) - q.Mbar.llt().solve(q.bbar);
   const VecX target = mbar.matrixU() * a_tilde;
-  const VecX least_norm = W.completeOrthogonalDecomposition().solve(target);
+  const VecX least_norm = test::minimumNormSolution(W, target);
   Allocator allocator(5, 3);
   AllocationResult out;
   const VecX lo = noBound(3, -1.0), hi = noBound(3, 1.0);

@@ -3,14 +3,9 @@
 // perfect tracking without initial error, and the energy identities.
 #include <gtest/gtest.h>
 
-// Eigen's EigenSolver (Hessenberg reduction) trips a GCC 12 -Wmaybe-uninitialized false positive.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-
 #include <complex>
 #include <numbers>
 #include <random>
-
-#include <Eigen/Eigenvalues>
 
 #include "core/control/prototype.h"
 #include "core/control/registry.h"
@@ -18,6 +13,7 @@
 #include "core/model/model_builder.h"
 #include "tests/support/closed_loop_rk4.h"
 #include "tests/support/example_models.h"
+#include "tests/support/linear_algebra.h"
 #include "tests/support/test_models.h"
 
 namespace rbs {
@@ -173,8 +169,7 @@ TEST_P(PlanarTable, TranslationalPolesOf475) {
     }
   }
   std::vector<std::complex<double>> actual;
-  const Eigen::Vector4cd mu = Phi.eigenvalues();
-  for (int i = 0; i < 4; ++i) actual.push_back(std::log(mu[i]) / T);
+  for (const std::complex<double>& mu : test::sortedEigenvalues(Phi)) actual.push_back(std::log(mu) / T);
   auto order = [](std::vector<std::complex<double>> v) {
     std::sort(v.begin(), v.end(), [](auto a, auto b) { return a.real() != b.real() ? a.real() < b.real() : a.imag() < b.imag(); });
     return v;
@@ -196,7 +191,7 @@ TEST_P(PlanarTable, TranslationalPolesOf475) {
 
 /// Eigenvalues of the closed loop linearized at the reference (x_R, ξ_R = 0) in the error
 /// coordinates ε (G = G_R exp(wed ε)) and δ = ξ, by central differences.
-Eigen::VectorXcd closedLoopPoles(const Model& model, Controller& c, const Pose& G_R) {
+std::vector<std::complex<double>> closedLoopPoles(const Model& model, Controller& c, const Pose& G_R) {
   ReferenceSample ref;
   ref.x.resize(model.nx);
   jointCoordinatesFromMotion(model.joints[0], G_R, ref.x.data());
@@ -219,15 +214,7 @@ Eigen::VectorXcd closedLoopPoles(const Model& model, Controller& c, const Pose& 
     A.block<6, 1>(6, i) = (accel(d, Vec6::Zero()) - accel(-d, Vec6::Zero())) / (2 * h);
     A.block<6, 1>(6, 6 + i) = (accel(Vec6::Zero(), d) - accel(Vec6::Zero(), -d)) / (2 * h);
   }
-  return A.eigenvalues();
-}
-
-std::vector<std::complex<double>> sorted(const Eigen::VectorXcd& v) {
-  std::vector<std::complex<double>> out(v.data(), v.data() + v.size());
-  std::sort(out.begin(), out.end(), [](auto a, auto b) {
-    return a.real() != b.real() ? a.real() < b.real() : a.imag() < b.imag();
-  });
-  return out;
+  return test::sortedEigenvalues(A);
 }
 
 TEST(PrototypeConstantReference, PolesEqualTheTemplatePolynomialForAllVariants) {
@@ -243,7 +230,7 @@ TEST(PrototypeConstantReference, PolesEqualTheTemplatePolynomialForAllVariants) 
   const Pose G_R{rotationZYX(0.3, -0.4, 1.0), Vec3(0.5, -0.2, 1.0)};
   for (const char* name : {"prototype_particle", "prototype_body", "prototype_energy"}) {
     auto c = makeController(model, settings(name, gains));
-    const auto actual = sorted(closedLoopPoles(model, *c, G_R));
+    const auto actual = closedLoopPoles(model, *c, G_R);
     // The pair's moment matrices as the last compute() used them.
     const auto& pair = static_cast<PrototypeController&>(*c).prototype().pairs()[0];
     // Single free body: J = I, so the template polynomial is det(Vee(M̄')λ² + Vee(D̄')λ + Vee(K̄')).
@@ -252,7 +239,7 @@ TEST(PrototypeConstantReference, PolesEqualTheTemplatePolynomialForAllVariants) 
     companion.topRightCorner<6, 6>().setIdentity();
     companion.bottomLeftCorner<6, 6>() = -M.inverse() * K;
     companion.bottomRightCorner<6, 6>() = -M.inverse() * D;
-    const auto expected = sorted(companion.eigenvalues());
+    const auto expected = test::sortedEigenvalues(companion);
     for (std::size_t i = 0; i < expected.size(); ++i)
       // Central differences with h = 1e-6: error ~h² times third derivatives plus rounding ~1e-10/h.
       EXPECT_NEAR(std::abs(actual[i] - expected[i]), 0.0, 1e-5) << name << " pole " << i << ": " << actual[i]

@@ -8,10 +8,9 @@
 #include <optional>
 #include <vector>
 
-#include <Eigen/LU>
-
 #include "core/control/allocation.h"
 #include "core/math/inequality_qp.h"
+#include "tests/support/linear_algebra.h"
 #include "tests/support/test_models.h"
 
 namespace rbs {
@@ -60,9 +59,8 @@ std::optional<KktPoint> bruteForce(const Problem& P) {
       K.block(0, p + a, p, 1) = P.A.row(W[a]).transpose();
       rhs(p + a) = P.c(W[a]);
     }
-    const Eigen::FullPivLU<MatX> lu(K);
-    if (!lu.isInvertible()) continue;
-    const VecX sol = lu.solve(rhs);
+    VecX sol;
+    if (!test::solveIfInvertible(K, rhs, sol)) continue;
     const VecX u = sol.head(p), lambda = sol.tail(k);
     if ((P.A * u - P.c).maxCoeff() > 1e-9) continue;
     if (k > 0 && lambda.minCoeff() < -1e-9) continue;

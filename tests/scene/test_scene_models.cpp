@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cmath>
 #include <complex>
-#include <Eigen/Eigenvalues>
 #include <filesystem>
 #include <numbers>
 #include <string>
@@ -21,6 +20,7 @@
 #include "sim/simulator.h"
 #include "tests/support/benchmark_models.h"
 #include "tests/support/example_models.h"
+#include "tests/support/linear_algebra.h"
 #include "tests/support/matrix_compare.h"
 #include "tests/support/report.h"
 #include "tests/support/test_models.h"
@@ -225,13 +225,7 @@ std::vector<std::complex<double>> zeroDynamicsEigenvalues(const Model& m,
   companion.topRightCorner(nu, nu).setIdentity();
   companion.bottomLeftCorner(nu, nu) = -A.inverse() * Kz;
   companion.bottomRightCorner(nu, nu) = -A.inverse() * Dz;
-  Eigen::EigenSolver<MatX> es(companion);
-  std::vector<std::complex<double>> ev(es.eigenvalues().data(),
-                                       es.eigenvalues().data() + 2 * nu);
-  std::sort(ev.begin(), ev.end(), [](auto a, auto b) {
-    return a.real() != b.real() ? a.real() < b.real() : a.imag() < b.imag();
-  });
-  return ev;
+  return test::sortedEigenvalues(companion);
 }
 
 /// Each expected eigenvalue has a computed one within `rel` of its modulus (matched greedily).

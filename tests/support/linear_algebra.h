@@ -1,0 +1,29 @@
+// Eigen's heavier decompositions for the tests, instantiated once, here. Each of them costs 5–20 s
+// of compile time in every file that names it (EigenSolver alone ~20 s at -O2), which was a tenth
+// of the suite's build (docs/BENCHMARKS.md "Build time"); the test files call these instead.
+#pragma once
+
+#include <complex>
+#include <vector>
+
+#include "core/math/se3.h"
+
+namespace rbs::test {
+
+/// Eigenvalues of a general square matrix, sorted by real part, then by imaginary part.
+std::vector<std::complex<double>> sortedEigenvalues(const MatX& a);
+/// Eigenvalues of a symmetric matrix (its lower triangle is read), ascending.
+VecX symmetricEigenvalues(const MatX& a);
+/// A basis of the null space of a (full-pivoting LU); no columns when a has full column rank.
+MatX nullSpaceBasis(const MatX& a);
+/// The right singular vectors of a, as columns in the order of decreasing singular value.
+MatX rightSingularVectors(const MatX& a);
+/// The least-squares solution of a x = b by column-pivoting QR (a with full column rank).
+VecX leastSquaresSolution(const MatX& a, const VecX& b);
+/// The least-squares solution of a x = b with the least norm (complete orthogonal decomposition),
+/// also for rank-deficient a.
+VecX minimumNormSolution(const MatX& a, const VecX& b);
+/// x with a x = b by full-pivoting LU; false when a is singular (x is then unset).
+bool solveIfInvertible(const MatX& a, const VecX& b, VecX& x);
+
+}  // namespace rbs::test
