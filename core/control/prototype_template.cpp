@@ -134,13 +134,14 @@ void PrototypeTemplate::pairJacobian(const Workspace& ws, const TemplatePair& p,
 // For a = (λ, T_p), b = (child, T_c⁻¹): ^a_bG = T_p⁻¹ G_e T_c⁻¹, the joint's motion pose, and
 // ^a_bJ = Ad_{T_c} (J_child − Ad_{G_e}⁻¹ J_λ) = Ad_{T_c} J_e (3.102a), whose only non-zero columns
 // are S_e. Likewise ^a_bξ = Ad_{T_c} J_e ξ and ^a_bJ̇ ξ = Ad_{T_c} σ_e (the offsets are constant).
+// Writes the joint's columns of J only: the others are zero (evaluate() zeroes J when a pair is
+// laid out), which saves clearing 6×n entries per pair and evaluation.
 void PrototypeTemplate::jointPairJacobian(const Workspace& ws, int joint_index, Pose& G, Mat6X& J,
                                           Vec6& twist, Vec6& bias) const {
   const Joint& joint = model_.joints[joint_index];
   const JointMotion& m = ws.joint[joint.child];
   const Pose& Tc = joint.child_placement;
   G = parent_placement_inverse_[joint_index] * m.transform * child_placement_inverse_[joint_index];
-  J.setZero();
   J.middleCols(joint.xi_offset, joint.nxi).noalias() = child_placement_adjoint_[joint_index] * m.S;
   twist = adjointTimes(Tc, m.relative_twist);
   bias = adjointTimes(Tc, m.bias);
@@ -163,6 +164,11 @@ void PrototypeTemplate::evaluate(const Workspace& ws, const Workspace& ws_ref, c
     PairState& s = state_[k];
     Mat6X& J = J_[k];
     Mat6X& J_R = J_ref_[k];
+    if (s.jacobian_joint != p.joint) {  // a new layout: jointPairJacobian writes its columns only
+      J.setZero();
+      J_R.setZero();
+      s.jacobian_joint = p.joint;
+    }
     Pose G, G_R;
     pairJacobian(ws, p, G, J, s.twist, s.bias);
     Vec6 ref_bias;

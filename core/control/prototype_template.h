@@ -73,6 +73,8 @@ struct PairState {
   /// pair's matrices change (a parameter edit), not in every evaluation.
   Mat4 inertia_moment = Mat4::Constant(NAN), damping_moment = Mat4::Constant(NAN);
   Mat6 inertia_6 = Mat6::Zero(), damping_6 = Mat6::Zero();
+  /// The pair's joint when J and J_R were last zeroed (joint pairs write their own columns only).
+  int jacobian_joint = -2;
 };
 
 class PrototypeTemplate {

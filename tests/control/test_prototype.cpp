@@ -421,6 +421,43 @@ TEST(PrototypeTemplate, JointPairsGiveTheFramePairNumbersForEveryJointType) {
   }
 }
 
+TEST(PrototypeTemplate, JointPairsStayRightWhenThePairsAreLaidOutAgain) {
+  // A joint pair writes its own columns of the pair Jacobian only, the rest was zeroed when the
+  // pair was laid out. Replacing pairs() by pairs over other joints (as many) must not leave the
+  // old columns behind: the edited template gives a fresh template's numbers, bit for bit, also
+  // where the whole Jacobian is read (energyRate).
+  const Model model = test::randomTreeWith(JointType::Universal, false, 11);
+  std::vector<TemplatePair> pairs;
+  for (int j = 0; j < static_cast<int>(model.joints.size()); ++j) {
+    const Joint& joint = model.joints[j];
+    if (joint.nxi == 0) continue;
+    TemplatePair p{joint.name, Frame{joint.parent, joint.parent_placement},
+                   Frame{joint.child, joint.child_placement.inverse()}, j};
+    setNaturalGains(p, 1.0, Vec3(0.3, 0.4, 0.5), 3.0, 0.7, 5.0, 0.9);
+    pairs.push_back(p);
+  }
+  ASSERT_GE(pairs.size(), 2u);
+  std::vector<TemplatePair> reversed(pairs.rbegin(), pairs.rend());
+  PrototypeTemplate edited(model, pairs, VelocityError::Body), fresh(model, reversed, VelocityError::Body);
+  test::Rng rng(3);
+  const State s = test::randomState(model, rng), r = test::randomState(model, rng);
+  const VecX r_dot = VecX::Constant(model.nxi, 0.4);
+  Workspace ws(model), ws_ref(model);
+  computeKinematics(model, s.x, s.xi, ws);
+  computeKinematics(model, r.x, r.xi, ws_ref);
+  TemplateEvaluation before, after, expected;
+  edited.evaluate(ws, ws_ref, s.xi, r_dot, before);
+  edited.pairs() = reversed;
+  edited.evaluate(ws, ws_ref, s.xi, r_dot, after);
+  fresh.evaluate(ws, ws_ref, s.xi, r_dot, expected);
+  EXPECT_EQ(after.Mbar, expected.Mbar);
+  EXPECT_EQ(after.bbar, expected.bbar);
+  EXPECT_EQ(after.potential, expected.potential);
+  // energyRate() reads the whole pair Jacobians.
+  const VecX xidot = VecX::LinSpaced(model.nxi, -1.0, 1.0);
+  EXPECT_EQ(edited.energyRate(xidot), fresh.energyRate(xidot));
+}
+
 // ---- fully actuated by joint efforts: the allocation by inverse dynamics ----------------------
 
 /// A tree of joint types with singular-free coordinates under gravity, one joint effort per velocity
