@@ -26,6 +26,19 @@ Vec6 leviCivitaTimes(const Mat6& Mb, const Vec6& eta, const Vec6& xi_e) {
 /// tr(X K Xᵀ) = Σ_ij (X K)_ij X_ij: one 4×4 product instead of two.
 double traceWeighted(const Mat4& X, const Mat4& K) { return (X * K).cwiseProduct(X).sum(); }
 
+/// Vee(M̄'), Vee(D̄') (3.83b) of the pair, formed again only when its moment matrices changed (a
+/// parameter edit), not in every evaluation.
+void refreshVee(const TemplatePair& p, PairState& s) {
+  if (s.inertia_moment != p.inertia) {  // (NaN at first: never equal)
+    s.inertia_moment = p.inertia;
+    s.inertia_6 = Vee(p.inertia);
+  }
+  if (s.damping_moment != p.damping) {
+    s.damping_moment = p.damping;
+    s.damping_6 = Vee(p.damping);
+  }
+}
+
 }  // namespace
 
 Mat4 momentMatrix(double total, const Vec3& centre, const Mat3& moment_about_centre) {
@@ -168,6 +181,16 @@ void PrototypeTemplate::evaluate(const Workspace& ws, const Workspace& ws_ref, c
       J.setZero();
       J_R.setZero();
       s.jacobian_joint = p.joint;
+      s.rotation_pair = p.joint >= 0 && isRevoluteType(model_.joints[p.joint].type);
+      if (s.rotation_pair) {
+        const Joint& joint = model_.joints[p.joint];
+        J.col(joint.xi_offset).tail<3>() = joint.axis;
+        J_R.col(joint.xi_offset).tail<3>() = joint.axis;
+      }
+    }
+    if (s.rotation_pair && variant_ != VelocityError::Particle) {
+      evaluateRotationPair(ws, ws_ref, xidot_ref, p, s, out);
+      continue;
     }
     Pose G, G_R;
     pairJacobian(ws, p, G, J, s.twist, s.bias);
@@ -185,14 +208,7 @@ void PrototypeTemplate::evaluate(const Workspace& ws, const Workspace& ws_ref, c
 
     const Pose G_E_inv = s.G_E.inverse();
     const Mat4 G_E_inv4 = G_E_inv.matrix();
-    if (s.inertia_moment != p.inertia) {  // (NaN at first: never equal)
-      s.inertia_moment = p.inertia;
-      s.inertia_6 = Vee(p.inertia);
-    }
-    if (s.damping_moment != p.damping) {
-      s.damping_moment = p.damping;
-      s.damping_6 = Vee(p.damping);
-    }
+    refreshVee(p, s);
     const Mat6& Mb = s.inertia_6;
     const Mat6& Db = s.damping_6;
     // (4.66b) f̄_K = vee2((I − G_E⁻¹) K̄'); V̄ = ½ ‖(G_E − I)ᵀ‖²_K̄' (4.20a).
@@ -241,6 +257,57 @@ void PrototypeTemplate::evaluate(const Workspace& ws, const Workspace& ws_ref, c
       out.bbar.noalias() += J.transpose().lazyProduct(force);
     }
   }
+}
+
+// A pair across a revolute (or revolute_unit_circle) joint, from the joint frame before to the one
+// after the motion: G = Rot(a, θ) with a the joint axis, J = Ad_{T_c} S_e = [0; a], Jξ = [0; a θ̇]
+// and J̇ξ = Ad_{T_c} σ_e = 0; likewise at the reference. So G_E = Rot(a, δ), δ = θ − θ_R, whose
+// Ad⁻¹ leaves [0; a] alone, and the general terms (4.66e,f) become
+//   ξ_E = [0; a] δ̇,   (d/dt ξ_E) − J ξ̇ = −[0; a] θ̈_R   (ad_{ξ_E} of a parallel twist vanishes),
+//   Jᵀ ad_{ξ_E}ᵀ(·) = (ad_{ξ_E} J)ᵀ(·) = 0, and the Levi-Civita term C̄(Jξ) ξ_E (4.44) projects to 0
+//   as well (ad_η ξ_E = 0, ad_η J = 0, aᵀ(w × a) = 0).
+// With m = aᵀ M̄_ωω a and d = aᵀ D̄_ωω a (angular blocks of Vee(M̄'), Vee(D̄')) and K̄' = [K̄₃ κ; κᵀ k]:
+//   M̄_jj += m,   b̄_j += −m θ̈_R + d δ̇ + aᵀ vee2((I − R_Eᵀ) K̄₃)          (4.66a,j)
+//   f̄_K = vee2((I − G_E⁻¹) K̄') = [(I − R_Eᵀ) κ; vee2((I − R_Eᵀ) K̄₃)],   V̄ = ½ tr((R_E − I) K̄₃ (R_E − I)ᵀ).
+// The same numbers as the general path to rounding (test JointPairsGiveTheFramePairNumbers…), at a
+// tenth of its cost: no pose products, 6×6 products or Jacobian columns per evaluation.
+void PrototypeTemplate::evaluateRotationPair(const Workspace& ws, const Workspace& ws_ref, const VecX& xidot_ref,
+                                             const TemplatePair& p, PairState& s, TemplateEvaluation& out) const {
+  const Joint& joint = model_.joints[p.joint];
+  const JointMotion& motion = ws.joint[joint.child];
+  const JointMotion& motion_ref = ws_ref.joint[joint.child];
+  const Vec3& a = joint.axis;
+  const int j = joint.xi_offset;
+  // θ̇ from J_e ξ = S_e θ̇, whose angular part R_cᵀ a is a unit vector.
+  const double rate = motion.S.col(0).tail<3>().dot(motion.relative_twist.tail<3>());
+  const double rate_ref = motion_ref.S.col(0).tail<3>().dot(motion_ref.relative_twist.tail<3>());
+  const double delta_rate = rate - rate_ref;
+  const double accel_ref = xidot_ref(j);
+  // R_E = R_Rᵀ R with R = R_pᵀ R_e R_cᵀ (G = T_p⁻¹ G_e T_c⁻¹): R_p cancels.
+  Mat3 R_E = motion_ref.transform.R.transpose() * motion.transform.R;
+  if (joint.has_child_placement) R_E = joint.child_placement.R * R_E * joint.child_placement.R.transpose();
+
+  Vec6 axis6;
+  axis6 << Vec3::Zero(), a;
+  s.G_E = Pose{R_E, Vec3::Zero()};
+  s.twist = rate * axis6;
+  s.bias.setZero();
+  s.ref_twist = rate_ref * axis6;
+  s.ref_acceleration = accel_ref * axis6;
+  s.error_twist = delta_rate * axis6;
+  s.error_acceleration = -accel_ref * axis6;
+  const Mat3 K3 = p.stiffness.topLeftCorner<3, 3>();
+  const Mat3 I_minus_RtE = Mat3::Identity() - R_E.transpose();
+  s.stiffness_force << I_minus_RtE * p.stiffness.topRightCorner<3, 1>(), vee2(Mat3(I_minus_RtE * K3));
+  refreshVee(p, s);
+  const double m = a.dot(s.inertia_6.bottomRightCorner<3, 3>() * a);
+  const double d = a.dot(s.damping_6.bottomRightCorner<3, 3>() * a);
+  out.Mbar(j, j) += m;
+  out.bbar(j) += -m * accel_ref + d * delta_rate + a.dot(s.stiffness_force.tail<3>());
+  out.kinetic += 0.5 * m * delta_rate * delta_rate;
+  out.rayleigh += 0.5 * d * delta_rate * delta_rate;
+  const Mat3 RE_minus_I = R_E - Mat3::Identity();
+  out.potential += 0.5 * (RE_minus_I * K3).cwiseProduct(RE_minus_I).sum();
 }
 
 double PrototypeTemplate::energyRate(const VecX& xidot) const {

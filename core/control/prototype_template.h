@@ -73,8 +73,11 @@ struct PairState {
   /// pair's matrices change (a parameter edit), not in every evaluation.
   Mat4 inertia_moment = Mat4::Constant(NAN), damping_moment = Mat4::Constant(NAN);
   Mat6 inertia_6 = Mat6::Zero(), damping_6 = Mat6::Zero();
-  /// The pair's joint when J and J_R were last zeroed (joint pairs write their own columns only).
+  /// The pair's joint when J and J_R were last laid out (joint pairs write their own columns only).
   int jacobian_joint = -2;
+  /// A pair across a revolute or revolute_unit_circle joint: J = J_R = [0; a] with a the joint
+  /// axis, constant, written at the layout (evaluateRotationPair).
+  bool rotation_pair = false;
 };
 
 class PrototypeTemplate {
@@ -118,6 +121,11 @@ class PrototypeTemplate {
   /// columns, which receive Ad_{T_c} S_e.
   void jointPairJacobian(const Workspace& ws, int joint_index, Pose& G, Mat6X& J, Vec6& twist,
                          Vec6& bias) const;
+  /// evaluate() for a rotation pair (PairState::rotation_pair) in the body and energy variants, in
+  /// scalars: J = [0; a], G_E is a rotation about a, and the general terms reduce to sums over a
+  /// (derivation in the .cpp). Fills `s` as the general path does and adds to M̄, b̄ and energies.
+  void evaluateRotationPair(const Workspace& ws, const Workspace& ws_ref, const VecX& xidot_ref,
+                            const TemplatePair& p, PairState& s, TemplateEvaluation& out) const;
   /// Some pair is not a joint pair: evaluate() needs the body Jacobians of both workspaces (and the
   /// reference's body kinematics).
   bool needsBodyJacobians() const;
