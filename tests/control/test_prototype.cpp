@@ -170,12 +170,8 @@ TEST_P(PlanarTable, TranslationalPolesOf475) {
   }
   std::vector<std::complex<double>> actual;
   for (const std::complex<double>& mu : test::sortedEigenvalues(Phi)) actual.push_back(std::log(mu) / T);
-  auto order = [](std::vector<std::complex<double>> v) {
-    std::sort(v.begin(), v.end(), [](auto a, auto b) { return a.real() != b.real() ? a.real() < b.real() : a.imag() < b.imag(); });
-    return v;
-  };
-  actual = order(actual);
-  expected = order(expected);
+  test::sortByRealThenImaginary(actual);
+  test::sortByRealThenImaginary(expected);
   for (int i = 0; i < 4; ++i)
     // The double Jordan blocks of −2 split by ~sqrt(rounding · cond) ≈ 1e-7; RK4 error ~1e-12.
     EXPECT_LT(std::abs(actual[i] - expected[i]), 1e-5) << name << ": " << actual[i] << " vs " << expected[i];

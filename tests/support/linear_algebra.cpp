@@ -12,12 +12,16 @@
 
 namespace rbs::test {
 
+void sortByRealThenImaginary(std::vector<std::complex<double>>& v) {
+  std::sort(v.begin(), v.end(), [](const std::complex<double>& x, const std::complex<double>& y) {
+    return x.real() != y.real() ? x.real() < y.real() : x.imag() < y.imag();
+  });
+}
+
 std::vector<std::complex<double>> sortedEigenvalues(const MatX& a) {
   const Eigen::VectorXcd ev = Eigen::EigenSolver<MatX>(a, false).eigenvalues();
   std::vector<std::complex<double>> out(ev.data(), ev.data() + ev.size());
-  std::sort(out.begin(), out.end(), [](const std::complex<double>& x, const std::complex<double>& y) {
-    return x.real() != y.real() ? x.real() < y.real() : x.imag() < y.imag();
-  });
+  sortByRealThenImaginary(out);
   return out;
 }
 

@@ -1,6 +1,6 @@
-// Eigen's heavier decompositions for the tests, instantiated once, here. Each of them costs 5–20 s
-// of compile time in every file that names it (EigenSolver alone ~20 s at -O2), which was a tenth
-// of the suite's build (docs/BENCHMARKS.md "Build time"); the test files call these instead.
+// Eigen's heavier decompositions for the tests, instantiated once, here. Each of them costs 4–24 s
+// of compile time in every file that names it (EigenSolver the most, docs/BENCHMARKS.md "Build
+// time"); the test files call these instead.
 #pragma once
 
 #include <complex>
@@ -10,7 +10,9 @@
 
 namespace rbs::test {
 
-/// Eigenvalues of a general square matrix, sorted by real part, then by imaginary part.
+/// Sorts complex numbers by real part, then by imaginary part (to compare pole sets).
+void sortByRealThenImaginary(std::vector<std::complex<double>>& v);
+/// Eigenvalues of a general square matrix, in the order of sortByRealThenImaginary.
 std::vector<std::complex<double>> sortedEigenvalues(const MatX& a);
 /// Eigenvalues of a symmetric matrix (its lower triangle is read), ascending.
 VecX symmetricEigenvalues(const MatX& a);
