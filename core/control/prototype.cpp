@@ -487,8 +487,9 @@ bool PrototypeController::compute(double /*t*/, const State& state, const Refere
   plant_terms_skipped_ = fast == FastAllocation::Done;
   late_plant_terms_ = false;
   if (!plant_terms_skipped_) {
-    if (inverse_dynamics_inputs_.empty() || transport_check)
-      template_.evaluateWithPlant(state, reference, ws_, ws_ref_, plant_, evaluation_);
+    if (inverse_dynamics_inputs_.empty() || transport_check)  // (transportMapResidual needs J_R)
+      reference_bodies_stale_ =
+          template_.evaluateWithPlant(state, reference, ws_, ws_ref_, plant_, evaluation_, !transport_check);
     else  // the template is evaluated already; u₀ left the bounds
       evaluatePlant(model_, state, ws_, plant_);
     compensateExternalForce(plant_.b);

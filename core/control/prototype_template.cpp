@@ -58,10 +58,11 @@ void setNaturalGains(TemplatePair& pair, double mass, const Vec3& theta, double 
   pair.stiffness = momentMatrix(omega * omega * mass, o, (omega_rot * omega_rot * theta).asDiagonal());
 }
 
-void PrototypeTemplate::evaluateWithPlant(const State& state, const ReferenceSample& reference, Workspace& ws,
-                                          Workspace& ws_ref, PlantTerms& plant, TemplateEvaluation& out) {
+bool PrototypeTemplate::evaluateWithPlant(const State& state, const ReferenceSample& reference, Workspace& ws,
+                                          Workspace& ws_ref, PlantTerms& plant, TemplateEvaluation& out,
+                                          bool joint_motions_suffice) {
   evaluatePlant(model_, state, ws, plant);
-  evaluateAgainstReference(ws, state, reference, ws_ref, false, out);
+  return evaluateAgainstReference(ws, state, reference, ws_ref, joint_motions_suffice, out);
 }
 
 bool PrototypeTemplate::evaluateKinematicsOnly(const State& state, const ReferenceSample& reference, Workspace& ws,
@@ -71,9 +72,21 @@ bool PrototypeTemplate::evaluateKinematicsOnly(const State& state, const Referen
   return evaluateAgainstReference(ws, state, reference, ws_ref, true, out);
 }
 
+int PrototypeTemplate::spannedJoint(const TemplatePair& p) const {
+  if (p.joint >= 0) return p.joint;
+  if (p.a.body >= 0 || p.b.body < 0) return -1;
+  // Joint index = child body index. At the root with T_p = T_c = I, the world → body pair is the
+  // joint pair: ^a_bG = G_b = G_e, J_b = S_e in the joint's columns, η_b = J_e ξ, κ_b = σ_e.
+  const Joint& joint = model_.joints[p.b.body];
+  if (joint.parent >= 0 || joint.has_parent_placement || joint.has_child_placement ||
+      joint.type == JointType::SphericalAbsolute || !p.a.offset.isIdentity() || !p.b.offset.isIdentity())
+    return -1;
+  return p.b.body;
+}
+
 bool PrototypeTemplate::needsBodyJacobians() const {
-  // Joint pairs take their Jacobians from the joints (jointPairJacobian).
-  return std::any_of(pairs_.begin(), pairs_.end(), [](const TemplatePair& p) { return p.joint < 0; });
+  // Pairs that span a joint take their Jacobians from the joints (jointPairJacobian).
+  return std::any_of(pairs_.begin(), pairs_.end(), [this](const TemplatePair& p) { return spannedJoint(p) < 0; });
 }
 
 bool PrototypeTemplate::evaluateAgainstReference(const Workspace& ws, const State& state,
@@ -112,10 +125,10 @@ PrototypeTemplate::PrototypeTemplate(const Model& model, std::vector<TemplatePai
 // ^a_bG = G_a⁻¹ G_b, ^a_bJ = J_b − Ad_{^a_bG}⁻¹ J_a (3.121), ^a_bξ = J ξ and
 // ^a_bJ̇ ξ = κ_b − Ad⁻¹ κ_a + ad_{^a_bξ} Ad⁻¹ η_a (from d/dt Ad_G⁻¹ = −ad_ξ Ad_G⁻¹). Frames with an
 // offset T: J_f = Ad_T⁻¹ J_body, and likewise for η and κ.
-void PrototypeTemplate::pairJacobian(const Workspace& ws, const TemplatePair& p, Pose& G, Mat6X& J,
-                                     Vec6& twist, Vec6& bias) const {
-  if (p.joint >= 0) {
-    jointPairJacobian(ws, p.joint, G, J, twist, bias);
+void PrototypeTemplate::pairJacobian(const Workspace& ws, const TemplatePair& p, int spanned_joint, Pose& G,
+                                     Mat6X& J, Vec6& twist, Vec6& bias) const {
+  if (spanned_joint >= 0) {
+    jointPairJacobian(ws, spanned_joint, G, J, twist, bias);
     return;
   }
   const Pose G_b = framePose(model_, ws, p.b);
@@ -153,8 +166,16 @@ void PrototypeTemplate::jointPairJacobian(const Workspace& ws, int joint_index, 
                                           Vec6& twist, Vec6& bias) const {
   const Joint& joint = model_.joints[joint_index];
   const JointMotion& m = ws.joint[joint.child];
+  G = m.transform;
+  if (joint.has_parent_placement) G = parent_placement_inverse_[joint_index] * G;
+  if (!joint.has_child_placement) {  // T_c = I: the joint's own columns, twist and bias
+    J.middleCols(joint.xi_offset, joint.nxi) = m.S;
+    twist = m.relative_twist;
+    bias = m.bias;
+    return;
+  }
   const Pose& Tc = joint.child_placement;
-  G = parent_placement_inverse_[joint_index] * m.transform * child_placement_inverse_[joint_index];
+  G = G * child_placement_inverse_[joint_index];
   J.middleCols(joint.xi_offset, joint.nxi).noalias() = child_placement_adjoint_[joint_index] * m.S;
   twist = adjointTimes(Tc, m.relative_twist);
   bias = adjointTimes(Tc, m.bias);
@@ -177,27 +198,28 @@ void PrototypeTemplate::evaluate(const Workspace& ws, const Workspace& ws_ref, c
     PairState& s = state_[k];
     Mat6X& J = J_[k];
     Mat6X& J_R = J_ref_[k];
-    if (s.jacobian_joint != p.joint) {  // a new layout: jointPairJacobian writes its columns only
+    const int spanned = spannedJoint(p);
+    if (s.jacobian_joint != spanned) {  // a new layout: jointPairJacobian writes its columns only
       J.setZero();
       J_R.setZero();
-      s.jacobian_joint = p.joint;
-      s.rotation_pair = p.joint >= 0 && isRevoluteType(model_.joints[p.joint].type);
+      s.jacobian_joint = spanned;
+      s.rotation_pair = spanned >= 0 && isRevoluteType(model_.joints[spanned].type);
       if (s.rotation_pair) {
-        const Joint& joint = model_.joints[p.joint];
+        const Joint& joint = model_.joints[spanned];
         J.col(joint.xi_offset).tail<3>() = joint.axis;
         J_R.col(joint.xi_offset).tail<3>() = joint.axis;
       }
     }
     if (s.rotation_pair && variant_ != VelocityError::Particle) {
-      evaluateRotationPair(ws, ws_ref, xidot_ref, p, s, out);
+      evaluateRotationPair(ws, ws_ref, xidot_ref, spanned, p, s, out);
       continue;
     }
     Pose G, G_R;
-    pairJacobian(ws, p, G, J, s.twist, s.bias);
+    pairJacobian(ws, p, spanned, G, J, s.twist, s.bias);
     Vec6 ref_bias;
-    pairJacobian(ws_ref, p, G_R, J_R, s.ref_twist, ref_bias);
-    if (p.joint >= 0) {  // J_R is zero outside the joint's columns
-      const Joint& joint = model_.joints[p.joint];
+    pairJacobian(ws_ref, p, spanned, G_R, J_R, s.ref_twist, ref_bias);
+    if (spanned >= 0) {  // J_R is zero outside the joint's columns
+      const Joint& joint = model_.joints[spanned];
       s.ref_acceleration.noalias() =
           J_R.middleCols(joint.xi_offset, joint.nxi) * xidot_ref.segment(joint.xi_offset, joint.nxi);
       s.ref_acceleration += ref_bias;
@@ -244,8 +266,8 @@ void PrototypeTemplate::evaluate(const Workspace& ws, const Workspace& ws_ref, c
     }
     // (4.66a) M̄ = Σ Jᵀ Vee(M̄') J; (4.66j) b̄ = Σ Jᵀ (c̄ + f̄_D + f̄_K).
     // Inner dimension 6: coefficient-wise products beat the blocked GEMM kernels here.
-    if (p.joint >= 0) {  // J is non-zero in the joint's columns only
-      const Joint& joint = model_.joints[p.joint];
+    if (spanned >= 0) {  // J is non-zero in the joint's columns only
+      const Joint& joint = model_.joints[spanned];
       const auto Jc = J.middleCols(joint.xi_offset, joint.nxi);
       scratch_.leftCols(joint.nxi).noalias() = Mb.lazyProduct(Jc);
       out.Mbar.block(joint.xi_offset, joint.xi_offset, joint.nxi, joint.nxi).noalias() +=
@@ -272,8 +294,9 @@ void PrototypeTemplate::evaluate(const Workspace& ws, const Workspace& ws_ref, c
 // The same numbers as the general path to rounding (test JointPairsGiveTheFramePairNumbers…), at a
 // tenth of its cost: no pose products, 6×6 products or Jacobian columns per evaluation.
 void PrototypeTemplate::evaluateRotationPair(const Workspace& ws, const Workspace& ws_ref, const VecX& xidot_ref,
-                                             const TemplatePair& p, PairState& s, TemplateEvaluation& out) const {
-  const Joint& joint = model_.joints[p.joint];
+                                             int joint_index, const TemplatePair& p, PairState& s,
+                                             TemplateEvaluation& out) const {
+  const Joint& joint = model_.joints[joint_index];
   const JointMotion& motion = ws.joint[joint.child];
   const JointMotion& motion_ref = ws_ref.joint[joint.child];
   const Vec3& a = joint.axis;

@@ -97,8 +97,11 @@ class PrototypeTemplate {
 
   /// The whole step of a template controller: the plant terms at the state (evaluatePlant into
   /// `plant`, kinematics into `ws`), the kinematics of the reference into `ws_ref`, then evaluate().
-  void evaluateWithPlant(const State& state, const ReferenceSample& reference, Workspace& ws,
-                         Workspace& ws_ref, PlantTerms& plant, TemplateEvaluation& out);
+  /// With `joint_motions_suffice`, as evaluateKinematicsOnly for the reference; returns whether
+  /// only the joints' own motions of the reference were evaluated.
+  bool evaluateWithPlant(const State& state, const ReferenceSample& reference, Workspace& ws,
+                         Workspace& ws_ref, PlantTerms& plant, TemplateEvaluation& out,
+                         bool joint_motions_suffice = false);
   /// evaluateWithPlant without the plant terms: the kinematics at the state into `ws` (and the body
   /// Jacobians when a pair needs them), the reference's into `ws_ref`, then evaluate(). When every
   /// pair is a joint pair, only the joints' own motions of the reference (ws_ref.joint) are
@@ -115,8 +118,9 @@ class PrototypeTemplate {
   double transportMapResidual() const;
 
  private:
-  void pairJacobian(const Workspace& ws, const TemplatePair& p, Pose& G, Mat6X& J, Vec6& twist,
-                    Vec6& bias) const;
+  /// ^a_bG, ^a_bJ, ^a_bJ ξ and ^a_bJ̇ ξ of pair p; `spanned_joint` = spannedJoint(p).
+  void pairJacobian(const Workspace& ws, const TemplatePair& p, int spanned_joint, Pose& G, Mat6X& J,
+                    Vec6& twist, Vec6& bias) const;
   /// pairJacobian for a joint pair (TemplatePair::joint ≥ 0): J is zero outside the joint's
   /// columns, which receive Ad_{T_c} S_e.
   void jointPairJacobian(const Workspace& ws, int joint_index, Pose& G, Mat6X& J, Vec6& twist,
@@ -124,9 +128,13 @@ class PrototypeTemplate {
   /// evaluate() for a rotation pair (PairState::rotation_pair) in the body and energy variants, in
   /// scalars: J = [0; a], G_E is a rotation about a, and the general terms reduce to sums over a
   /// (derivation in the .cpp). Fills `s` as the general path does and adds to M̄, b̄ and energies.
-  void evaluateRotationPair(const Workspace& ws, const Workspace& ws_ref, const VecX& xidot_ref,
+  void evaluateRotationPair(const Workspace& ws, const Workspace& ws_ref, const VecX& xidot_ref, int joint_index,
                             const TemplatePair& p, PairState& s, TemplateEvaluation& out) const;
-  /// Some pair is not a joint pair: evaluate() needs the body Jacobians of both workspaces (and the
+  /// The joint whose frames the pair spans: TemplatePair::joint, or, for a pair from the world to
+  /// the child of a root joint without placements (a base pair of a free-flying vehicle), that
+  /// root joint, whose motion is then the body's pose, twist and bias. −1 for any other pair.
+  int spannedJoint(const TemplatePair& p) const;
+  /// Some pair spans no joint: evaluate() needs the body Jacobians of both workspaces (and the
   /// reference's body kinematics).
   bool needsBodyJacobians() const;
   /// The reference's kinematics into ws_ref (and its body Jacobians if needed; only the joint motions

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/control/registry.h"
+#include "core/dynamics/dynamics.h"
 #include "core/dynamics/kinematics.h"
 
 namespace rbs {
@@ -53,6 +54,16 @@ TiltrotorInversion::TiltrotorInversion(const Model& model, const ControllerSetti
   }
   if (rotors_.empty())
     throw ControlError("tiltrotor_inversion: no thrust (body_force) on a body tilted by a revolute joint below the base");
+  for (const Rotor& r : rotors_)
+    joint_inertia_needed_ = joint_inertia_needed_ || r.motor >= 0 ||
+                            (r.servo >= 0 && model.actuators[r.servo].kind != ActuatorKind::JointServo);
+  // A joint actuator's force at u = 0 (a servo's own PD part) lies in its joint's coordinates.
+  zero_input_forces_ = !model.external_wrenches.empty() || !model.propellers.empty();
+  for (const Actuator& a : model.actuators)
+    zero_input_forces_ = zero_input_forces_ || (actsOnJoint(a.kind) && a.joint == base_joint_);
+  acceleration_.setZero(model.nxi);
+  forces_.setZero(model.nxi);
+  zero_inputs_.setZero(model.numInputs());
 
   // (5.16c): base wrench per unit vertical and horizontal thrust, at zero tilt. The tilted
   // direction is exactly cos θ d + sin θ (a × d) for an axis a ⟂ d, so (5.28) inverts it.
@@ -118,16 +129,31 @@ void TiltrotorInversion::updateTemplate() {
                   p[zeta_], p[omega_rot_], p[zeta_rot_]);
 }
 
+Vec6 TiltrotorInversion::desiredBaseForce(const State& state, const Vec6& a_des) {
+  const int o = model_.joints[base_joint_].xi_offset;
+  acceleration_.segment<6>(o) = a_des;  // the other entries stay 0
+  computeInverseDynamicsForces(model_, acceleration_, ws_, forces_);  // M ξ̇ + c + f_G
+  computeElasticForces(model_, state.x, ws_);
+  computeDampingForces(model_, state.xi, ws_);
+  forces_ += ws_.elastic_forces + ws_.damping_forces;
+  if (zero_input_forces_) {
+    computeInputForces(model_, state.x, state.xi, zero_inputs_, ws_);
+    forces_ -= ws_.input_forces;
+  }
+  compensateExternalForce(forces_);
+  return forces_.segment<6>(o);
+}
+
 bool TiltrotorInversion::compute(double /*t*/, const State& state, const ReferenceSample& reference, VecX& u) {
   updateTemplate();
-  template_.evaluateWithPlant(state, reference, ws_, ws_ref_, plant_, evaluation_);
-  compensateExternalForce(plant_.b);
+  reference_bodies_stale_ = template_.evaluateKinematicsOnly(state, reference, ws_, ws_ref_, evaluation_);
+  if (joint_inertia_needed_) computeMassMatrix(model_, ws_);
   const int o = model_.joints[base_joint_].xi_offset;
   // a_des = −M̄⁻¹ b̄ on the base (the pair only involves the base columns).
   const Eigen::LLT<Mat6> mbar(evaluation_.Mbar.block<6, 6>(o, o));
   if (mbar.info() != Eigen::Success) return fail("tiltrotor_inversion: the desired inertia is not positive definite");
   const Vec6 a_des = -mbar.solve(Vec6(evaluation_.bbar.segment<6>(o)));
-  const Vec6 f_D = plant_.M.block<6, 6>(o, o) * a_des + plant_.b.segment<6>(o);
+  const Vec6 f_D = desiredBaseForce(state, a_des);
   VecX& vh = vertical_horizontal_;
   vh.noalias() = wrench_inverse_ * f_D;
   const ParameterSet& p = parameters_;
@@ -146,16 +172,27 @@ bool TiltrotorInversion::compute(double /*t*/, const State& state, const Referen
     if (r.servo >= 0 && model_.actuators[r.servo].kind == ActuatorKind::JointServo)
       u[r.servo] = theta_D;  // the servo's own PD loop (5.2) is part of the plant
     else if (r.servo >= 0)   // a torque input: close (5.2) here, k_P = Θ ω², k_D = 2 ζ ω Θ
-      u[r.servo] = plant_.M(tilt.xi_offset, tilt.xi_offset) * (ws * ws * (theta_D - theta) - 2 * zs * ws * theta_dot);
+      u[r.servo] = ws_.mass_matrix(tilt.xi_offset, tilt.xi_offset) * (ws * ws * (theta_D - theta) - 2 * zs * ws * theta_dot);
     if (r.motor >= 0) {
       const int s = model_.joints[r.spin_joint].xi_offset;
-      u[r.motor] = plant_.M(s, s) * motor_gain * (r.spin_rate - state.xi[s]);
+      u[r.motor] = ws_.mass_matrix(s, s) * motor_gain * (r.spin_rate - state.xi[s]);
     }
     signal(tilt_command_signals_, static_cast<int>(k)) = theta_D;
   }
-  tracking_.evaluate(ws_, ws_ref_, state.x, reference.x, signalBlock(tracking_signals_));
   if (!u.allFinite()) return fail("tiltrotor_inversion: non-finite input");
+  x_ = state.x;
+  x_ref_ = reference.x;
+  xi_ref_ = reference.xi;
   return true;
+}
+
+void TiltrotorInversion::updateSignals() {
+  if (x_.size() == 0) return;  // no successful compute() yet
+  if (reference_bodies_stale_) {
+    computeKinematics(model_, x_ref_, xi_ref_, ws_ref_);
+    reference_bodies_stale_ = false;
+  }
+  tracking_.evaluate(ws_, ws_ref_, x_, x_ref_, signalBlock(tracking_signals_));
 }
 
 std::unique_ptr<Controller> makeTiltrotorInversion(const Model& model, const ControllerSettings& settings) {

@@ -4,7 +4,8 @@
 // 1. The template (thesis 4.2, one pair world → base, s̄ = l̄ = h̄ = 0, natural gains) gives the
 //    desired base acceleration a_des = −M̄⁻¹ b̄; with the joints' accelerations taken as zero, the
 //    desired generalized force of the base rows is f_D = M_bb a_des + b_b (the plant's own terms,
-//    so the arms' and propellers' inertia and gyroscopy are included).
+//    so the arms' and propellers' inertia and gyroscopy are included), the base rows of M ξ̇ + b at
+//    ξ̇ = (a_des, 0): one Newton–Euler pass, without forming M or the body Jacobians.
 // 2. Every thrust actuator (a body_force on a body below a revolute "tilt" joint whose parent is
 //    the base) contributes a vertical part along its direction at zero tilt and a horizontal part
 //    along axis × direction; the 6×2K matrix of those wrenches (5.16c) is inverted (least squares
@@ -21,7 +22,6 @@
 #include <vector>
 
 #include "core/control/controller.h"
-#include "core/control/plant.h"
 #include "core/control/prototype_template.h"
 #include "core/control/settings.h"
 #include "core/control/tracking.h"
@@ -36,6 +36,8 @@ class TiltrotorInversion : public Controller {
 
   std::string_view name() const override { return "tiltrotor_inversion"; }
   bool compute(double t, const State& state, const ReferenceSample& reference, VecX& u) override;
+  /// The tracking errors of the last compute().
+  void updateSignals() override;
 
  private:
   struct Rotor {
@@ -47,6 +49,10 @@ class TiltrotorInversion : public Controller {
     double spin_rate = 0.0;  ///< initial propeller speed, held by the motor [rad/s]
   };
   void updateTemplate();
+  /// f_D = M_bb a_des + b_b (step 1): the base rows of M ξ̇ + b at ξ̇ = (a_des on the base, 0
+  /// elsewhere), by one inverse-dynamics pass (O(n), no M) plus f_K, f_D, −f_E(u = 0) and the
+  /// external-force estimate. Requires the kinematics of `state` in ws_.
+  Vec6 desiredBaseForce(const State& state, const Vec6& a_des);
 
   const Model& model_;
   int base_joint_ = -1;
@@ -57,8 +63,17 @@ class TiltrotorInversion : public Controller {
   PrototypeTemplate template_;
   TrackingErrors tracking_;
   Workspace ws_, ws_ref_;
-  PlantTerms plant_;
   TemplateEvaluation evaluation_;
+  /// A torque input on a tilt joint or a motor needs that joint's diagonal entry of M.
+  bool joint_inertia_needed_ = false;
+  /// f_E(u = 0) reaches the base rows (external wrenches, propeller aerodynamics, a servo on the
+  /// base joint): evaluated in desiredBaseForce.
+  bool zero_input_forces_ = false;
+  VecX acceleration_, forces_, zero_inputs_;  ///< desiredBaseForce's workspace (n, n, inputs)
+  /// ws_ref_ holds the reference's joint motions only (the template needed no more); the tracking
+  /// errors then evaluate its kinematics from x_ref_, xi_ref_.
+  bool reference_bodies_stale_ = false;
+  VecX x_, x_ref_, xi_ref_;  ///< state and reference of the last compute() (tracking errors)
   std::uint64_t parameters_version_ = ~std::uint64_t{0};
   Parameter mbar_, omega_, zeta_, omega_rot_, zeta_rot_, tilt_max_, servo_omega_, servo_zeta_, motor_gain_;
   Parameter thetabar_[3];  ///< x, y, z

@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <numbers>
 
 #include "core/control/allocation.h"
 #include "core/control/prototype.h"
@@ -403,6 +404,70 @@ TEST(NoAllocation, InverseDynamicsAllocationAllocatesNothing) {
       std::make_unique<HeldPose>(VecX::Constant(m.nx, 0.3)));
   expectSharedRightHandSideAllocatesNothing(m, loop, s);
   EXPECT_TRUE(dynamic_cast<const PrototypeController&>(loop->controller()).allocatedByInverseDynamics());
+}
+
+// tiltrotor_inversion: the base template as a root-joint pair (no body Jacobians), the desired base
+// force by the Newton–Euler pass with the damper's wrench, and the (5.28) inversion per arm.
+TEST(NoAllocation, TiltrotorInversionAllocatesNothing) {
+  test::Rng rng(5);
+  ModelBuilder b;
+  b.setGravity(Vec3(0, 0, -9.81));
+  b.addBody(test::randomBody(rng, "base"));
+  JointSpec j;
+  j.name = "flight";
+  j.type = JointType::Free;
+  j.parent = rbs::kWorld;
+  j.child = "base";
+  b.addJoint(j);
+  for (int k = 0; k < 3; ++k) {
+    const std::string arm = "arm" + std::to_string(k);
+    b.addBody(test::randomBody(rng, arm));
+    const double angle = 2.0 * std::numbers::pi * k / 3.0;
+    j.name = "tilt" + std::to_string(k);
+    j.type = JointType::Revolute;
+    j.parent = "base";
+    j.child = arm;
+    j.axis = Vec3::UnitX();
+    j.parent_placement = Pose{expSO3(Vec3(0, 0, angle)), Vec3(0.2 * std::cos(angle), 0.2 * std::sin(angle), 0)};
+    b.addJoint(j);
+    b.addActuator({.name = "servo" + std::to_string(k), .kind = ActuatorKind::JointServo, .joint = j.name,
+                   .gain = 50.0, .damping = 2.0, .lower = -0.7, .upper = 0.7});
+    b.addActuator({.name = "thrust" + std::to_string(k), .kind = ActuatorKind::BodyForce, .body = arm,
+                   .lower = 0.0, .upper = 20.0, .torque_ratio = 0.017 * (k == 1 ? -1 : 1)});
+  }
+  b.addDamper({.name = "drag", .a = FrameSpec{}, .b = FrameSpec{"base", Pose{}}, .damping = 0.3});
+  const Model m = b.build();
+  class Hover : public Reference {
+   public:
+    explicit Hover(const Model& m) : x_(m.initial_state.x), nxi_(m.nxi) {}
+    void sample(double, ReferenceSample& out) const override {
+      out.x = x_;
+      out.xi.setZero(nxi_);
+      out.xidot.setZero(nxi_);
+    }
+
+   private:
+    VecX x_;
+    int nxi_;
+  };
+  auto loop = std::make_shared<ClosedLoop>(makeController(m, {"tiltrotor_inversion", {}, {}}),
+                                           std::make_unique<Hover>(m));
+  const InputHold every_call(m, loop, 0.0);
+  DynamicsRhs rhs = makeRhs(m, every_call, 0.0);
+  State s = m.initial_state;
+  s.xi.head<6>() << 0.1, -0.2, 0.05, 0.3, -0.1, 0.2;
+  VecX z = joinState(s);
+  VecX dz(z.size());
+  for (int k = 0; k < 3; ++k) rhs(z, dz, 0.001 * k);  // warm-up: sizes everything
+  EXPECT_EQ(allocationsDuring([&] {
+              for (int k = 3; k < 20; ++k) {
+                z.tail(m.nxi).array() += 1e-3;
+                rhs(z, dz, 0.001 * k);
+              }
+            }),
+            0);
+  EXPECT_TRUE(dz.allFinite());
+  EXPECT_TRUE(loop->controller().message().empty()) << loop->controller().message();
 }
 
 }  // namespace

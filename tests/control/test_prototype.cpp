@@ -6,6 +6,7 @@
 #include <complex>
 #include <numbers>
 #include <random>
+#include <tuple>
 
 #include "core/control/prototype.h"
 #include "core/control/registry.h"
@@ -413,6 +414,156 @@ TEST(PrototypeTemplate, JointPairsGiveTheFramePairNumbersForEveryJointType) {
           EXPECT_NEAR(fast.energyRate(xidot), rate, kTol * (1.0 + std::abs(rate))) << what;
         }
       }
+    }
+  }
+}
+
+TEST(PrototypeTemplate, ABasePairOnARootJointGivesTheFramePairNumbers) {
+  // A pair from the world to the child of a root joint without placements spans that joint
+  // (PrototypeTemplate::spannedJoint): the template takes S_e as its Jacobian and needs no body
+  // Jacobians. The same body one weld further from the world (a massive body fixed at the
+  // identity) has the same pose, twist and bias but no root joint: its pair takes the general
+  // frame-pair formula (3.121). Both must agree for every root joint type and variant. So must a
+  // weld at a pose P and a root joint placed at P (neither spans: the pair's pose is P · motion).
+  const JointType types[] = {JointType::Free,      JointType::FreeQuaternion,      JointType::Planar,
+                             JointType::Spherical, JointType::SphericalQuaternion, JointType::SphericalEulerZYX,
+                             JointType::Revolute,  JointType::RevoluteUnitCircle,  JointType::Prismatic,
+                             JointType::Universal};
+  const Pose placement{expSO3(Vec3(0.3, -0.5, 0.2)), Vec3(0.1, 0.2, -0.3)};
+  for (const JointType type : types) {
+    auto build = [&](bool weld, const Pose& P) {
+      test::Rng rng(23), weld_rng(31);  // the same draws for both models
+      ModelBuilder b;
+      b.setGravity(Vec3(0, 0, -9.81));
+      if (weld) b.addBody(test::randomBody(weld_rng, "weld"));
+      b.addBody(test::randomBody(rng, "base"));
+      b.addBody(test::randomBody(rng, "link"));
+      JointSpec j;
+      if (weld) {
+        j.name = "j_weld";
+        j.type = JointType::Fixed;
+        j.parent = rbs::kWorld;
+        j.child = "weld";
+        j.parent_placement = P;
+        b.addJoint(j);
+        j.parent_placement = Pose{};
+      } else {
+        j.parent_placement = P;
+      }
+      j.name = "j_base";
+      j.type = type;
+      j.parent = weld ? "weld" : rbs::kWorld;
+      j.child = "base";
+      j.axis = test::randomVector(rng, 1.0).normalized();
+      j.axis2 = j.axis.cross(test::randomVector(rng, 1.0)).normalized();
+      b.addJoint(j);
+      j.name = "j_link";
+      j.type = JointType::Revolute;
+      j.parent = "base";
+      j.child = "link";
+      j.parent_placement = test::randomPose(rng);
+      b.addJoint(j);
+      return b.build();
+    };
+    for (const Pose& P : {Pose{}, placement}) {
+      const Model root = build(false, P), welded = build(true, P);
+      ASSERT_EQ(root.nx, welded.nx);
+      ASSERT_EQ(root.nxi, welded.nxi);
+      for (const VelocityError variant : {VelocityError::Particle, VelocityError::Body, VelocityError::Energy}) {
+        auto pairOn = [](const Model& m) {
+          TemplatePair p{"base", Frame{}, Frame{m.bodyIndex("base"), Pose{}}};
+          setNaturalGains(p, 1.3, Vec3(0.2, 0.3, 0.4), 3.0, 0.7, 5.0, 0.9);
+          p.stiffness(0, 3) = p.stiffness(3, 0) = 0.1;  // a stiffness centre off the origin
+          return p;
+        };
+        PrototypeTemplate fast(root, {pairOn(root)}, variant), slow(welded, {pairOn(welded)}, variant);
+        Workspace ws(root), ws_ref(root), ws_w(welded), ws_w_ref(welded);
+        test::Rng rng(29);
+        for (int trial = 0; trial < 3; ++trial) {
+          const State s = test::randomState(root, rng), r = test::randomState(root, rng);
+          const VecX r_dot = VecX::NullaryExpr(root.nxi, [&] { return test::uniform(rng, -1.0, 1.0); });
+          for (auto [model, state, w] : {std::tuple{&root, &s, &ws}, std::tuple{&root, &r, &ws_ref},
+                                         std::tuple{&welded, &s, &ws_w}, std::tuple{&welded, &r, &ws_w_ref}}) {
+            computeKinematics(*model, state->x, state->xi, *w);
+            // The spanning pair must not need body Jacobians (the workspace then has none).
+            if (model == &welded || !P.isIdentity()) computeBodyJacobians(*model, *w);
+          }
+          TemplateEvaluation a, b;
+          fast.evaluate(ws, ws_ref, s.xi, r_dot, a);
+          slow.evaluate(ws_w, ws_w_ref, s.xi, r_dot, b);
+          const std::string what = std::string(jointTypeName(type)) + ", variant " +
+                                   std::to_string(static_cast<int>(variant)) + (P.isIdentity() ? "" : ", placed");
+          constexpr double kTol = 1e-12;
+          EXPECT_LE((a.Mbar - b.Mbar).norm(), kTol * b.Mbar.norm()) << what;
+          EXPECT_LE((a.bbar - b.bbar).norm(), kTol * (1.0 + b.bbar.norm())) << what;
+          EXPECT_NEAR(a.kinetic, b.kinetic, kTol * (1.0 + b.kinetic)) << what;
+          EXPECT_NEAR(a.potential, b.potential, kTol * (1.0 + b.potential)) << what;
+          EXPECT_NEAR(a.rayleigh, b.rayleigh, kTol * (1.0 + b.rayleigh)) << what;
+          const VecX xidot = VecX::NullaryExpr(root.nxi, [&] { return test::uniform(rng, -1.0, 1.0); });
+          const double rate = slow.energyRate(xidot);
+          EXPECT_NEAR(fast.energyRate(xidot), rate, kTol * (1.0 + std::abs(rate))) << what;
+        }
+      }
+    }
+  }
+}
+
+TEST(PrototypeTemplate, ABasePairOnAMovingParentSeesTheBodysAbsoluteMotion) {
+  // A body without placements on a joint whose parent moves is not the child of a root joint: its
+  // pair from the world must see the body's absolute pose and twist, not the joint's relative
+  // motion. The pair's energies depend on those alone, so they must equal the energies of the same
+  // pair on a free body put at that absolute motion.
+  test::Rng rng(41);
+  ModelBuilder carried, free;
+  carried.addBody(test::randomBody(rng, "carrier"));
+  const BodySpec base = test::randomBody(rng, "base");
+  carried.addBody(base);
+  free.addBody(base);
+  JointSpec j;
+  j.name = "j_carrier";
+  j.type = JointType::Free;
+  j.parent = rbs::kWorld;
+  j.child = "carrier";
+  carried.addJoint(j);
+  j.child = "base";
+  free.addJoint(j);
+  j.name = "j_base";
+  j.type = JointType::Revolute;
+  j.parent = "carrier";
+  j.axis = Vec3(0.2, -0.6, 0.7).normalized();
+  carried.addJoint(j);
+  const Model on_carrier = carried.build(), alone = free.build();
+  auto pairOn = [](const Model& m) {
+    TemplatePair p{"base", Frame{}, Frame{m.bodyIndex("base"), Pose{}}};
+    setNaturalGains(p, 1.3, Vec3(0.2, 0.3, 0.4), 3.0, 0.7, 5.0, 0.9);
+    p.stiffness(0, 3) = p.stiffness(3, 0) = 0.1;
+    return p;
+  };
+  for (const VelocityError variant : {VelocityError::Particle, VelocityError::Body, VelocityError::Energy}) {
+    PrototypeTemplate moving(on_carrier, {pairOn(on_carrier)}, variant), reference(alone, {pairOn(alone)}, variant);
+    Workspace ws(on_carrier), ws_ref(on_carrier), ws_a(alone), ws_a_ref(alone);
+    for (int trial = 0; trial < 3; ++trial) {
+      const State s = test::randomState(on_carrier, rng), r = test::randomState(on_carrier, rng);
+      const int b = on_carrier.bodyIndex("base");
+      auto absolute = [&](const State& st, Workspace& w, Workspace& w_alone) {
+        computeKinematics(on_carrier, st.x, st.xi, w);
+        computeBodyJacobians(on_carrier, w);
+        State out{VecX(alone.nx), w.twist[b]};
+        jointCoordinatesFromMotion(alone.joints[0], w.pose[b], out.x.data());
+        computeKinematics(alone, out.x, out.xi, w_alone);
+        computeBodyJacobians(alone, w_alone);
+        return out;
+      };
+      const State s_alone = absolute(s, ws, ws_a);
+      absolute(r, ws_ref, ws_a_ref);
+      TemplateEvaluation a, e;
+      moving.evaluate(ws, ws_ref, s.xi, VecX::Zero(on_carrier.nxi), a);
+      reference.evaluate(ws_a, ws_a_ref, s_alone.xi, VecX::Zero(alone.nxi), e);
+      const std::string what = "variant " + std::to_string(static_cast<int>(variant));
+      EXPECT_NEAR(a.kinetic, e.kinetic, 1e-12 * (1.0 + e.kinetic)) << what;
+      EXPECT_NEAR(a.potential, e.potential, 1e-12 * (1.0 + e.potential)) << what;
+      EXPECT_NEAR(a.rayleigh, e.rayleigh, 1e-12 * (1.0 + e.rayleigh)) << what;
+      EXPECT_GT(a.kinetic, 1e-3) << what;  // a motion to compare
     }
   }
 }

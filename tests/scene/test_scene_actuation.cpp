@@ -9,10 +9,14 @@
 #include <cstdio>
 #include <filesystem>
 #include <numbers>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/control/plant.h"
+#include "core/control/registry.h"
+#include "core/dynamics/dynamics.h"
 #include "core/math/se3.h"
 #include "core/scene/scene.h"
 #include "sim/scene_loop.h"
@@ -504,6 +508,59 @@ TEST(SceneActuation, MisconfiguredLayersAreReportedAtTheirSection) {
     EXPECT_NE(std::string(e.what()).find("parallel to the spin axis"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("--set propeller.rotor1.thrust_direction=[1,0,0]"), std::string::npos)
         << e.what();
+  }
+}
+
+
+TEST(SceneActuation, TiltrotorThrustsRealizeTheBaseRowsOfThePlantTerms) {
+  // tiltrotor_inversion forms f_D = M_bb a_des + b_b by one inverse-dynamics pass instead of M and
+  // b. Check against the plant terms (evaluatePlant) on the tricopter's force model: with the
+  // reference at the state (no template error) a_des is the reference's base acceleration, and the
+  // thrusts at the commanded tilts must produce f_D on the base: (B(x_θ) u)_base = f_D, where x_θ
+  // has the tilt joints at θ_D (the tilted thrust is cos θ d + sin θ a × d at the same point, which
+  // (5.16c) takes at zero tilt: exact when the rotors sit on their tilt axes, as set here).
+  const Scene scene = loadScene(test::libraryScene("tricopter_load_transport.yaml"),
+                                {"joint.spin1.origin.xyz=[0,0,0]", "joint.spin2.origin.xyz=[0,0,0]",
+                                 "joint.spin3.origin.xyz=[0,0,0]"});
+  ASSERT_TRUE(scene.force_model);
+  const Model& model = *scene.force_model;
+  auto controller = makeController(model, ControllerSettings{"tiltrotor_inversion", {}, {}});
+  const int base = model.jointIndex("flight"), o = model.joints[base].xi_offset;
+  Workspace ws(model);
+  PlantTerms plant;
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> small(-0.3, 0.3);
+  for (int trial = 0; trial < 5; ++trial) {
+    State s = model.initial_state;
+    for (int i = 0; i < model.nxi; ++i) s.xi(i) = small(rng);
+    if (trial > 0) s.x(model.joints[model.jointIndex("tilt1")].x_offset) = small(rng);  // an arm off zero
+    ReferenceSample r;
+    r.x = s.x;
+    r.xi = s.xi;
+    r.xidot = VecX::Zero(model.nxi);
+    for (int i = 0; i < 6; ++i) r.xidot(o + i) = small(rng);
+    VecX u;
+    ASSERT_TRUE(controller->compute(0.0, s, r, u)) << controller->message();
+    evaluatePlant(model, s, ws, plant);
+    const Vec6 f_D = plant.M.middleRows<6>(o) * r.xidot + plant.b.segment<6>(o);
+    State tilted = s;
+    VecX thrusts = VecX::Zero(model.numInputs());
+    for (int i = 0; i < model.numInputs(); ++i) {
+      const Actuator& a = model.actuators[i];
+      if (a.kind == ActuatorKind::JointServo) {
+        tilted.x(model.joints[a.joint].x_offset) = u(i);
+      } else {
+        ASSERT_GT(u(i), a.lower) << "clamped thrust " << a.name;
+        ASSERT_LT(u(i), a.upper) << "clamped thrust " << a.name;
+        thrusts(i) = u(i);
+      }
+    }
+    computeKinematics(model, tilted.x, tilted.xi, ws);
+    computeBodyJacobians(model, ws);
+    computeInputMatrix(model, ws);
+    const Vec6 realized = ws.input_matrix.middleRows<6>(o) * thrusts;
+    EXPECT_LT((realized - f_D).norm(), 1e-12 * f_D.norm()) << "trial " << trial << "\n" << realized.transpose()
+                                                           << "\n" << f_D.transpose();
   }
 }
 
