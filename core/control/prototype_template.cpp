@@ -95,13 +95,15 @@ bool PrototypeTemplate::evaluateAgainstReference(const Workspace& ws, const Stat
   const bool bodies = needsBodyJacobians();
   const bool joints_only = joint_motions_suffice && !bodies;
   if (joints_only) {
-    // Joint pairs read the joints' own motions only (jointPairJacobian), and a joint's S_e, J_e ξ
+    // Joint pairs read their joints' own motions only (jointPairJacobian), and a joint's S_e, J_e ξ
     // and σ_e do not depend on its parent's motion (joint pairs exclude spherical_absolute, the
-    // one type whose do): no poses, twists or biases of the reference bodies.
+    // one type whose do): no poses, twists or biases of the reference bodies, and no other joints.
     const Vec6 zero = Vec6::Zero();
-    for (const Joint& j : model_.joints)
+    for (const TemplatePair& p : pairs_) {
+      const Joint& j = model_.joints[spannedJoint(p)];
       evaluateJoint(j, reference.x.data() + j.x_offset, reference.xi.data() + j.xi_offset, zero, zero,
                     ws_ref.joint[j.child]);
+    }
   } else {
     computeKinematics(model_, reference.x, reference.xi, ws_ref);
     if (bodies) computeBodyJacobians(model_, ws_ref);

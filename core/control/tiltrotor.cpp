@@ -149,10 +149,18 @@ bool TiltrotorInversion::compute(double /*t*/, const State& state, const Referen
   reference_bodies_stale_ = template_.evaluateKinematicsOnly(state, reference, ws_, ws_ref_, evaluation_);
   if (joint_inertia_needed_) computeMassMatrix(model_, ws_);
   const int o = model_.joints[base_joint_].xi_offset;
-  // a_des = −M̄⁻¹ b̄ on the base (the pair only involves the base columns).
-  const Eigen::LLT<Mat6> mbar(evaluation_.Mbar.block<6, 6>(o, o));
-  if (mbar.info() != Eigen::Success) return fail("tiltrotor_inversion: the desired inertia is not positive definite");
-  const Vec6 a_des = -mbar.solve(Vec6(evaluation_.bbar.segment<6>(o)));
+  // a_des = −M̄⁻¹ b̄ on the base (the pair only involves the base columns). M̄ is constant while the
+  // base joint's S_e is (a free joint's body twist) and the gains are: factorized when it changes.
+  const Mat6 mbar = evaluation_.Mbar.block<6, 6>(o, o);
+  if (!(mbar == factored_mbar_)) {  // (NaN never equals: such a matrix is factorized and refused)
+    mbar_llt_.compute(mbar);
+    if (mbar_llt_.info() != Eigen::Success) {
+      factored_mbar_.setConstant(NAN);
+      return fail("tiltrotor_inversion: the desired inertia is not positive definite");
+    }
+    factored_mbar_ = mbar;
+  }
+  const Vec6 a_des = -mbar_llt_.solve(Vec6(evaluation_.bbar.segment<6>(o)));
   const Vec6 f_D = desiredBaseForce(state, a_des);
   VecX& vh = vertical_horizontal_;
   vh.noalias() = wrench_inverse_ * f_D;

@@ -18,8 +18,11 @@
 //    the force model and core/control/actuation.h turns the thrusts into motor currents.
 #pragma once
 
+#include <cmath>
 #include <memory>
 #include <vector>
+
+#include <Eigen/Cholesky>
 
 #include "core/control/controller.h"
 #include "core/control/prototype_template.h"
@@ -64,6 +67,8 @@ class TiltrotorInversion : public Controller {
   TrackingErrors tracking_;
   Workspace ws_, ws_ref_;
   TemplateEvaluation evaluation_;
+  Mat6 factored_mbar_ = Mat6::Constant(NAN);  ///< the base block of M̄ that mbar_llt_ factorizes
+  Eigen::LLT<Mat6> mbar_llt_;
   /// A torque input on a tilt joint or a motor needs that joint's diagonal entry of M.
   bool joint_inertia_needed_ = false;
   /// f_E(u = 0) reaches the base rows (external wrenches, propeller aerodynamics, a servo on the
