@@ -19,10 +19,7 @@ void evaluatePlant(const Model& model, const State& state, Workspace& ws, PlantT
   computeInputMatrix(model, ws);
   // f_E with u = 0: constant external wrenches, propeller aerodynamics, the servos' own PD part.
   out.b.resize(model.nxi);
-  const bool servos = std::any_of(model.actuators.begin(), model.actuators.end(), [](const Actuator& a) {
-    return a.kind == ActuatorKind::JointServo || a.kind == ActuatorKind::JointSpeedServo;
-  });
-  if (!model.external_wrenches.empty() || !model.propellers.empty() || servos) {
+  if (hasForcesAtZeroInput(model)) {
     out.zero_inputs.setZero(model.numInputs());
     computeInputForces(model, state.x, state.xi, out.zero_inputs, ws);
     out.b = -ws.input_forces;
@@ -32,6 +29,26 @@ void evaluatePlant(const Model& model, const State& state, Workspace& ws, PlantT
   out.b += ws.inertial_forces + ws.gravity_forces + ws.elastic_forces + ws.damping_forces;
   out.M = ws.mass_matrix;
   out.B = ws.input_matrix;
+}
+
+bool hasForcesAtZeroInput(const Model& model, bool joint_actuators) {
+  const bool servos = std::any_of(model.actuators.begin(), model.actuators.end(), [](const Actuator& a) {
+    return a.kind == ActuatorKind::JointServo || a.kind == ActuatorKind::JointSpeedServo;
+  });
+  return !model.external_wrenches.empty() || !model.propellers.empty() || (joint_actuators && servos);
+}
+
+void computeForcesForAcceleration(const Model& model, const State& state, const VecX& xidot,
+                                  bool forces_at_zero_input, Workspace& ws, VecX& zero_inputs, VecX& out) {
+  computeInverseDynamicsForces(model, xidot, ws, out);
+  computeElasticForces(model, state.x, ws);
+  computeDampingForces(model, state.xi, ws);
+  out += ws.elastic_forces + ws.damping_forces;
+  if (forces_at_zero_input) {
+    zero_inputs.setZero(model.numInputs());
+    computeInputForces(model, state.x, state.xi, zero_inputs, ws);
+    out -= ws.input_forces;
+  }
 }
 
 double unactuatedForce(const Model& model, const State& state, const VecX& xidot, Workspace& ws) {

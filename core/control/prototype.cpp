@@ -436,26 +436,19 @@ PrototypeController::FastAllocation PrototypeController::allocateByInverseDynami
                                                                                   const ReferenceSample& reference,
                                                                                   VecX& u) {
   if (inverse_dynamics_inputs_.empty()) return FastAllocation::NotApplicable;
-  reference_bodies_stale_ = template_.evaluateKinematicsOnly(state, reference, ws_, ws_ref_, evaluation_);
-  const MatX& Mbar = evaluation_.Mbar;
-  if (!(factored_mbar_.size() == Mbar.size() && std::equal(Mbar.data(), Mbar.data() + Mbar.size(), factored_mbar_.data()))) {
-    mbar_llt_.compute(Mbar);
-    if (mbar_llt_.info() != Eigen::Success) {
-      factored_mbar_.resize(0, 0);
-      fail(std::string(name()) + ": allocation failed: the desired inertia M̄ is not positive definite "
-           "(check the template parameters)");
-      return FastAllocation::Failed;
-    }
-    factored_mbar_ = Mbar;
+  template_.evaluateKinematicsOnly(state, reference, ws_, ws_ref_, evaluation_);
+  if (!mbar_factor_.factorize(evaluation_.Mbar)) {
+    fail(std::string(name()) + ": allocation failed: the desired inertia M̄ is not positive definite "
+         "(check the template parameters)");
+    return FastAllocation::Failed;
   }
   desired_acceleration_ = evaluation_.bbar;  // a_des = −M̄⁻¹ b̄ (4.51)
-  mbar_llt_.solveInPlace(desired_acceleration_);
+  mbar_factor_.llt().solveInPlace(desired_acceleration_);
   desired_acceleration_ = -desired_acceleration_;
-  // B u₀ = M a_des + b with b = c + f_G + f_K + f_D (− f̂)
-  computeInverseDynamicsForces(model_, desired_acceleration_, ws_, inverse_dynamics_forces_);
-  computeElasticForces(model_, state.x, ws_);
-  computeDampingForces(model_, state.xi, ws_);
-  inverse_dynamics_forces_ += ws_.elastic_forces + ws_.damping_forces;
+  // B u₀ = M a_des + b with b = c + f_G + f_K + f_D (− f̂); f_E(0) = 0 here (no servos, propellers or
+  // external wrenches: decideInverseDynamicsAllocation)
+  computeForcesForAcceleration(model_, state, desired_acceleration_, false, ws_, plant_.zero_inputs,
+                               inverse_dynamics_forces_);
   compensateExternalForce(inverse_dynamics_forces_);
   VecX& u0 = allocation_.u_unconstrained;
   u0.resize(model_.numInputs());
@@ -480,16 +473,14 @@ bool PrototypeController::compute(double /*t*/, const State& state, const Refere
   plant_terms_valid_ = false;
   updatePairs();
   plant_b_shifted_ = externalForceEstimate().size() != 0;
-  reference_bodies_stale_ = false;
   const bool transport_check = template_.variant() == VelocityError::Energy && !transport_map_checked_;
   const FastAllocation fast = transport_check ? FastAllocation::NotApplicable : allocateByInverseDynamics(state, reference, u);
   if (fast == FastAllocation::Failed) return false;
   plant_terms_skipped_ = fast == FastAllocation::Done;
   late_plant_terms_ = false;
   if (!plant_terms_skipped_) {
-    if (inverse_dynamics_inputs_.empty() || transport_check)  // (transportMapResidual needs J_R)
-      reference_bodies_stale_ =
-          template_.evaluateWithPlant(state, reference, ws_, ws_ref_, plant_, evaluation_, !transport_check);
+    if (inverse_dynamics_inputs_.empty() || transport_check)
+      template_.evaluateWithPlant(state, reference, ws_, ws_ref_, plant_, evaluation_, true);
     else  // the template is evaluated already; u₀ left the bounds
       evaluatePlant(model_, state, ws_, plant_);
     compensateExternalForce(plant_.b);
@@ -553,12 +544,9 @@ void PrototypeController::actualAcceleration(const VecX& u, VecX& xidot) {
 }
 
 void PrototypeController::updateSignals() {
-  // The inverse-dynamics allocation evaluated only the reference's joint motions (also when the
-  // general path took over at a bound); the tracking errors compare bodies.
-  if (reference_bodies_stale_) {
-    computeKinematics(model_, x_ref_, xi_ref_, ws_ref_);
-    reference_bodies_stale_ = false;
-  }
+  // A template whose pairs span joints evaluated only the reference's joint motions; the tracking
+  // errors compare bodies.
+  template_.completeReferenceKinematics(x_ref_, xi_ref_, ws_ref_);
   tracking_.evaluate(ws_, ws_ref_, x_, x_ref_, signalBlock(tracking_signals_));
   // Actual acceleration with the input the simulator applies (clamped to the bounds).
   const VecX u = allocation_.u.cwiseMax(lower_).cwiseMin(upper_);

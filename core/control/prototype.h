@@ -39,6 +39,7 @@
 #include "core/control/settings.h"
 #include "core/control/tracking.h"
 #include "core/dynamics/workspace.h"
+#include "core/math/cached_llt.h"
 
 namespace rbs {
 
@@ -141,11 +142,9 @@ class PrototypeController : public Controller {
   bool mass_matrix_definite_everywhere_ = false;
   bool plant_terms_skipped_ = false;  ///< the last compute() took the inverse-dynamics allocation
   bool late_plant_terms_ = false;     ///< ... and plant_ was evaluated afterwards (actualAcceleration)
-  bool reference_bodies_stale_ = false;  ///< ws_ref_ holds the reference's joint motions only
   VecX desired_acceleration_;         ///< a_des = −M̄⁻¹ b̄ of the last compute()
   VecX inverse_dynamics_forces_;      ///< M a_des + c + f_G (+ f_K + f_D) at the last state
-  MatX factored_mbar_;                ///< M̄ whose factor mbar_llt_ holds
-  Eigen::LLT<MatX> mbar_llt_;
+  CachedLlt<MatX> mbar_factor_;       ///< of M̄ (the inverse-dynamics allocation)
   VecX xi_;                           ///< ξ of the last compute() (for late plant terms)
   VecX xi_ref_;                       ///< ξ_R of the last compute() (for the reference's kinematics)
   /// control.energy, energy_kinetic, energy_potential, energy_rate, template_power,

@@ -58,18 +58,24 @@ void setNaturalGains(TemplatePair& pair, double mass, const Vec3& theta, double 
   pair.stiffness = momentMatrix(omega * omega * mass, o, (omega_rot * omega_rot * theta).asDiagonal());
 }
 
-bool PrototypeTemplate::evaluateWithPlant(const State& state, const ReferenceSample& reference, Workspace& ws,
+void PrototypeTemplate::evaluateWithPlant(const State& state, const ReferenceSample& reference, Workspace& ws,
                                           Workspace& ws_ref, PlantTerms& plant, TemplateEvaluation& out,
                                           bool joint_motions_suffice) {
   evaluatePlant(model_, state, ws, plant);
-  return evaluateAgainstReference(ws, state, reference, ws_ref, joint_motions_suffice, out);
+  evaluateAgainstReference(ws, state, reference, ws_ref, joint_motions_suffice, out);
 }
 
-bool PrototypeTemplate::evaluateKinematicsOnly(const State& state, const ReferenceSample& reference, Workspace& ws,
+void PrototypeTemplate::evaluateKinematicsOnly(const State& state, const ReferenceSample& reference, Workspace& ws,
                                                Workspace& ws_ref, TemplateEvaluation& out) {
   computeKinematics(model_, state.x, state.xi, ws);
   if (needsBodyJacobians()) computeBodyJacobians(model_, ws);
-  return evaluateAgainstReference(ws, state, reference, ws_ref, true, out);
+  evaluateAgainstReference(ws, state, reference, ws_ref, true, out);
+}
+
+void PrototypeTemplate::completeReferenceKinematics(const VecX& x_ref, const VecX& xi_ref, Workspace& ws_ref) {
+  if (!reference_bodies_missing_) return;
+  computeKinematics(model_, x_ref, xi_ref, ws_ref);
+  reference_bodies_missing_ = false;
 }
 
 int PrototypeTemplate::spannedJoint(const TemplatePair& p) const {
@@ -89,7 +95,7 @@ bool PrototypeTemplate::needsBodyJacobians() const {
   return std::any_of(pairs_.begin(), pairs_.end(), [this](const TemplatePair& p) { return spannedJoint(p) < 0; });
 }
 
-bool PrototypeTemplate::evaluateAgainstReference(const Workspace& ws, const State& state,
+void PrototypeTemplate::evaluateAgainstReference(const Workspace& ws, const State& state,
                                                  const ReferenceSample& reference, Workspace& ws_ref,
                                                  bool joint_motions_suffice, TemplateEvaluation& out) {
   const bool bodies = needsBodyJacobians();
@@ -108,8 +114,8 @@ bool PrototypeTemplate::evaluateAgainstReference(const Workspace& ws, const Stat
     computeKinematics(model_, reference.x, reference.xi, ws_ref);
     if (bodies) computeBodyJacobians(model_, ws_ref);
   }
+  reference_bodies_missing_ = joints_only;
   evaluate(ws, ws_ref, state.xi, reference.xidot, out);
-  return joints_only;
 }
 
 PrototypeTemplate::PrototypeTemplate(const Model& model, std::vector<TemplatePair> pairs,

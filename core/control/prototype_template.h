@@ -33,7 +33,8 @@ struct TemplatePair {
   /// ≥ 0 when a and b are this joint's own frames, a = (parent, T_p) and b = (child, T_c⁻¹) with
   /// G_e = T_p · motion · T_c: the pair's Jacobian is then Ad_{T_c} S_e in the joint's columns and
   /// zero elsewhere, and the template skips the full-width products. Not for spherical_absolute
-  /// joints, whose edge Jacobian reaches into the ancestors' columns.
+  /// joints, whose edge Jacobian reaches into the ancestors' columns. (A pair from the world to a
+  /// root joint's child spans that joint without this index: PrototypeTemplate::spannedJoint.)
   int joint = -1;
   Mat4 inertia = Mat4::Zero();    ///< M̄'
   Mat4 damping = Mat4::Zero();    ///< D̄'
@@ -73,7 +74,8 @@ struct PairState {
   /// pair's matrices change (a parameter edit), not in every evaluation.
   Mat4 inertia_moment = Mat4::Constant(NAN), damping_moment = Mat4::Constant(NAN);
   Mat6 inertia_6 = Mat6::Zero(), damping_6 = Mat6::Zero();
-  /// The pair's joint when J and J_R were last laid out (joint pairs write their own columns only).
+  /// The joint the pair spanned when J and J_R were last laid out (spannedJoint; such pairs write
+  /// their joint's columns only).
   int jacobian_joint = -2;
   /// A pair across a revolute or revolute_unit_circle joint: J = J_R = [0; a] with a the joint
   /// axis, constant, written at the layout (evaluateRotationPair).
@@ -90,24 +92,27 @@ class PrototypeTemplate {
   void setVariant(VelocityError v) { variant_ = v; }
 
   /// ws: computeKinematics + computeBodyJacobians at (x, ξ); ws_ref: the same at (x_R, ξ_R)
-  /// (the body Jacobians only when some pair is not a joint pair).
+  /// (the body Jacobians only when some pair spans no joint).
   /// Writes M̄, b̄ and the energies into `out` (sized on first use).
   void evaluate(const Workspace& ws, const Workspace& ws_ref, const VecX& xi, const VecX& xidot_ref,
                 TemplateEvaluation& out);
 
   /// The whole step of a template controller: the plant terms at the state (evaluatePlant into
   /// `plant`, kinematics into `ws`), the kinematics of the reference into `ws_ref`, then evaluate().
-  /// With `joint_motions_suffice`, as evaluateKinematicsOnly for the reference; returns whether
-  /// only the joints' own motions of the reference were evaluated.
-  bool evaluateWithPlant(const State& state, const ReferenceSample& reference, Workspace& ws,
+  /// With `joint_motions_suffice`, the reference as in evaluateKinematicsOnly.
+  void evaluateWithPlant(const State& state, const ReferenceSample& reference, Workspace& ws,
                          Workspace& ws_ref, PlantTerms& plant, TemplateEvaluation& out,
                          bool joint_motions_suffice = false);
   /// evaluateWithPlant without the plant terms: the kinematics at the state into `ws` (and the body
   /// Jacobians when a pair needs them), the reference's into `ws_ref`, then evaluate(). When every
-  /// pair is a joint pair, only the joints' own motions of the reference (ws_ref.joint) are
-  /// evaluated: its body poses and twists are then not those of the reference. Returns whether so.
-  bool evaluateKinematicsOnly(const State& state, const ReferenceSample& reference, Workspace& ws,
+  /// pair spans a joint (spannedJoint), only those joints' own motions of the reference
+  /// (ws_ref.joint) are evaluated: ws_ref's body poses and twists are then not the reference's
+  /// until completeReferenceKinematics().
+  void evaluateKinematicsOnly(const State& state, const ReferenceSample& reference, Workspace& ws,
                               Workspace& ws_ref, TemplateEvaluation& out);
+  /// The reference's body kinematics into ws_ref (for tracking errors and plots) when the last
+  /// evaluation read only its joints' motions; otherwise ws_ref holds them already.
+  void completeReferenceKinematics(const VecX& x_ref, const VecX& xi_ref, Workspace& ws_ref);
 
   /// dW̄/dt for the actual acceleration ξ̇ (after evaluate() at the same state): compares with the
   /// template power −2R̄ (approach 2/3: equal when the template is realized, single body).
@@ -121,7 +126,7 @@ class PrototypeTemplate {
   /// ^a_bG, ^a_bJ, ^a_bJ ξ and ^a_bJ̇ ξ of pair p; `spanned_joint` = spannedJoint(p).
   void pairJacobian(const Workspace& ws, const TemplatePair& p, int spanned_joint, Pose& G, Mat6X& J,
                     Vec6& twist, Vec6& bias) const;
-  /// pairJacobian for a joint pair (TemplatePair::joint ≥ 0): J is zero outside the joint's
+  /// pairJacobian for a pair that spans a joint (spannedJoint ≥ 0): J is zero outside the joint's
   /// columns, which receive Ad_{T_c} S_e.
   void jointPairJacobian(const Workspace& ws, int joint_index, Pose& G, Mat6X& J, Vec6& twist,
                          Vec6& bias) const;
@@ -137,15 +142,16 @@ class PrototypeTemplate {
   /// Some pair spans no joint: evaluate() needs the body Jacobians of both workspaces (and the
   /// reference's body kinematics).
   bool needsBodyJacobians() const;
-  /// The reference's kinematics into ws_ref (and its body Jacobians if needed; only the joint motions
-  /// when `joint_motions_suffice` and every pair is a joint pair: then true), then evaluate().
-  bool evaluateAgainstReference(const Workspace& ws, const State& state, const ReferenceSample& reference,
+  /// The reference's kinematics into ws_ref (and its body Jacobians if needed; only the spanned
+  /// joints' motions when `joint_motions_suffice` and every pair spans a joint), then evaluate().
+  void evaluateAgainstReference(const Workspace& ws, const State& state, const ReferenceSample& reference,
                                 Workspace& ws_ref, bool joint_motions_suffice, TemplateEvaluation& out);
 
   const Model& model_;
   std::vector<TemplatePair> pairs_;
   VelocityError variant_;
   std::vector<PairState> state_;
+  bool reference_bodies_missing_ = false;  ///< the last evaluation read the reference's joints only
   std::vector<Mat6X> J_, J_ref_;
   Mat6X scratch_;
   /// Ad_{T_c} of every joint's child placement (model constants; indexed by joint): joint pairs

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/control/plant.h"
 #include "core/control/registry.h"
 #include "core/dynamics/dynamics.h"
 #include "core/dynamics/kinematics.h"
@@ -57,13 +58,11 @@ TiltrotorInversion::TiltrotorInversion(const Model& model, const ControllerSetti
   for (const Rotor& r : rotors_)
     joint_inertia_needed_ = joint_inertia_needed_ || r.motor >= 0 ||
                             (r.servo >= 0 && model.actuators[r.servo].kind != ActuatorKind::JointServo);
-  // A joint actuator's force at u = 0 (a servo's own PD part) lies in its joint's coordinates.
-  zero_input_forces_ = !model.external_wrenches.empty() || !model.propellers.empty();
-  for (const Actuator& a : model.actuators)
-    zero_input_forces_ = zero_input_forces_ || (actsOnJoint(a.kind) && a.joint == base_joint_);
+  // f_D reads the base rows; a joint actuator's force at u = 0 (a servo's PD part) lies in its own
+  // joint's, and no joint actuator drives the free base joint.
+  forces_at_zero_input_ = hasForcesAtZeroInput(model, false);
   acceleration_.setZero(model.nxi);
   forces_.setZero(model.nxi);
-  zero_inputs_.setZero(model.numInputs());
 
   // (5.16c): base wrench per unit vertical and horizontal thrust, at zero tilt. The tilted
   // direction is exactly cos θ d + sin θ (a × d) for an axis a ⟂ d, so (5.28) inverts it.
@@ -132,35 +131,21 @@ void TiltrotorInversion::updateTemplate() {
 Vec6 TiltrotorInversion::desiredBaseForce(const State& state, const Vec6& a_des) {
   const int o = model_.joints[base_joint_].xi_offset;
   acceleration_.segment<6>(o) = a_des;  // the other entries stay 0
-  computeInverseDynamicsForces(model_, acceleration_, ws_, forces_);  // M ξ̇ + c + f_G
-  computeElasticForces(model_, state.x, ws_);
-  computeDampingForces(model_, state.xi, ws_);
-  forces_ += ws_.elastic_forces + ws_.damping_forces;
-  if (zero_input_forces_) {
-    computeInputForces(model_, state.x, state.xi, zero_inputs_, ws_);
-    forces_ -= ws_.input_forces;
-  }
+  computeForcesForAcceleration(model_, state, acceleration_, forces_at_zero_input_, ws_, zero_inputs_, forces_);
   compensateExternalForce(forces_);
   return forces_.segment<6>(o);
 }
 
 bool TiltrotorInversion::compute(double /*t*/, const State& state, const ReferenceSample& reference, VecX& u) {
   updateTemplate();
-  reference_bodies_stale_ = template_.evaluateKinematicsOnly(state, reference, ws_, ws_ref_, evaluation_);
+  template_.evaluateKinematicsOnly(state, reference, ws_, ws_ref_, evaluation_);
   if (joint_inertia_needed_) computeMassMatrix(model_, ws_);
   const int o = model_.joints[base_joint_].xi_offset;
   // a_des = −M̄⁻¹ b̄ on the base (the pair only involves the base columns). M̄ is constant while the
   // base joint's S_e is (a free joint's body twist) and the gains are: factorized when it changes.
-  const Mat6 mbar = evaluation_.Mbar.block<6, 6>(o, o);
-  if (!(mbar == factored_mbar_)) {  // (NaN never equals: such a matrix is factorized and refused)
-    mbar_llt_.compute(mbar);
-    if (mbar_llt_.info() != Eigen::Success) {
-      factored_mbar_.setConstant(NAN);
-      return fail("tiltrotor_inversion: the desired inertia is not positive definite");
-    }
-    factored_mbar_ = mbar;
-  }
-  const Vec6 a_des = -mbar_llt_.solve(Vec6(evaluation_.bbar.segment<6>(o)));
+  if (!mbar_factor_.factorize(evaluation_.Mbar.block<6, 6>(o, o)))
+    return fail("tiltrotor_inversion: the desired inertia is not positive definite");
+  const Vec6 a_des = -mbar_factor_.llt().solve(Vec6(evaluation_.bbar.segment<6>(o)));
   const Vec6 f_D = desiredBaseForce(state, a_des);
   VecX& vh = vertical_horizontal_;
   vh.noalias() = wrench_inverse_ * f_D;
@@ -196,10 +181,7 @@ bool TiltrotorInversion::compute(double /*t*/, const State& state, const Referen
 
 void TiltrotorInversion::updateSignals() {
   if (x_.size() == 0) return;  // no successful compute() yet
-  if (reference_bodies_stale_) {
-    computeKinematics(model_, x_ref_, xi_ref_, ws_ref_);
-    reference_bodies_stale_ = false;
-  }
+  template_.completeReferenceKinematics(x_ref_, xi_ref_, ws_ref_);
   tracking_.evaluate(ws_, ws_ref_, x_, x_ref_, signalBlock(tracking_signals_));
 }
 

@@ -18,16 +18,14 @@
 //    the force model and core/control/actuation.h turns the thrusts into motor currents.
 #pragma once
 
-#include <cmath>
 #include <memory>
 #include <vector>
-
-#include <Eigen/Cholesky>
 
 #include "core/control/controller.h"
 #include "core/control/prototype_template.h"
 #include "core/control/settings.h"
 #include "core/control/tracking.h"
+#include "core/math/cached_llt.h"
 
 namespace rbs {
 
@@ -67,17 +65,13 @@ class TiltrotorInversion : public Controller {
   TrackingErrors tracking_;
   Workspace ws_, ws_ref_;
   TemplateEvaluation evaluation_;
-  Mat6 factored_mbar_ = Mat6::Constant(NAN);  ///< the base block of M̄ that mbar_llt_ factorizes
-  Eigen::LLT<Mat6> mbar_llt_;
+  CachedLlt<Mat6> mbar_factor_;  ///< of the base block of M̄
   /// A torque input on a tilt joint or a motor needs that joint's diagonal entry of M.
   bool joint_inertia_needed_ = false;
-  /// f_E(u = 0) reaches the base rows (external wrenches, propeller aerodynamics, a servo on the
-  /// base joint): evaluated in desiredBaseForce.
-  bool zero_input_forces_ = false;
-  VecX acceleration_, forces_, zero_inputs_;  ///< desiredBaseForce's workspace (n, n, inputs)
-  /// ws_ref_ holds the reference's joint motions only (the template needed no more); the tracking
-  /// errors then evaluate its kinematics from x_ref_, xi_ref_.
-  bool reference_bodies_stale_ = false;
+  /// f_E(u = 0) reaches the base rows (external wrenches, propeller aerodynamics): desiredBaseForce
+  /// subtracts it.
+  bool forces_at_zero_input_ = false;
+  VecX acceleration_, forces_, zero_inputs_;  ///< desiredBaseForce's workspace
   VecX x_, x_ref_, xi_ref_;  ///< state and reference of the last compute() (tracking errors)
   std::uint64_t parameters_version_ = ~std::uint64_t{0};
   Parameter mbar_, omega_, zeta_, omega_rot_, zeta_rot_, tilt_max_, servo_omega_, servo_zeta_, motor_gain_;

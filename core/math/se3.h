@@ -50,8 +50,8 @@ struct Pose {
   static Pose rotation(const Mat3& R) { return Pose{R, Vec3::Zero()}; }
 
   Mat4 matrix() const;
-  /// Exactly the identity (placements and offsets that were never set).
-  /// Exactly the identity (what Eigen's isIdentity(0) and isZero(0) test, at a tenth of their cost).
+  /// Exactly the identity (placements and offsets that were never set), compared entry by entry:
+  /// what Eigen's isIdentity(0) and isZero(0) test, at a tenth of their cost.
   bool isIdentity() const { return (R.array() == Mat3::Identity().array()).all() && (r.array() == 0.0).all(); }
   /// Inverse assuming R is orthonormal: [Rᵀ, −Rᵀ r].
   Pose inverse() const { return Pose{R.transpose(), -(R.transpose() * r)}; }

@@ -10,6 +10,7 @@
 
 #include "core/control/prototype.h"
 #include "core/control/registry.h"
+#include "core/control/tracking.h"
 #include "core/dynamics/dynamics.h"
 #include "core/model/model_builder.h"
 #include "tests/support/closed_loop_rk4.h"
@@ -647,15 +648,17 @@ Model effortTree(double bound, bool euler, bool zero_wrench) {
 // One effort per coordinate: every allocation mode's optimum is u = B⁻¹(b − M M̄⁻¹ b̄) while it is
 // inside the bounds, which the controller takes from the Newton–Euler pass without forming M, and
 // from the reference's joint motions only. Against the same controller on the general path (M, b,
-// B formed, the allocator's factorizations, the full reference kinematics): the same u and the same
-// signals (tracking errors, energies, energy rate, saturation) in every mode, inside the bounds
-// and on them (where the general path takes over), and the handed-over plant rates are the dynamics'.
+// B formed, the allocator's factorizations): the same u and the same signals (tracking errors,
+// energies, energy rate, saturation) in every mode, inside the bounds and on them (where the
+// general path takes over), and the handed-over plant rates are the dynamics'. Both read only the
+// reference's joint motions in compute(), so the tracking errors are also checked against
+// TrackingErrors on the full kinematics of state and reference.
 TEST(PrototypeController, AllocatesByInverseDynamicsWhatTheGeneralPathGives) {
   for (const bool euler : {false, true}) {
     for (const double bound : {1e300, 20.0, 300.0}) {
       const Model model = effortTree(bound, euler, false), general_model = effortTree(bound, euler, true);
       ASSERT_EQ(model.numInputs(), model.nxi);
-      Workspace ws_dyn(model);
+      Workspace ws_dyn(model), ws_s(model), ws_r(model);
       int fast = 0, at_bounds = 0, shared = 0;
       for (const char* mode : {"exact", "least_squares", "constrained"}) {
         const ControllerSettings s_settings =
@@ -683,6 +686,16 @@ TEST(PrototypeController, AllocatesByInverseDynamicsWhatTheGeneralPathGives) {
           ASSERT_EQ(a.size(), e.size());
           for (int i = 0; i < a.size(); ++i)
             EXPECT_NEAR(a(i), e(i), 1e-10 * std::max(1.0, std::abs(e(i)))) << what << ": " << c->signals()[i].name;
+          TrackingErrors tracking(model, "");
+          computeKinematics(model, s.x, s.xi, ws_s);
+          computeKinematics(model, r.x, r.xi, ws_r);
+          std::vector<double> errors(tracking.signals().size());
+          tracking.evaluate(ws_s, ws_r, s.x, r.x, errors.data());
+          for (std::size_t i = 0; i < errors.size(); ++i) {  // the tracking signals come first
+            ASSERT_EQ(c->signals()[i].name, tracking.signals()[i].name);
+            EXPECT_NEAR(a(static_cast<int>(i)), errors[i], 1e-12 * std::max(1.0, std::abs(errors[i])))
+                << what << ": " << tracking.signals()[i].name;
+          }
           VecX xdot(model.nx), xidot(model.nxi);
           if (!c->plantRate(model, s, u, 0.0, xdot, xidot)) continue;
           ++shared;

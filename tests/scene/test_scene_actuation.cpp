@@ -16,8 +16,10 @@
 
 #include "core/control/plant.h"
 #include "core/control/registry.h"
+#include "core/control/tracking.h"
 #include "core/dynamics/dynamics.h"
 #include "core/math/se3.h"
+#include "core/model/model_builder.h"
 #include "core/scene/scene.h"
 #include "sim/scene_loop.h"
 #include "sim/settings.h"
@@ -512,56 +514,122 @@ TEST(SceneActuation, MisconfiguredLayersAreReportedAtTheirSection) {
 }
 
 
-TEST(SceneActuation, TiltrotorThrustsRealizeTheBaseRowsOfThePlantTerms) {
-  // tiltrotor_inversion forms f_D = M_bb a_des + b_b by one inverse-dynamics pass instead of M and
-  // b. Check against the plant terms (evaluatePlant) on the tricopter's force model: with the
-  // reference at the state (no template error) a_des is the reference's base acceleration, and the
-  // thrusts at the commanded tilts must produce f_D on the base: (B(x_θ) u)_base = f_D, where x_θ
-  // has the tilt joints at θ_D (the tilted thrust is cos θ d + sin θ a × d at the same point, which
-  // (5.16c) takes at zero tilt: exact when the rotors sit on their tilt axes, as set here).
-  const Scene scene = loadScene(test::libraryScene("tricopter_load_transport.yaml"),
-                                {"joint.spin1.origin.xyz=[0,0,0]", "joint.spin2.origin.xyz=[0,0,0]",
-                                 "joint.spin3.origin.xyz=[0,0,0]"});
-  ASSERT_TRUE(scene.force_model);
-  const Model& model = *scene.force_model;
+/// tiltrotor_inversion forms f_D = M_bb a_des + b_b by one inverse-dynamics pass instead of M and
+/// b. Checked against the plant terms (evaluatePlant): with the reference at the state (no template
+/// error) a_des is the reference's base acceleration, and the thrusts at the commanded tilts must
+/// produce f_D on the base: (B(x_θ) u)_base = f_D, where x_θ has the tilt joints at θ_D (the tilted
+/// thrust is cos θ d + sin θ a × d at the same point, which (5.16c) takes at zero tilt: exact when
+/// the rotors sit on their tilt axes).
+void expectThrustsRealizeTheBaseRowsOfThePlantTerms(const Model& model, const std::string& what) {
   auto controller = makeController(model, ControllerSettings{"tiltrotor_inversion", {}, {}});
-  const int base = model.jointIndex("flight"), o = model.joints[base].xi_offset;
+  const int o = model.joints[baseJointIndex(model)].xi_offset;
   Workspace ws(model);
   PlantTerms plant;
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> small(-0.3, 0.3);
   for (int trial = 0; trial < 5; ++trial) {
     State s = model.initial_state;
-    for (int i = 0; i < model.nxi; ++i) s.xi(i) = small(rng);
-    if (trial > 0) s.x(model.joints[model.jointIndex("tilt1")].x_offset) = small(rng);  // an arm off zero
+    for (int i = 0; i < model.nxi; ++i) s.xi(i) += small(rng);
+    for (const Joint& j : model.joints)  // arms off zero tilt, propellers at some angle
+      if (j.type == JointType::Revolute && trial > 0) s.x(j.x_offset) = small(rng);
     ReferenceSample r;
     r.x = s.x;
     r.xi = s.xi;
     r.xidot = VecX::Zero(model.nxi);
     for (int i = 0; i < 6; ++i) r.xidot(o + i) = small(rng);
     VecX u;
-    ASSERT_TRUE(controller->compute(0.0, s, r, u)) << controller->message();
+    ASSERT_TRUE(controller->compute(0.0, s, r, u)) << what << ": " << controller->message();
     evaluatePlant(model, s, ws, plant);
     const Vec6 f_D = plant.M.middleRows<6>(o) * r.xidot + plant.b.segment<6>(o);
     State tilted = s;
     VecX thrusts = VecX::Zero(model.numInputs());
+    const auto& names = controller->signals();
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      const std::string prefix = "control.tilt_command.";
+      if (names[i].name.rfind(prefix, 0) != 0) continue;
+      const Joint& tilt = model.joints[model.jointIndex(names[i].name.substr(prefix.size()))];
+      tilted.x(tilt.x_offset) = controller->signalValues()(static_cast<int>(i));
+    }
     for (int i = 0; i < model.numInputs(); ++i) {
       const Actuator& a = model.actuators[i];
-      if (a.kind == ActuatorKind::JointServo) {
-        tilted.x(model.joints[a.joint].x_offset) = u(i);
-      } else {
-        ASSERT_GT(u(i), a.lower) << "clamped thrust " << a.name;
-        ASSERT_LT(u(i), a.upper) << "clamped thrust " << a.name;
-        thrusts(i) = u(i);
+      if (a.kind == ActuatorKind::JointEffort) {  // the joint's diagonal of M scales its loop
+        const Joint& joint = model.joints[a.joint];
+        const int c = joint.xi_offset;
+        const double expected =
+            joint.name.rfind("spin", 0) == 0  // a motor (motor_gain 20) holds the initial speed
+                ? plant.M(c, c) * 20.0 * (model.initial_state.xi(c) - s.xi(c))
+                : plant.M(c, c) * (1600.0 * (tilted.x(joint.x_offset) - s.x(joint.x_offset)) - 80.0 * s.xi(c));
+        EXPECT_NEAR(u(i), expected, 1e-12 * std::abs(expected)) << what << ": " << a.name;  // (5.2), ω 40, ζ 1
+        continue;
       }
+      if (a.kind != ActuatorKind::BodyForce) continue;
+      ASSERT_GT(u(i), a.lower) << what << ": clamped thrust " << a.name;
+      ASSERT_LT(u(i), a.upper) << what << ": clamped thrust " << a.name;
+      thrusts(i) = u(i);
     }
     computeKinematics(model, tilted.x, tilted.xi, ws);
     computeBodyJacobians(model, ws);
     computeInputMatrix(model, ws);
     const Vec6 realized = ws.input_matrix.middleRows<6>(o) * thrusts;
-    EXPECT_LT((realized - f_D).norm(), 1e-12 * f_D.norm()) << "trial " << trial << "\n" << realized.transpose()
-                                                           << "\n" << f_D.transpose();
+    EXPECT_LT((realized - f_D).norm(), 1e-12 * f_D.norm())
+        << what << ", trial " << trial << "\n" << realized.transpose() << "\n" << f_D.transpose();
   }
+}
+
+/// A tilt-rotor vehicle built here: torque inputs on the tilt joints and motors on spinning
+/// propellers (the controller then reads M's diagonal), a constant external wrench on the base (in
+/// f_E(u = 0)), an air-drag damper and the rotors on the tilt axes.
+Model torqueTiltedTricopter() {
+  ModelBuilder b;
+  b.setGravity(Vec3(0, 0, -9.81));
+  b.addBody({.name = "base", .mass = 1.2, .inertia = Vec3(0.02, 0.021, 0.035).asDiagonal()});
+  JointSpec j;
+  j.name = "flight";
+  j.type = JointType::Free;
+  j.parent = rbs::kWorld;
+  j.child = "base";
+  b.addJoint(j);
+  for (int k = 0; k < 3; ++k) {
+    const std::string n = std::to_string(k), arm = "arm" + n, propeller = "propeller" + n;
+    const double angle = 2.0 * std::numbers::pi * k / 3.0;
+    b.addBody({.name = arm, .mass = 0.06, .inertia = Vec3(3e-5, 2.5e-5, 1.5e-5).asDiagonal()});
+    b.addBody({.name = propeller, .mass = 0.01, .inertia = Vec3(1.8e-5, 1.8e-5, 3.6e-5).asDiagonal()});
+    j = JointSpec{};
+    j.name = "tilt" + n;
+    j.type = JointType::Revolute;
+    j.parent = "base";
+    j.child = arm;
+    j.axis = Vec3::UnitX();
+    j.parent_placement = Pose{expSO3(Vec3(0, 0, angle)), Vec3(0.24 * std::cos(angle), 0.24 * std::sin(angle), 0.01)};
+    b.addJoint(j);
+    j = JointSpec{};
+    j.name = "spin" + n;
+    j.type = JointType::Revolute;
+    j.parent = arm;
+    j.child = propeller;
+    j.axis = Vec3::UnitZ();
+    j.initial_velocity = VecX::Constant(1, 500.0);
+    b.addJoint(j);
+    b.addActuator({.name = "tilt_torque" + n, .kind = ActuatorKind::JointEffort, .joint = "tilt" + n});
+    b.addActuator({.name = "motor" + n, .kind = ActuatorKind::JointEffort, .joint = "spin" + n});
+    b.addActuator({.name = "thrust" + n, .kind = ActuatorKind::BodyForce, .body = propeller, .lower = 0.0,
+                   .upper = 20.0, .torque_ratio = k == 1 ? -0.017 : 0.017});
+  }
+  b.addExternalWrench({.body = "base", .point = Vec3(0.05, 0, 0), .force = Vec3(0.3, -0.2, -1.0), .world_axes = true});
+  b.addDamper({.name = "drag", .a = FrameSpec{}, .b = FrameSpec{"base", Pose{}}, .damping = 0.34,
+               .rotational_damping = Vec3(0.0085, 0.0085, 0.014).asDiagonal()});
+  return b.build();
+}
+
+TEST(SceneActuation, TiltrotorThrustsRealizeTheBaseRowsOfThePlantTerms) {
+  // The library tricopter's force model (servo tilts, rotors welded, a load on a spherical joint),
+  // rotors moved onto the tilt axes.
+  const Scene scene = loadScene(test::libraryScene("tricopter_load_transport.yaml"),
+                                {"joint.spin1.origin.xyz=[0,0,0]", "joint.spin2.origin.xyz=[0,0,0]",
+                                 "joint.spin3.origin.xyz=[0,0,0]"});
+  ASSERT_TRUE(scene.force_model);
+  expectThrustsRealizeTheBaseRowsOfThePlantTerms(*scene.force_model, "tricopter force model");
+  expectThrustsRealizeTheBaseRowsOfThePlantTerms(torqueTiltedTricopter(), "torque tilts, motors, external wrench");
 }
 
 }  // namespace
