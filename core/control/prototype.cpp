@@ -480,7 +480,7 @@ bool PrototypeController::compute(double /*t*/, const State& state, const Refere
   late_plant_terms_ = false;
   if (!plant_terms_skipped_) {
     if (inverse_dynamics_inputs_.empty() || transport_check)
-      template_.evaluateWithPlant(state, reference, ws_, ws_ref_, plant_, evaluation_, true);
+      template_.evaluateWithPlant(state, reference, ws_, ws_ref_, plant_, evaluation_);
     else  // the template is evaluated already; u₀ left the bounds
       evaluatePlant(model_, state, ws_, plant_);
     compensateExternalForce(plant_.b);

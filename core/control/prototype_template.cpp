@@ -59,17 +59,16 @@ void setNaturalGains(TemplatePair& pair, double mass, const Vec3& theta, double 
 }
 
 void PrototypeTemplate::evaluateWithPlant(const State& state, const ReferenceSample& reference, Workspace& ws,
-                                          Workspace& ws_ref, PlantTerms& plant, TemplateEvaluation& out,
-                                          bool joint_motions_suffice) {
+                                          Workspace& ws_ref, PlantTerms& plant, TemplateEvaluation& out) {
   evaluatePlant(model_, state, ws, plant);
-  evaluateAgainstReference(ws, state, reference, ws_ref, joint_motions_suffice, out);
+  evaluateAgainstReference(ws, state, reference, ws_ref, out);
 }
 
 void PrototypeTemplate::evaluateKinematicsOnly(const State& state, const ReferenceSample& reference, Workspace& ws,
                                                Workspace& ws_ref, TemplateEvaluation& out) {
   computeKinematics(model_, state.x, state.xi, ws);
   if (needsBodyJacobians()) computeBodyJacobians(model_, ws);
-  evaluateAgainstReference(ws, state, reference, ws_ref, true, out);
+  evaluateAgainstReference(ws, state, reference, ws_ref, out);
 }
 
 void PrototypeTemplate::completeReferenceKinematics(const VecX& x_ref, const VecX& xi_ref, Workspace& ws_ref) {
@@ -97,10 +96,9 @@ bool PrototypeTemplate::needsBodyJacobians() const {
 
 void PrototypeTemplate::evaluateAgainstReference(const Workspace& ws, const State& state,
                                                  const ReferenceSample& reference, Workspace& ws_ref,
-                                                 bool joint_motions_suffice, TemplateEvaluation& out) {
+                                                 TemplateEvaluation& out) {
   const bool bodies = needsBodyJacobians();
-  const bool joints_only = joint_motions_suffice && !bodies;
-  if (joints_only) {
+  if (!bodies) {
     // Joint pairs read their joints' own motions only (jointPairJacobian), and a joint's S_e, J_e ξ
     // and σ_e do not depend on its parent's motion (joint pairs exclude spherical_absolute, the
     // one type whose do): no poses, twists or biases of the reference bodies, and no other joints.
@@ -114,7 +112,7 @@ void PrototypeTemplate::evaluateAgainstReference(const Workspace& ws, const Stat
     computeKinematics(model_, reference.x, reference.xi, ws_ref);
     if (bodies) computeBodyJacobians(model_, ws_ref);
   }
-  reference_bodies_missing_ = joints_only;
+  reference_bodies_missing_ = !bodies;
   evaluate(ws, ws_ref, state.xi, reference.xidot, out);
 }
 

@@ -98,11 +98,10 @@ class PrototypeTemplate {
                 TemplateEvaluation& out);
 
   /// The whole step of a template controller: the plant terms at the state (evaluatePlant into
-  /// `plant`, kinematics into `ws`), the kinematics of the reference into `ws_ref`, then evaluate().
-  /// With `joint_motions_suffice`, the reference as in evaluateKinematicsOnly.
+  /// `plant`, kinematics into `ws`), the reference into `ws_ref` as in evaluateKinematicsOnly, then
+  /// evaluate().
   void evaluateWithPlant(const State& state, const ReferenceSample& reference, Workspace& ws,
-                         Workspace& ws_ref, PlantTerms& plant, TemplateEvaluation& out,
-                         bool joint_motions_suffice = false);
+                         Workspace& ws_ref, PlantTerms& plant, TemplateEvaluation& out);
   /// evaluateWithPlant without the plant terms: the kinematics at the state into `ws` (and the body
   /// Jacobians when a pair needs them), the reference's into `ws_ref`, then evaluate(). When every
   /// pair spans a joint (spannedJoint), only those joints' own motions of the reference
@@ -143,9 +142,9 @@ class PrototypeTemplate {
   /// reference's body kinematics).
   bool needsBodyJacobians() const;
   /// The reference's kinematics into ws_ref (and its body Jacobians if needed; only the spanned
-  /// joints' motions when `joint_motions_suffice` and every pair spans a joint), then evaluate().
+  /// joints' motions when every pair spans a joint), then evaluate().
   void evaluateAgainstReference(const Workspace& ws, const State& state, const ReferenceSample& reference,
-                                Workspace& ws_ref, bool joint_motions_suffice, TemplateEvaluation& out);
+                                Workspace& ws_ref, TemplateEvaluation& out);
 
   const Model& model_;
   std::vector<TemplatePair> pairs_;

@@ -364,6 +364,20 @@ TEST(PrototypeController, RejectsBadOptionsAndSettingsWithNames) {
 
 // ---- joint pairs: the joint's own Jacobian instead of the frame-pair formula ---------------------
 
+/// Two templates' evaluations `a` (fast) and `b` (slow) at the same state and reference agree
+/// (1e-12): M̄, b̄, the three energies, and the energy rate at `xidot`.
+void expectSameTemplateNumbers(const PrototypeTemplate& fast, const PrototypeTemplate& slow, const TemplateEvaluation& a,
+                               const TemplateEvaluation& b, const VecX& xidot, const std::string& what) {
+  constexpr double kTol = 1e-12;
+  EXPECT_LE((a.Mbar - b.Mbar).norm(), kTol * b.Mbar.norm()) << what;
+  EXPECT_LE((a.bbar - b.bbar).norm(), kTol * (1.0 + b.bbar.norm())) << what;
+  EXPECT_NEAR(a.kinetic, b.kinetic, kTol * (1.0 + b.kinetic)) << what;
+  EXPECT_NEAR(a.potential, b.potential, kTol * (1.0 + b.potential)) << what;
+  EXPECT_NEAR(a.rayleigh, b.rayleigh, kTol * (1.0 + b.rayleigh)) << what;
+  const double rate = slow.energyRate(xidot);
+  EXPECT_NEAR(fast.energyRate(xidot), rate, kTol * (1.0 + std::abs(rate))) << what;
+}
+
 TEST(PrototypeTemplate, JointPairsGiveTheFramePairNumbersForEveryJointType) {
   // TemplatePair::joint lets the template take Ad_{T_c} S_e as the pair Jacobian; the general
   // frame-pair formula (3.121) must give the same M̄, b̄, energies and energy rate at random states
@@ -404,15 +418,8 @@ TEST(PrototypeTemplate, JointPairsGiveTheFramePairNumbersForEveryJointType) {
           slow.evaluate(ws, ws_ref, s.xi, r_dot, b);
           const std::string what = std::string(jointTypeName(type)) + (at_root ? " at the root" : " inside") +
                                    ", variant " + std::to_string(static_cast<int>(variant));
-          constexpr double kTol = 1e-12;
-          EXPECT_LE((a.Mbar - b.Mbar).norm(), kTol * b.Mbar.norm()) << what;
-          EXPECT_LE((a.bbar - b.bbar).norm(), kTol * (1.0 + b.bbar.norm())) << what;
-          EXPECT_NEAR(a.kinetic, b.kinetic, kTol * (1.0 + b.kinetic)) << what;
-          EXPECT_NEAR(a.potential, b.potential, kTol * (1.0 + b.potential)) << what;
-          EXPECT_NEAR(a.rayleigh, b.rayleigh, kTol * (1.0 + b.rayleigh)) << what;
           const VecX xidot = VecX::NullaryExpr(model.nxi, [&] { return test::uniform(rng, -1.0, 1.0); });
-          const double rate = slow.energyRate(xidot);
-          EXPECT_NEAR(fast.energyRate(xidot), rate, kTol * (1.0 + std::abs(rate))) << what;
+          expectSameTemplateNumbers(fast, slow, a, b, xidot, what);
         }
       }
     }
@@ -494,15 +501,8 @@ TEST(PrototypeTemplate, ABasePairOnARootJointGivesTheFramePairNumbers) {
           slow.evaluate(ws_w, ws_w_ref, s.xi, r_dot, b);
           const std::string what = std::string(jointTypeName(type)) + ", variant " +
                                    std::to_string(static_cast<int>(variant)) + (P.isIdentity() ? "" : ", placed");
-          constexpr double kTol = 1e-12;
-          EXPECT_LE((a.Mbar - b.Mbar).norm(), kTol * b.Mbar.norm()) << what;
-          EXPECT_LE((a.bbar - b.bbar).norm(), kTol * (1.0 + b.bbar.norm())) << what;
-          EXPECT_NEAR(a.kinetic, b.kinetic, kTol * (1.0 + b.kinetic)) << what;
-          EXPECT_NEAR(a.potential, b.potential, kTol * (1.0 + b.potential)) << what;
-          EXPECT_NEAR(a.rayleigh, b.rayleigh, kTol * (1.0 + b.rayleigh)) << what;
           const VecX xidot = VecX::NullaryExpr(root.nxi, [&] { return test::uniform(rng, -1.0, 1.0); });
-          const double rate = slow.energyRate(xidot);
-          EXPECT_NEAR(fast.energyRate(xidot), rate, kTol * (1.0 + std::abs(rate))) << what;
+          expectSameTemplateNumbers(fast, slow, a, b, xidot, what);
         }
       }
     }
@@ -520,19 +520,10 @@ TEST(PrototypeTemplate, ABasePairOnAMovingParentSeesTheBodysAbsoluteMotion) {
   const BodySpec base = test::randomBody(rng, "base");
   carried.addBody(base);
   free.addBody(base);
-  JointSpec j;
-  j.name = "j_carrier";
-  j.type = JointType::Free;
-  j.parent = rbs::kWorld;
-  j.child = "carrier";
-  carried.addJoint(j);
-  j.child = "base";
-  free.addJoint(j);
-  j.name = "j_base";
-  j.type = JointType::Revolute;
-  j.parent = "carrier";
-  j.axis = Vec3(0.2, -0.6, 0.7).normalized();
-  carried.addJoint(j);
+  carried.addJoint({.name = "j_carrier", .type = JointType::Free, .child = "carrier"});
+  free.addJoint({.name = "j_carrier", .type = JointType::Free, .child = "base"});
+  carried.addJoint({.name = "j_base", .type = JointType::Revolute, .parent = "carrier", .child = "base",
+                    .axis = Vec3(0.2, -0.6, 0.7).normalized()});
   const Model on_carrier = carried.build(), alone = free.build();
   auto pairOn = [](const Model& m) {
     TemplatePair p{"base", Frame{}, Frame{m.bodyIndex("base"), Pose{}}};

@@ -19,11 +19,11 @@
 #include "core/control/tracking.h"
 #include "core/dynamics/dynamics.h"
 #include "core/math/se3.h"
-#include "core/model/model_builder.h"
 #include "core/scene/scene.h"
 #include "sim/scene_loop.h"
 #include "sim/settings.h"
 #include "sim/simulator.h"
+#include "tests/support/example_models.h"
 #include "tests/support/scene_run.h"
 
 namespace rbs {
@@ -576,51 +576,6 @@ void expectThrustsRealizeTheBaseRowsOfThePlantTerms(const Model& model, const st
   }
 }
 
-/// A tilt-rotor vehicle built here: torque inputs on the tilt joints and motors on spinning
-/// propellers (the controller then reads M's diagonal), a constant external wrench on the base (in
-/// f_E(u = 0)), an air-drag damper and the rotors on the tilt axes.
-Model torqueTiltedTricopter() {
-  ModelBuilder b;
-  b.setGravity(Vec3(0, 0, -9.81));
-  b.addBody({.name = "base", .mass = 1.2, .inertia = Vec3(0.02, 0.021, 0.035).asDiagonal()});
-  JointSpec j;
-  j.name = "flight";
-  j.type = JointType::Free;
-  j.parent = rbs::kWorld;
-  j.child = "base";
-  b.addJoint(j);
-  for (int k = 0; k < 3; ++k) {
-    const std::string n = std::to_string(k), arm = "arm" + n, propeller = "propeller" + n;
-    const double angle = 2.0 * std::numbers::pi * k / 3.0;
-    b.addBody({.name = arm, .mass = 0.06, .inertia = Vec3(3e-5, 2.5e-5, 1.5e-5).asDiagonal()});
-    b.addBody({.name = propeller, .mass = 0.01, .inertia = Vec3(1.8e-5, 1.8e-5, 3.6e-5).asDiagonal()});
-    j = JointSpec{};
-    j.name = "tilt" + n;
-    j.type = JointType::Revolute;
-    j.parent = "base";
-    j.child = arm;
-    j.axis = Vec3::UnitX();
-    j.parent_placement = Pose{expSO3(Vec3(0, 0, angle)), Vec3(0.24 * std::cos(angle), 0.24 * std::sin(angle), 0.01)};
-    b.addJoint(j);
-    j = JointSpec{};
-    j.name = "spin" + n;
-    j.type = JointType::Revolute;
-    j.parent = arm;
-    j.child = propeller;
-    j.axis = Vec3::UnitZ();
-    j.initial_velocity = VecX::Constant(1, 500.0);
-    b.addJoint(j);
-    b.addActuator({.name = "tilt_torque" + n, .kind = ActuatorKind::JointEffort, .joint = "tilt" + n});
-    b.addActuator({.name = "motor" + n, .kind = ActuatorKind::JointEffort, .joint = "spin" + n});
-    b.addActuator({.name = "thrust" + n, .kind = ActuatorKind::BodyForce, .body = propeller, .lower = 0.0,
-                   .upper = 20.0, .torque_ratio = k == 1 ? -0.017 : 0.017});
-  }
-  b.addExternalWrench({.body = "base", .point = Vec3(0.05, 0, 0), .force = Vec3(0.3, -0.2, -1.0), .world_axes = true});
-  b.addDamper({.name = "drag", .a = FrameSpec{}, .b = FrameSpec{"base", Pose{}}, .damping = 0.34,
-               .rotational_damping = Vec3(0.0085, 0.0085, 0.014).asDiagonal()});
-  return b.build();
-}
-
 TEST(SceneActuation, TiltrotorThrustsRealizeTheBaseRowsOfThePlantTerms) {
   // The library tricopter's force model (servo tilts, rotors welded, a load on a spherical joint),
   // rotors moved onto the tilt axes.
@@ -629,7 +584,7 @@ TEST(SceneActuation, TiltrotorThrustsRealizeTheBaseRowsOfThePlantTerms) {
                                  "joint.spin3.origin.xyz=[0,0,0]"});
   ASSERT_TRUE(scene.force_model);
   expectThrustsRealizeTheBaseRowsOfThePlantTerms(*scene.force_model, "tricopter force model");
-  expectThrustsRealizeTheBaseRowsOfThePlantTerms(torqueTiltedTricopter(), "torque tilts, motors, external wrench");
+  expectThrustsRealizeTheBaseRowsOfThePlantTerms(test::torqueTiltedTricopter(), "torque tilts, motors, external wrench");
 }
 
 }  // namespace

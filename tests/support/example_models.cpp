@@ -1,6 +1,7 @@
 #include "tests/support/example_models.h"
 
 #include <cmath>
+#include <numbers>
 #include <string>
 
 namespace rbs::test {
@@ -116,6 +117,32 @@ Model actuatedPlanarBody(double force_limit) {
     b.addActuator({.name = i == 0 ? "force_x" : "force_y", .kind = ActuatorKind::BodyForce, .body = "body",
                    .direction = Vec3::Unit(i), .lower = -force_limit, .upper = force_limit});
   b.addActuator({.name = "torque_z", .kind = ActuatorKind::BodyTorque, .body = "body", .direction = Vec3::UnitZ()});
+  return b.build();
+}
+
+Model torqueTiltedTricopter() {
+  ModelBuilder b;
+  b.setGravity(Vec3(0, 0, -9.81));
+  b.addBody({.name = "base", .mass = 1.2, .inertia = Vec3(0.02, 0.021, 0.035).asDiagonal()});
+  b.addJoint({.name = "flight", .type = JointType::Free, .child = "base"});
+  for (int k = 0; k < 3; ++k) {
+    const std::string n = std::to_string(k), arm = "arm" + n, propeller = "propeller" + n;
+    const double angle = 2.0 * std::numbers::pi * k / 3.0;
+    b.addBody({.name = arm, .mass = 0.06, .inertia = Vec3(3e-5, 2.5e-5, 1.5e-5).asDiagonal()});
+    b.addBody({.name = propeller, .mass = 0.01, .inertia = Vec3(1.8e-5, 1.8e-5, 3.6e-5).asDiagonal()});
+    b.addJoint({.name = "tilt" + n, .type = JointType::Revolute, .parent = "base", .child = arm,
+                .parent_placement = Pose{expSO3(Vec3(0, 0, angle)), Vec3(0.24 * std::cos(angle), 0.24 * std::sin(angle), 0.01)},
+                .axis = Vec3::UnitX()});
+    b.addJoint({.name = "spin" + n, .type = JointType::Revolute, .parent = arm, .child = propeller,
+                .initial_velocity = VecX::Constant(1, 500.0)});
+    b.addActuator({.name = "tilt_torque" + n, .kind = ActuatorKind::JointEffort, .joint = "tilt" + n});
+    b.addActuator({.name = "motor" + n, .kind = ActuatorKind::JointEffort, .joint = "spin" + n});
+    b.addActuator({.name = "thrust" + n, .kind = ActuatorKind::BodyForce, .body = propeller, .lower = 0.0,
+                   .upper = 20.0, .torque_ratio = k == 1 ? -0.017 : 0.017});
+  }
+  b.addExternalWrench({.body = "base", .point = Vec3(0.05, 0, 0), .force = Vec3(0.3, -0.2, -1.0), .world_axes = true});
+  b.addDamper({.name = "drag", .a = FrameSpec{}, .b = FrameSpec{"base", Pose{}}, .damping = 0.34,
+               .rotational_damping = Vec3(0.0085, 0.0085, 0.014).asDiagonal()});
   return b.build();
 }
 

@@ -91,4 +91,10 @@ Model seifriedCartTwoLinkArm(const SeifriedCartParameters& p = {});
 /// Θ_c = diag(0.1, 0.2, 0.3) kg m².
 Model actuatedPlanarBody(double force_limit = 1e300);
 
+/// A tilt-rotor vehicle for tiltrotor_inversion (not a thesis model): a free base, three arms at
+/// 120° on revolute tilt joints (axis x) with torque inputs, a propeller spinning at 500 rad/s on
+/// each arm with a motor (joint effort) and a thrust along its axis on the tilt axis, a constant
+/// external wrench on the base (in f_E(u = 0)) and an air-drag damper.
+Model torqueTiltedTricopter();
+
 }  // namespace rbs::test
