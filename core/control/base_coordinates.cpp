@@ -1,6 +1,7 @@
 // Base motions in the base joint's coordinates (core/control/base_coordinates.h).
 #include "core/control/base_coordinates.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "core/dynamics/inverse_kinematics.h"
@@ -18,7 +19,9 @@ SpatialBaseCoordinates::SpatialBaseCoordinates(const Joint& joint, const Pose& f
     evaluateJoint(joint, x, zero, Vec6::Zero(), Vec6::Zero(), jm);
     const SmallMat StS = jm.S.transpose() * jm.S;
     velocity_map_ = StS.ldlt().solve(SmallMat(jm.S.transpose()));
+    identity_velocity_map_ = velocity_map_ == SmallMat::Identity(joint.nxi, joint.nxi);
   }
+  frame_is_identity_ = frame.isIdentity();
 }
 
 void SpatialBaseCoordinates::sample(double t, double* x, double* xi, double* xidot) const {
@@ -26,14 +29,21 @@ void SpatialBaseCoordinates::sample(double t, double* x, double* xi, double* xid
   Pose M;
   Vec6 V, V_dot;
   if (isFreeType(joint_.type)) {
-    // G_b = C M T_c ⇒ M = C⁻¹ G_b T_c⁻¹; the child twist of the motion is V_b itself.
-    M = frame_.inverse() * b.G * joint_.child_placement.inverse();
+    // G_b = C M T_c ⇒ M = C⁻¹ G_b T_c⁻¹; the child twist of the motion is V_b itself. (A product
+    // with an identity C or T_c is exact: skipped.)
+    M = frame_is_identity_ ? b.G : frame_.inverse() * b.G;
+    if (joint_.has_child_placement) M = M * joint_.child_placement.inverse();
     V = b.V;
     V_dot = b.V_dot;
   } else {
     rotationJointMotion(joint_, frame_.R, b.G.R, b.V.tail<3>(), b.V_dot.tail<3>(), M, V, V_dot);
   }
   jointCoordinatesFromMotion(joint_, M, x);
+  if (identity_velocity_map_) {  // free joint, body twist: ξ = V, ξ̇ = V̇
+    std::copy(V.data(), V.data() + 6, xi);
+    std::copy(V_dot.data(), V_dot.data() + 6, xidot);
+    return;
+  }
   if (velocity_map_.size() > 0) {
     Eigen::Map<VecX>(xi, joint_.nxi).noalias() = velocity_map_ * V;
     Eigen::Map<VecX>(xidot, joint_.nxi).noalias() = velocity_map_ * V_dot;

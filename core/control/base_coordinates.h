@@ -42,6 +42,8 @@ class SpatialBaseCoordinates final : public BaseCoordinates {
   /// S_e⁺ = (S_eᵀS_e)⁻¹S_eᵀ of a root joint whose S_e is constant (free, spherical): then
   /// ξ_e = S_e⁺ V and ξ̇_e = S_e⁺ V̇ (σ_e = 0) without a factorization per sample. Empty otherwise.
   SmallMat velocity_map_;
+  bool identity_velocity_map_ = false;  ///< S_e⁺ = I exactly (free joints: ξ = V)
+  bool frame_is_identity_ = false;      ///< C = I (a root joint without parent placement)
 };
 
 /// A planar base joint following a planar motion: ξ = (v, ω) with v = R(θ)ᵀṗ;

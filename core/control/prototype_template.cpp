@@ -210,6 +210,8 @@ void PrototypeTemplate::evaluate(const Workspace& ws, const Workspace& ws_ref, c
       J_R.setZero();
       s.jacobian_joint = spanned;
       s.rotation_pair = spanned >= 0 && isRevoluteType(model_.joints[spanned].type);
+      s.identity_jacobian = spanned >= 0 && isFreeType(model_.joints[spanned].type) &&
+                            !model_.joints[spanned].has_child_placement;
       if (s.rotation_pair) {
         const Joint& joint = model_.joints[spanned];
         J.col(joint.xi_offset).tail<3>() = joint.axis;
@@ -224,7 +226,9 @@ void PrototypeTemplate::evaluate(const Workspace& ws, const Workspace& ws_ref, c
     pairJacobian(ws, p, spanned, G, J, s.twist, s.bias);
     Vec6 ref_bias;
     pairJacobian(ws_ref, p, spanned, G_R, J_R, s.ref_twist, ref_bias);
-    if (spanned >= 0) {  // J_R is zero outside the joint's columns
+    if (s.identity_jacobian) {  // J_R = I in the joint's columns
+      s.ref_acceleration = xidot_ref.segment<6>(model_.joints[spanned].xi_offset) + ref_bias;
+    } else if (spanned >= 0) {  // J_R is zero outside the joint's columns
       const Joint& joint = model_.joints[spanned];
       s.ref_acceleration.noalias() =
           J_R.middleCols(joint.xi_offset, joint.nxi) * xidot_ref.segment(joint.xi_offset, joint.nxi);
@@ -272,7 +276,11 @@ void PrototypeTemplate::evaluate(const Workspace& ws, const Workspace& ws_ref, c
     }
     // (4.66a) M̄ = Σ Jᵀ Vee(M̄') J; (4.66j) b̄ = Σ Jᵀ (c̄ + f̄_D + f̄_K).
     // Inner dimension 6: coefficient-wise products beat the blocked GEMM kernels here.
-    if (spanned >= 0) {  // J is non-zero in the joint's columns only
+    if (s.identity_jacobian) {  // J = I in the joint's columns: Jᵀ Vee(M̄') J = Vee(M̄'), bit for bit
+      const int o = model_.joints[spanned].xi_offset;
+      out.Mbar.block<6, 6>(o, o) += Mb;
+      out.bbar.segment<6>(o) += force;
+    } else if (spanned >= 0) {  // J is non-zero in the joint's columns only
       const Joint& joint = model_.joints[spanned];
       const auto Jc = J.middleCols(joint.xi_offset, joint.nxi);
       scratch_.leftCols(joint.nxi).noalias() = Mb.lazyProduct(Jc);

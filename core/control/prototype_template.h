@@ -80,6 +80,9 @@ struct PairState {
   /// A pair across a revolute or revolute_unit_circle joint: J = J_R = [0; a] with a the joint
   /// axis, constant, written at the layout (evaluateRotationPair).
   bool rotation_pair = false;
+  /// A pair across a free joint without child placement: J = J_R = S_e = I in the joint's columns
+  /// (body-twist coordinates), so M̄ and b̄ take the pair's Vee(M̄') and force as they are.
+  bool identity_jacobian = false;
 };
 
 class PrototypeTemplate {

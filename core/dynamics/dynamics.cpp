@@ -625,6 +625,10 @@ void computeDampingMatrix(const Model& model, Workspace& ws) {
 }
 
 void computeInputMatrix(const Model& model, Workspace& ws) {
+  if (model.single_rigid_body) {  // S_e = I: a body actuator's column is its unit wrench (J_bᵀ = I)
+    for (int i = 0; i < model.numInputs(); ++i) ws.input_matrix.col(i) = model.actuators[i].unit_wrench;
+    return;
+  }
   ws.input_matrix.setZero();
   for (int i = 0; i < model.numInputs(); ++i) {
     const Actuator& a = model.actuators[i];

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/dynamics/dynamics.h"
+#include "core/dynamics/kinematics.h"
 #include "sim/simulator.h"
 #include "tests/support/matrix_compare.h"
 #include "tests/support/report.h"
@@ -338,7 +339,8 @@ INSTANTIATE_TEST_SUITE_P(FreeTypes, FreeJoint,
 
 // The single-rigid-body shortcut (Model::single_rigid_body) takes the generalized forces as the
 // body wrenches; the recursive backward pass must give the same numbers, with
-// external wrenches, body forces and torques, at random states, for both coordinate choices.
+// external wrenches, body forces and torques, at random states, for both coordinate choices;
+// likewise the input matrix.
 TEST(FreeBody, SingleRigidBodyShortcutEqualsTheRecursivePasses) {
   for (JointType type : {JointType::Free, JointType::FreeQuaternion}) {
     test::Rng rng(41);
@@ -365,6 +367,12 @@ TEST(FreeBody, SingleRigidBodyShortcutEqualsTheRecursivePasses) {
       EXPECT_MATRIX_NEAR(ws_fast.input_forces, ws_recursive.input_forces, 1e-14);
       EXPECT_MATRIX_NEAR(ws_fast.xidot, ws_recursive.xidot, 1e-13);
       EXPECT_MATRIX_NEAR(ws_fast.xdot, ws_recursive.xdot, 0.0);
+      // B: the unit wrenches themselves, bit for bit what Jᵀ (J = I) makes of them.
+      computeBodyJacobians(fast, ws_fast);
+      computeInputMatrix(fast, ws_fast);
+      computeBodyJacobians(recursive, ws_recursive);
+      computeInputMatrix(recursive, ws_recursive);
+      EXPECT_MATRIX_NEAR(ws_fast.input_matrix, ws_recursive.input_matrix, 0.0);
     }
   }
   // Anything beyond body wrenches takes the recursive passes.
