@@ -31,6 +31,7 @@ enum class AllocationMode {
 struct AllocationResult {
   VecX u;                           ///< the input to apply (size p)
   VecX u_unconstrained;             ///< u₀ (size p)
+  // Diagnostics: NaN after Allocator::solve(), filled by Allocator::evaluateDeviations().
   double matching_residual = 0.0;   ///< Ḡ₀ = ½ λᵀ S λ ≥ 0 (0 when fully actuated)
   double template_deviation = 0.0;  ///< Ḡ(u) = ½ ‖M⁻¹(B u − b) + M̄⁻¹ b̄‖²_M̄ at the applied u
   /// Per input: −1 on its lower bound, +1 on its upper bound, 0 free (Constrained mode only).
@@ -59,6 +60,11 @@ class Allocator {
   /// least-squares modes gives the least-norm minimizer (Tikhonov limit).
   bool solve(const MatX& M, const VecX& b, const MatX& B, const MatX& Mbar, const VecX& bbar,
              const VecX& lower, const VecX& upper, AllocationMode mode, AllocationResult& out);
+
+  /// The diagnostics of the last successful solve() into `out`, the result that call wrote:
+  /// matching_residual and template_deviation. They cost about a fifth of the allocation, so a
+  /// controller asks for them per output sample, not per right-hand side.
+  void evaluateDeviations(AllocationResult& out);
 
   /// Linear inequalities W u ≤ l (m × p, p = this allocator's inputs; Model::input_sets stacked by
   /// stackInputSetRows) that Constrained mode keeps beside the bounds: the QP (4.63) then runs on

@@ -67,7 +67,8 @@ void PrototypeTemplate::evaluateWithPlant(const State& state, const ReferenceSam
 void PrototypeTemplate::evaluateKinematicsOnly(const State& state, const ReferenceSample& reference, Workspace& ws,
                                                Workspace& ws_ref, TemplateEvaluation& out) {
   computeKinematics(model_, state.x, state.xi, ws);
-  if (needsBodyJacobians()) computeBodyJacobians(model_, ws);
+  refreshLayout();
+  if (needs_body_jacobians_) computeBodyJacobians(model_, ws);
   evaluateAgainstReference(ws, state, reference, ws_ref, out);
 }
 
@@ -89,22 +90,27 @@ int PrototypeTemplate::spannedJoint(const TemplatePair& p) const {
   return p.b.body;
 }
 
-bool PrototypeTemplate::needsBodyJacobians() const {
+void PrototypeTemplate::refreshLayout() {
+  if (layout_valid_ && spanned_.size() == pairs_.size()) return;
+  spanned_.resize(pairs_.size());
+  for (std::size_t k = 0; k < pairs_.size(); ++k) spanned_[k] = spannedJoint(pairs_[k]);
   // Pairs that span a joint take their Jacobians from the joints (jointPairJacobian).
-  return std::any_of(pairs_.begin(), pairs_.end(), [this](const TemplatePair& p) { return spannedJoint(p) < 0; });
+  needs_body_jacobians_ = std::any_of(spanned_.begin(), spanned_.end(), [](int j) { return j < 0; });
+  layout_valid_ = true;
 }
 
 void PrototypeTemplate::evaluateAgainstReference(const Workspace& ws, const State& state,
                                                  const ReferenceSample& reference, Workspace& ws_ref,
                                                  TemplateEvaluation& out) {
-  const bool bodies = needsBodyJacobians();
+  refreshLayout();
+  const bool bodies = needs_body_jacobians_;
   if (!bodies) {
     // Joint pairs read their joints' own motions only (jointPairJacobian), and a joint's S_e, J_e ξ
     // and σ_e do not depend on its parent's motion (joint pairs exclude spherical_absolute, the
     // one type whose do): no poses, twists or biases of the reference bodies, and no other joints.
     const Vec6 zero = Vec6::Zero();
-    for (const TemplatePair& p : pairs_) {
-      const Joint& j = model_.joints[spannedJoint(p)];
+    for (const int spanned : spanned_) {
+      const Joint& j = model_.joints[spanned];
       evaluateJoint(j, reference.x.data() + j.x_offset, reference.xi.data() + j.xi_offset, zero, zero,
                     ws_ref.joint[j.child]);
     }
@@ -191,6 +197,7 @@ void PrototypeTemplate::evaluate(const Workspace& ws, const Workspace& ws_ref, c
                                  const VecX& xidot_ref, TemplateEvaluation& out) {
   const int n = model_.nxi;
   (void)xi;  // enters through ws (the twists J ξ)
+  refreshLayout();
   if (state_.size() != pairs_.size()) {  // pairs() was edited: size the per-pair buffers
     state_.resize(pairs_.size());
     J_.assign(pairs_.size(), Mat6X::Zero(6, n));
@@ -204,7 +211,7 @@ void PrototypeTemplate::evaluate(const Workspace& ws, const Workspace& ws_ref, c
     PairState& s = state_[k];
     Mat6X& J = J_[k];
     Mat6X& J_R = J_ref_[k];
-    const int spanned = spannedJoint(p);
+    const int spanned = spanned_[k];
     if (s.jacobian_joint != spanned) {  // a new layout: jointPairJacobian writes its columns only
       J.setZero();
       J_R.setZero();

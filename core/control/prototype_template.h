@@ -90,7 +90,11 @@ class PrototypeTemplate {
   PrototypeTemplate(const Model& model, std::vector<TemplatePair> pairs, VelocityError variant);
 
   const std::vector<TemplatePair>& pairs() const { return pairs_; }
-  std::vector<TemplatePair>& pairs() { return pairs_; }
+  /// For edits: the pairs' joints and frames are laid out again at the next evaluation.
+  std::vector<TemplatePair>& pairs() {
+    layout_valid_ = false;
+    return pairs_;
+  }
   VelocityError variant() const { return variant_; }
   void setVariant(VelocityError v) { variant_ = v; }
 
@@ -141,9 +145,8 @@ class PrototypeTemplate {
   /// the child of a root joint without placements (a base pair of a free-flying vehicle), that
   /// root joint, whose motion is then the body's pose, twist and bias. −1 for any other pair.
   int spannedJoint(const TemplatePair& p) const;
-  /// Some pair spans no joint: evaluate() needs the body Jacobians of both workspaces (and the
-  /// reference's body kinematics).
-  bool needsBodyJacobians() const;
+  /// spanned_ and needs_body_jacobians_ from the pairs, after an edit through pairs().
+  void refreshLayout();
   /// The reference's kinematics into ws_ref (and its body Jacobians if needed; only the spanned
   /// joints' motions when every pair spans a joint), then evaluate().
   void evaluateAgainstReference(const Workspace& ws, const State& state, const ReferenceSample& reference,
@@ -153,6 +156,11 @@ class PrototypeTemplate {
   std::vector<TemplatePair> pairs_;
   VelocityError variant_;
   std::vector<PairState> state_;
+  // The layout (refreshLayout): each pair's spannedJoint, and whether some pair spans no joint, so
+  // that evaluate() needs the body Jacobians of both workspaces (and the reference's bodies).
+  bool layout_valid_ = false;
+  std::vector<int> spanned_;
+  bool needs_body_jacobians_ = false;
   bool reference_bodies_missing_ = false;  ///< the last evaluation read the reference's joints only
   std::vector<Mat6X> J_, J_ref_;
   Mat6X scratch_;

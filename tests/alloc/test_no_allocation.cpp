@@ -225,7 +225,7 @@ TEST(NoAllocation, FreeFlyerForwardDynamicsAllocatesNothing) {
 }
 
 // The allocator sizes its factorizations and explicit inverses at the first call; with the same
-// M, B, M̄ after that, new b and b̄ allocate nothing.
+// M, B, M̄ after that, new b and b̄ allocate nothing, nor do the diagnostics.
 TEST(NoAllocation, AllocatorWithUnchangedMatricesAllocatesNothing) {
   const int n = 6, p = 4;
   test::Rng rng(12);
@@ -245,6 +245,7 @@ TEST(NoAllocation, AllocatorWithUnchangedMatricesAllocatesNothing) {
                 b(0) = k;
                 bbar(1) = -k;
                 allocator.solve(M, b, B, Mbar, bbar, lower, upper, AllocationMode::Constrained, out);
+                allocator.evaluateDeviations(out);  // the diagnostics of an output sample
               }
             }),
             0);

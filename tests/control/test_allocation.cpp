@@ -96,12 +96,13 @@ VecX noBound(int p, double sign) {
   return VecX::Constant(p, sign * kInf);
 }
 
-/// Runs a fresh allocator and expects success.
+/// Runs a fresh allocator, expects success and evaluates the diagnostics.
 AllocationResult allocate(const Problem& q, AllocationMode mode, const VecX& lower,
                           const VecX& upper, bool constant_matrices = false) {
   Allocator allocator(q.n(), q.p(), constant_matrices);
   AllocationResult out;
   EXPECT_TRUE(allocator.solve(q.M, q.b, q.B, q.Mbar, q.bbar, lower, upper, mode, out));
+  if (out.u.size() == q.p()) allocator.evaluateDeviations(out);
   return out;
 }
 
@@ -427,6 +428,7 @@ TEST(Allocation, ReusedAllocatorMatchesAFreshOneBitForBit) {
       sequence[4].B(0, 0) += 0.25;
       for (const Problem& step : sequence) {
         ASSERT_TRUE(shared.solve(step.M, step.b, step.B, step.Mbar, step.bbar, lo, hi, mode, out));
+        shared.evaluateDeviations(out);
         const AllocationResult fresh = allocate(step, mode, lo, hi, constant);
         EXPECT_EQ(out.u, fresh.u);
         EXPECT_EQ(out.u_unconstrained, fresh.u_unconstrained);
@@ -811,6 +813,7 @@ TEST(Allocation, AnInputSetThatIsABoxAllocatesLikeTheBounds) {
     with_set.setInputSetRows(W, l);
     AllocationResult set;
     ASSERT_TRUE(with_set.solve(q.M, q.b, q.B, q.Mbar, q.bbar, noBound(p, -1), noBound(p, 1), AllocationMode::Constrained, set));
+    with_set.evaluateDeviations(set);
     ASSERT_EQ(set.qp_status, InequalityQpStatus::Optimal);
     EXPECT_LT((set.u - box.u).cwiseAbs().maxCoeff(), 1e-10 * (1 + box.u.cwiseAbs().maxCoeff())) << "trial " << trial;
     for (int i = 0; i < p; ++i) {  // bounds at which the box QP stops are the set's active rows
