@@ -19,7 +19,9 @@ SpatialBaseCoordinates::SpatialBaseCoordinates(const Joint& joint, const Pose& f
     evaluateJoint(joint, x, zero, Vec6::Zero(), Vec6::Zero(), jm);
     const SmallMat StS = jm.S.transpose() * jm.S;
     velocity_map_ = StS.ldlt().solve(SmallMat(jm.S.transpose()));
-    identity_velocity_map_ = velocity_map_ == SmallMat::Identity(joint.nxi, joint.nxi);
+    // (square only for six velocity coordinates: a free joint's body twist)
+    identity_velocity_map_ =
+        velocity_map_.rows() == velocity_map_.cols() && velocity_map_ == SmallMat::Identity(joint.nxi, joint.nxi);
   }
   frame_is_identity_ = frame.isIdentity();
 }
@@ -30,7 +32,7 @@ void SpatialBaseCoordinates::sample(double t, double* x, double* xi, double* xid
   Vec6 V, V_dot;
   if (isFreeType(joint_.type)) {
     // G_b = C M T_c ⇒ M = C⁻¹ G_b T_c⁻¹; the child twist of the motion is V_b itself. (A product
-    // with an identity C or T_c is exact: skipped.)
+    // with an identity C or T_c changes no value, only −0 into +0: skipped.)
     M = frame_is_identity_ ? b.G : frame_.inverse() * b.G;
     if (joint_.has_child_placement) M = M * joint_.child_placement.inverse();
     V = b.V;

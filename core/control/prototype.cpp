@@ -557,9 +557,9 @@ void PrototypeController::updateSignals() {
   signal(control_signals_, kPotential) = evaluation_.potential;
   signal(control_signals_, kEnergyRate) = template_.energyRate(xidot);
   signal(control_signals_, kTemplatePower) = -2.0 * evaluation_.rayleigh;
-  // The allocator's diagnostics of its last solve (the inverse-dynamics allocation realizes the
-  // template and set them to zero).
-  if (!plant_terms_skipped_) allocator_.evaluateDeviations(allocation_);
+  // The allocator's diagnostics of the last compute's solve, if that compute succeeded (the
+  // inverse-dynamics allocation realizes the template and set them to zero).
+  if (plant_terms_valid_ && !plant_terms_skipped_) allocator_.evaluateDeviations(allocation_);
   signal(control_signals_, kMatchingResidual) = allocation_.matching_residual;
   signal(control_signals_, kTemplateDeviation) = allocation_.template_deviation;
   int saturated = 0;

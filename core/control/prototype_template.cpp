@@ -283,7 +283,7 @@ void PrototypeTemplate::evaluate(const Workspace& ws, const Workspace& ws_ref, c
     }
     // (4.66a) M̄ = Σ Jᵀ Vee(M̄') J; (4.66j) b̄ = Σ Jᵀ (c̄ + f̄_D + f̄_K).
     // Inner dimension 6: coefficient-wise products beat the blocked GEMM kernels here.
-    if (s.identity_jacobian) {  // J = I in the joint's columns: Jᵀ Vee(M̄') J = Vee(M̄'), bit for bit
+    if (s.identity_jacobian) {  // J = I in the joint's columns: Jᵀ Vee(M̄') J = Vee(M̄'), exactly
       const int o = model_.joints[spanned].xi_offset;
       out.Mbar.block<6, 6>(o, o) += Mb;
       out.bbar.segment<6>(o) += force;

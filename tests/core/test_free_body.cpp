@@ -367,7 +367,7 @@ TEST(FreeBody, SingleRigidBodyShortcutEqualsTheRecursivePasses) {
       EXPECT_MATRIX_NEAR(ws_fast.input_forces, ws_recursive.input_forces, 1e-14);
       EXPECT_MATRIX_NEAR(ws_fast.xidot, ws_recursive.xidot, 1e-13);
       EXPECT_MATRIX_NEAR(ws_fast.xdot, ws_recursive.xdot, 0.0);
-      // B: the unit wrenches themselves, bit for bit what Jᵀ (J = I) makes of them.
+      // B: the unit wrenches themselves, exactly what Jᵀ (J = I) makes of them.
       computeBodyJacobians(fast, ws_fast);
       computeInputMatrix(fast, ws_fast);
       computeBodyJacobians(recursive, ws_recursive);
