@@ -19,9 +19,7 @@ SpatialBaseCoordinates::SpatialBaseCoordinates(const Joint& joint, const Pose& f
     evaluateJoint(joint, x, zero, Vec6::Zero(), Vec6::Zero(), jm);
     const SmallMat StS = jm.S.transpose() * jm.S;
     velocity_map_ = StS.ldlt().solve(SmallMat(jm.S.transpose()));
-    // (square only for six velocity coordinates: a free joint's body twist)
-    identity_velocity_map_ =
-        velocity_map_.rows() == velocity_map_.cols() && velocity_map_ == SmallMat::Identity(joint.nxi, joint.nxi);
+    identity_velocity_map_ = hasIdentityMotionSubspace(joint);  // S_e = I, so S_e⁺ = I
   }
   frame_is_identity_ = frame.isIdentity();
 }

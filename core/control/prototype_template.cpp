@@ -217,8 +217,7 @@ void PrototypeTemplate::evaluate(const Workspace& ws, const Workspace& ws_ref, c
       J_R.setZero();
       s.jacobian_joint = spanned;
       s.rotation_pair = spanned >= 0 && isRevoluteType(model_.joints[spanned].type);
-      s.identity_jacobian = spanned >= 0 && isFreeType(model_.joints[spanned].type) &&
-                            !model_.joints[spanned].has_child_placement;
+      s.identity_jacobian = spanned >= 0 && hasIdentityMotionSubspace(model_.joints[spanned]);
       if (s.rotation_pair) {
         const Joint& joint = model_.joints[spanned];
         J.col(joint.xi_offset).tail<3>() = joint.axis;

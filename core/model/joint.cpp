@@ -343,7 +343,7 @@ void evaluateJoint(const Joint& j, const double* x, const double* xi, const Vec6
     for (int c = 0; c < j.nxi; ++c) out.S.col(c) = adjointInvTimes(j.child_placement, out.S.col(c));
     out.bias = adjointInvTimes(j.child_placement, out.bias);
   }
-  if (!j.has_child_placement && isFreeType(j.type)) {
+  if (hasIdentityMotionSubspace(j)) {
     out.relative_twist = Eigen::Map<const Vec6>(xi);  // S_e = I
     return;
   }
@@ -525,6 +525,8 @@ void neutralJointCoordinates(const Joint& j, double* x) {
 bool isFreeType(JointType type) {
   return type == JointType::Free || type == JointType::FreeQuaternion;
 }
+
+bool hasIdentityMotionSubspace(const Joint& j) { return isFreeType(j.type) && !j.has_child_placement; }
 
 bool hasAmbiguousCoordinates(JointType type) {
   switch (type) {

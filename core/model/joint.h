@@ -127,6 +127,10 @@ inline bool isPlainRevolute(const Joint& joint) {
   return joint.type == JointType::Revolute && !joint.has_child_placement;
 }
 
+/// S_e = I at every x: a free joint (ξ = the body twist) without a child placement. Its relative
+/// twist is ξ itself, and products with S_e can be skipped without changing a value.
+bool hasIdentityMotionSubspace(const Joint& j);
+
 /// Everything the forward pass needs from one joint at (x, ξ).
 struct JointMotion {
   Pose transform;         ///< G_e = ^λ_b G

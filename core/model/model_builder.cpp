@@ -664,8 +664,7 @@ void addNamedFrames(const std::vector<std::pair<std::string, FrameSpec>>& frames
 /// One free-floating body driven by body forces and torques only: the dynamics take the
 /// Newton–Euler shortcut (core/dynamics).
 bool isSingleRigidBody(const Model& m) {
-  return m.joints.size() == 1 && m.joints[0].parent < 0 && !m.joints[0].has_child_placement &&
-         isFreeType(m.joints[0].type) &&
+  return m.joints.size() == 1 && m.joints[0].parent < 0 && hasIdentityMotionSubspace(m.joints[0]) &&
          m.springs.empty() && m.dampers.empty() && m.joint_spring_dampers.empty() && m.propellers.empty() &&
          m.loop_closures.empty() && std::all_of(m.actuators.begin(), m.actuators.end(), [](const Actuator& a) {
            return !actsOnJoint(a.kind);
