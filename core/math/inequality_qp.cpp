@@ -15,12 +15,11 @@ constexpr double kViolation = 1e-11;
 /// a_qᵀ z = a_qᵀ H⁻¹ a_q − vᵀ S⁻¹ v, is below this fraction of a_qᵀ H⁻¹ a_q.
 constexpr double kDependent = 1e-12;
 
-/// How far row j may exceed c_j before it counts as violated.
-double violationTolerance(const MatX& A, const VecX& c, const VecX& u, Eigen::Index j) {
+}  // namespace
+
+double inequalityTolerance(const MatX& A, const VecX& c, const VecX& u, Eigen::Index j) {
   return kViolation * (1.0 + std::abs(c(j)) + A.row(j).cwiseAbs().dot(u.cwiseAbs()));
 }
-
-}  // namespace
 
 void stackWithBounds(const MatX& W, const VecX& l, const VecX& lower, const VecX& upper, MatX& A, VecX& c) {
   const Eigen::Index m = W.rows(), p = lower.size();
@@ -45,7 +44,7 @@ void setBoundRows(const VecX& lower, const VecX& upper, Eigen::Index m, VecX& c)
 
 bool satisfiesInequalities(const MatX& A, const VecX& c, const VecX& u) {
   for (Eigen::Index j = 0; j < A.rows(); ++j)
-    if (!(A.row(j).dot(u) - c(j) <= violationTolerance(A, c, u, j))) return false;
+    if (!(A.row(j).dot(u) - c(j) <= inequalityTolerance(A, c, u, j))) return false;
   return true;
 }
 
@@ -117,7 +116,7 @@ const InequalityQpResult& InequalityQp::solve(const MatX& H, const VecX& u0, con
     for (Eigen::Index j = 0; j < m; ++j) {
       if (out.active[static_cast<std::size_t>(j)]) continue;
       const double value = A.row(j).dot(out.u) - c(j);
-      const double tolerance = violationTolerance(A, c, out.u, j);
+      const double tolerance = inequalityTolerance(A, c, out.u, j);
       if (value > tolerance && value / tolerance > worst) {
         worst = value / tolerance;
         q = static_cast<int>(j);

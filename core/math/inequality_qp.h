@@ -37,6 +37,10 @@ struct InequalityQpResult {
   int iterations = 0;       ///< constraints added and dropped
 };
 
+/// How far a_jᵀ u may exceed c_j before row j counts as violated (or fall short of it and still
+/// count as holding with equality): 1e-11 (1 + |c_j| + |a_j|ᵀ|u|), the rounding of a_jᵀ u.
+double inequalityTolerance(const MatX& A, const VecX& c, const VecX& u, Eigen::Index j);
+
 /// Whether A u ≤ c holds up to rounding: every row within the tolerance the solver uses to call a
 /// row violated, 1e-11 (1 + |c_j| + |a_j|ᵀ|u|). What the solver returns as Optimal satisfies it.
 bool satisfiesInequalities(const MatX& A, const VecX& c, const VecX& u);

@@ -16,59 +16,15 @@
 namespace rbs {
 namespace {
 
-struct Problem {
-  MatX H;
-  VecX u0;
-  MatX A;
-  VecX c;
-};
+using Problem = test::RandomQp;
 
 /// A random problem whose set is not empty (it holds u_f) and whose u₀ is usually outside it.
 Problem randomProblem(test::Rng& rng, int p, int m) {
-  Problem P;
-  const MatX R = MatX::NullaryExpr(p, p, [&] { return test::uniform(rng, -1, 1); });
-  P.H = R * R.transpose() + 0.1 * MatX::Identity(p, p);
-  P.u0 = VecX::NullaryExpr(p, [&] { return test::uniform(rng, -3, 3); });
+  Problem P = test::randomQpObjective(rng, p);
   P.A = MatX::NullaryExpr(m, p, [&] { return test::uniform(rng, -1, 1); });
   const VecX u_f = VecX::NullaryExpr(p, [&] { return test::uniform(rng, -0.5, 0.5); });
   P.c = P.A * u_f + VecX::NullaryExpr(m, [&] { return test::uniform(rng, 0.0, 1.0); });
   return P;
-}
-
-struct KktPoint {
-  VecX u;
-  std::vector<char> active;
-};
-
-/// The minimizer by enumeration: for every set W of at most p linearly independent rows, the
-/// equality-constrained minimizer; the optimum is the one that is feasible with λ_W ≥ 0.
-std::optional<KktPoint> bruteForce(const Problem& P) {
-  const int p = static_cast<int>(P.u0.size()), m = static_cast<int>(P.c.size());
-  for (unsigned mask = 0; mask < (1u << m); ++mask) {
-    std::vector<int> W;
-    for (int j = 0; j < m; ++j)
-      if (mask & (1u << j)) W.push_back(j);
-    const int k = static_cast<int>(W.size());
-    if (k > p) continue;
-    MatX K = MatX::Zero(p + k, p + k);
-    VecX rhs(p + k);
-    K.topLeftCorner(p, p) = P.H;
-    rhs.head(p) = P.H * P.u0;
-    for (int a = 0; a < k; ++a) {
-      K.block(p + a, 0, 1, p) = P.A.row(W[a]);
-      K.block(0, p + a, p, 1) = P.A.row(W[a]).transpose();
-      rhs(p + a) = P.c(W[a]);
-    }
-    VecX sol;
-    if (!test::solveIfInvertible(K, rhs, sol)) continue;
-    const VecX u = sol.head(p), lambda = sol.tail(k);
-    if ((P.A * u - P.c).maxCoeff() > 1e-9) continue;
-    if (k > 0 && lambda.minCoeff() < -1e-9) continue;
-    KktPoint out{u, std::vector<char>(m, 0)};
-    for (int a = 0; a < k; ++a) out.active[W[a]] = lambda(a) > 1e-9;
-    return out;
-  }
-  return std::nullopt;
 }
 
 TEST(InequalityQp, RandomProblemsGiveTheBruteForceOptimumAndActiveSet) {
@@ -77,7 +33,7 @@ TEST(InequalityQp, RandomProblemsGiveTheBruteForceOptimumAndActiveSet) {
   for (int trial = 0; trial < 400; ++trial) {
     const int p = 1 + trial % 4, m = 1 + (trial / 4) % 8;
     const Problem P = randomProblem(rng, p, m);
-    const std::optional<KktPoint> truth = bruteForce(P);
+    const std::optional<test::KktPoint> truth = test::bruteForceQp(P.H, P.u0, P.A, P.c);
     ASSERT_TRUE(truth) << "trial " << trial;
     InequalityQp qp(p, m);
     const InequalityQpResult& r = qp.solve(P.H, P.u0, P.A, P.c);

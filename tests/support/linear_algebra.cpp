@@ -48,4 +48,33 @@ bool solveIfInvertible(const MatX& a, const VecX& b, VecX& x) {
   return true;
 }
 
+std::optional<KktPoint> bruteForceQp(const MatX& H, const VecX& u0, const MatX& A, const VecX& c) {
+  const int p = static_cast<int>(u0.size()), m = static_cast<int>(c.size());
+  for (unsigned mask = 0; mask < (1u << m); ++mask) {
+    std::vector<int> W;
+    for (int j = 0; j < m; ++j)
+      if (mask & (1u << j)) W.push_back(j);
+    const int k = static_cast<int>(W.size());
+    if (k > p) continue;
+    MatX K = MatX::Zero(p + k, p + k);
+    VecX rhs(p + k);
+    K.topLeftCorner(p, p) = H;
+    rhs.head(p) = H * u0;
+    for (int a = 0; a < k; ++a) {
+      K.block(p + a, 0, 1, p) = A.row(W[a]);
+      K.block(0, p + a, p, 1) = A.row(W[a]).transpose();
+      rhs(p + a) = c(W[a]);
+    }
+    VecX sol;
+    if (!solveIfInvertible(K, rhs, sol)) continue;
+    const VecX u = sol.head(p), lambda = sol.tail(k);
+    if ((A * u - c).maxCoeff() > 1e-9) continue;
+    if (k > 0 && lambda.minCoeff() < -1e-9) continue;
+    KktPoint out{u, std::vector<char>(m, 0)};
+    for (int a = 0; a < k; ++a) out.active[W[a]] = lambda(a) > 1e-9;
+    return out;
+  }
+  return std::nullopt;
+}
+
 }  // namespace rbs::test

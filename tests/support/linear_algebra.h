@@ -4,6 +4,7 @@
 #pragma once
 
 #include <complex>
+#include <optional>
 #include <vector>
 
 #include "core/math/se3.h"
@@ -27,5 +28,15 @@ VecX leastSquaresSolution(const MatX& a, const VecX& b);
 VecX minimumNormSolution(const MatX& a, const VecX& b);
 /// x with a x = b by full-pivoting LU; false when a is singular (x is then unset).
 bool solveIfInvertible(const MatX& a, const VecX& b, VecX& x);
+
+/// The minimizer of ½ (u − u₀)ᵀ H (u − u₀) s.t. A u ≤ c (H SPD) and which rows are active, by
+/// enumeration: for every set W of at most p rows, the equality-constrained minimizer (a KKT
+/// linear solve); the optimum is the one that is feasible (within 1e-9) with λ_W ≥ 0. An
+/// independent check of the QP solvers for m ≲ 15 rows; nullopt when no set qualifies.
+struct KktPoint {
+  VecX u;
+  std::vector<char> active;  ///< per row: in W with λ > 1e-9
+};
+std::optional<KktPoint> bruteForceQp(const MatX& H, const VecX& u0, const MatX& A, const VecX& c);
 
 }  // namespace rbs::test

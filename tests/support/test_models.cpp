@@ -166,4 +166,12 @@ Model doublePendulum(double m1, double m2, double l1, double l2, JointType revol
   return b.build();
 }
 
+RandomQp randomQpObjective(Rng& rng, int p) {
+  RandomQp P;
+  const MatX R = MatX::NullaryExpr(p, p, [&] { return uniform(rng, -1, 1); });
+  P.H = R * R.transpose() + 0.1 * MatX::Identity(p, p);
+  P.u0 = VecX::NullaryExpr(p, [&] { return uniform(rng, -3, 3); });
+  return P;
+}
+
 }  // namespace rbs::test

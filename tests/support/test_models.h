@@ -30,6 +30,17 @@ JointSpec randomJoint(Rng& rng, const std::string& name, JointType type, const s
 /// Euler-angle joints keep |pitch| ≤ 1.2 (away from gimbal lock).
 State randomState(const Model& model, Rng& rng, double velocity_scale = 1.0);
 
+/// A QP min ½ (u − u₀)ᵀ H (u − u₀) s.t. A u ≤ c for the QP tests.
+struct RandomQp {
+  MatX H;
+  VecX u0;
+  MatX A;
+  VecX c;
+};
+/// Its random objective: H = R Rᵀ + 0.1 I (R uniform in [−1, 1]), u₀ uniform in [−3, 3] (p
+/// variables); A and c are left for the caller.
+RandomQp randomQpObjective(Rng& rng, int p);
+
 /// A 5-body tree (free root; root → `type` → revolute; root → `type` → spherical) with random
 /// placements (T_c too, except for spherical_absolute) and bodies; `type` at the root if
 /// `at_root` (then: world → `type` → revolute, → spherical).
