@@ -236,6 +236,27 @@ void Allocator::setInputSetRows(const MatX& W, const VecX& l) {
   const VecX unbounded = VecX::Constant(p_, std::numeric_limits<double>::infinity());
   stackWithBounds(W, l, -unbounded, unbounded, qp_rows_, qp_bounds_);  // bounds refilled per solve()
   set_qp_.emplace(p_, static_cast<int>(qp_rows_.rows()));
+  if (!priority_rows_.empty()) setPriorities(std::vector<MatX>(priority_rows_));  // the solver's rows grew
+}
+
+void Allocator::setPriorities(std::span<const MatX> rows) {
+  int max_rows = 0;
+  for (const MatX& R : rows) {
+    if (R.cols() != n_) throw std::invalid_argument("Allocator::setPriorities: each level needs n = " + std::to_string(n_) + " columns");
+    max_rows = std::max(max_rows, static_cast<int>(R.rows()));
+  }
+  priority_rows_.assign(rows.begin(), rows.end());
+  priority_levels_.resize(rows.size());
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    priority_levels_[k].C.resize(rows[k].rows(), p_);
+    priority_levels_[k].d.resize(rows[k].rows());
+  }
+  priority_qp_.reset();
+  if (rows.empty()) return;
+  const VecX unbounded = VecX::Constant(p_, std::numeric_limits<double>::infinity());
+  stackWithBounds(MatX(0, p_), VecX(0), -unbounded, unbounded, box_rows_, box_bounds_);
+  const int m = static_cast<int>(set_rows_.rows() > 0 ? qp_rows_.rows() : box_rows_.rows());
+  priority_qp_.emplace(p_, m, max_rows);
 }
 
 bool Allocator::wellConditioned() const {
@@ -327,6 +348,7 @@ bool Allocator::solve(const MatX& M, const VecX& b, const MatX& B, const MatX& M
   out.qp_iterations = 0;
   out.qp_status = InequalityQpStatus::Optimal;
   out.u = u0;
+  if (priority_qp_ && p == p_ && mode != AllocationMode::Exact) return solvePrioritized(lower, upper, constrained, sets, out);
   if (!constrained) return true;
 
   bool inside = true;
@@ -351,6 +373,42 @@ bool Allocator::solve(const MatX& M, const VecX& b, const MatX& B, const MatX& M
           r.active[static_cast<std::size_t>(m + i)] ? 1 : r.active[static_cast<std::size_t>(m + p + i)] ? -1 : 0;
     std::copy(r.active.begin(), r.active.begin() + m, out.set_rows_active.begin());
   }
+  return true;
+}
+
+bool Allocator::solvePrioritized(const VecX& lower, const VecX& upper, bool constrained, bool sets,
+                                 AllocationResult& out) {
+  // Level k in inputs: C_k u − d_k = R_k (ξ̇(u) − a_des) with C_k = R_k M⁻¹B, d_k = R_k ã
+  // (ã = M⁻¹ b − M̄⁻¹ b̄ = M⁻¹ b + a_des).
+  // Priorities apply when the inputs saturate: a u₀ within the bounds and sets is the allocation
+  // of (4.54)/(4.63) as without priorities, and so is the least-squares mode (no bounds).
+  const VecX& u0 = out.u_unconstrained;
+  const Eigen::Index p = u0.size();
+  if (!constrained) return true;
+  bool inside = true;
+  for (Eigen::Index i = 0; i < p; ++i) inside = inside && lower(i) <= u0(i) && u0(i) <= upper(i);
+  if (sets) inside = inside && satisfiesInequalities(set_rows_, set_bounds_, u0);
+  if (inside) return true;
+  for (std::size_t k = 0; k < priority_rows_.size(); ++k) {
+    LexicographicQp::Level& level = priority_levels_[k];
+    level.C.noalias() = priority_rows_[k] * minv_b_;
+    level.d.noalias() = priority_rows_[k] * a_tilde_;
+  }
+  const Eigen::Index m = sets ? set_rows_.rows() : 0;
+  const MatX& rows = sets ? qp_rows_ : box_rows_;
+  VecX& bounds = sets ? qp_bounds_ : box_bounds_;
+  setBoundRows(lower, upper, m, bounds);
+  const InequalityQpResult& r =
+      priority_qp_->solve(h_, u0, priority_levels_, rows, bounds, allocatorQpIterations(rows.rows()));
+  out.qp_status = r.status;
+  out.qp_iterations = r.iterations;
+  if (r.status != InequalityQpStatus::Optimal) return false;
+  // The levels are feasible to their accuracy (LexicographicQp: ~1e-9 of the bounds); the plant
+  // clamps to the bounds anyway, and the diagnostics should see the input it applies.
+  out.u = r.u.cwiseMax(lower).cwiseMin(upper);
+  for (Eigen::Index i = 0; i < p; ++i)
+    out.saturated[static_cast<std::size_t>(i)] = out.u(i) >= upper(i) ? 1 : out.u(i) <= lower(i) ? -1 : 0;
+  std::copy(r.active.begin(), r.active.begin() + m, out.set_rows_active.begin());
   return true;
 }
 

@@ -16,8 +16,10 @@
 #include <Eigen/LU>
 
 #include <optional>
+#include <span>
 
 #include "core/math/inequality_qp.h"
+#include "core/math/lexicographic_qp.h"
 #include "core/math/se3.h"
 
 namespace rbs {
@@ -72,6 +74,18 @@ class Allocator {
   /// QP is used. Throws std::invalid_argument for a wrong width or non-finite entries.
   void setInputSetRows(const MatX& W, const VecX& l);
 
+  /// Strict priorities when the inputs saturate (issue 46; docs/CONTROL.md "Recovery"), in the
+  /// Constrained mode with a u₀ (4.53) outside the bounds or sets: level 1 minimizes ‖R₁ (ξ̇(u) − a_des)‖², level 2 ‖R₂ (ξ̇(u) − a_des)‖² among the inputs
+  /// that keep level 1's value, and so on, the Gauss functional Ḡ (4.52) last (LexicographicQp),
+  /// with ξ̇(u) = M⁻¹(B u − b), a_des = −M̄⁻¹ b̄, within the bounds and sets in Constrained mode.
+  /// A u₀ within the bounds and sets is the answer as without priorities, and the least-squares
+  /// mode (no bounds) is unchanged. Each R_k is r_k × n (n = this allocator's coordinates): rows of accelerations,
+  /// e.g. a multicopter's tilt, then its acceleration along the thrust axis. Kept for every later
+  /// solve(); no levels (the default) is the allocation of (4.53)/(4.63). Throws
+  /// std::invalid_argument for a wrong width.
+  void setPriorities(std::span<const MatX> rows);
+  bool hasPriorities() const { return !priority_rows_.empty(); }
+
   /// The plant's acceleration ξ̇ = M⁻¹(B u − b) (4.2) for any input u (size p), by the factors of
   /// the last successful solve(): M and B are that call's, b is given again. xidot must have size
   /// n (no allocation). Returns false, leaving xidot alone, when M is singular to working
@@ -80,6 +94,9 @@ class Allocator {
   bool plantAcceleration(const VecX& b, const VecX& u, VecX& xidot) const;
 
  private:
+  /// With priorities (setPriorities): out.u from the lexicographic QP when `constrained` (the bounds
+  /// and sets apply) and u₀ leaves them; else u₀.
+  bool solvePrioritized(const VecX& lower, const VecX& upper, bool constrained, bool sets, AllocationResult& out);
   /// h_llt_ succeeded and no pivot is below the rank tolerance.
   bool wellConditioned() const;
   /// The factorizations that depend on M, B and M̄ alone (LLT of M and M̄, M⁻¹B, and H with its
@@ -109,6 +126,13 @@ class Allocator {
   MatX qp_rows_;
   VecX qp_bounds_;
   std::optional<InequalityQp> set_qp_;
+  // Priorities: the acceleration rows R_k, their input rows C_k = R_k M⁻¹B (per solve), and the
+  // solver over the box rows [I; −I] (or the sets' rows when there are sets: qp_rows_).
+  std::vector<MatX> priority_rows_;
+  std::vector<LexicographicQp::Level> priority_levels_;
+  std::optional<LexicographicQp> priority_qp_;
+  MatX box_rows_;
+  VecX box_bounds_;
   // constant_matrices, n ≤ 12, least-squares modes: M⁻¹, M̄⁻¹ and H⁻¹(M̄M⁻¹B)ᵀ (factorize()).
   bool explicit_inverses_ = false;
   MatX m_inverse_, mbar_inverse_, gain_;
