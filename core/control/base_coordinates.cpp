@@ -1,6 +1,8 @@
 // Base motions in the base joint's coordinates (core/control/base_coordinates.h).
 #include "core/control/base_coordinates.h"
 
+#include <optional>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -68,8 +70,9 @@ void PlanarBaseCoordinates::sample(double t, double* x, double* xi, double* xido
   xidot[2] = m.angle_ddot;
 }
 
-ContinuousCoordinates::ContinuousCoordinates(const Joint& joint, std::unique_ptr<const BaseCoordinates> raw)
-    : joint_(joint), raw_(std::move(raw)) {
+ContinuousCoordinates::ContinuousCoordinates(const Joint& joint, std::unique_ptr<const BaseCoordinates> raw,
+                                             double epoch, const double* start)
+    : joint_(joint), raw_(std::move(raw)), epoch_(epoch) {
   if (joint.nx > kMaxCoordinates)
     throw std::invalid_argument("ContinuousCoordinates: joint '" + joint.name + "' has more than " +
                                 std::to_string(kMaxCoordinates) + " coordinates");
@@ -81,16 +84,21 @@ ContinuousCoordinates::ContinuousCoordinates(const Joint& joint, std::unique_ptr
     for (int i = 0; i < joint_.nx; ++i) a[static_cast<std::size_t>(i)] = x[i];
     return a;
   };
-  anchors_.reset([anchorAt] { return anchorAt(0.0, nullptr); },
-                 [anchorAt](const Anchor& previous, long, long to) {
-                   return anchorAt(to * KnotTable<Anchor>::kStep, &previous);
+  std::optional<Anchor> first;
+  if (start) {
+    first.emplace();
+    std::copy(start, start + joint_.nx, first->begin());
+  }
+  anchors_.reset([anchorAt, epoch, first] { return anchorAt(epoch, first ? &*first : nullptr); },
+                 [anchorAt, epoch](const Anchor& previous, long, long to) {
+                   return anchorAt(epoch + to * KnotTable<Anchor>::kStep, &previous);
                  });
 }
 
 void ContinuousCoordinates::sample(double t, double* x, double* xi, double* xidot) const {
   raw_->sample(t, x, xi, xidot);
   long knot = 0;
-  alignJointCoordinates(joint_, x, anchors_.at(t, knot).data());
+  alignJointCoordinates(joint_, x, anchors_.at(t - epoch_, knot).data());
 }
 
 void BaseJointStep::apply(double t, ReferenceSample& out) const {

@@ -66,7 +66,11 @@ class ContinuousCoordinates final : public BaseCoordinates {
   /// The joint's coordinates may have at most kMaxCoordinates entries (every joint type with
   /// ambiguous coordinates has).
   static constexpr int kMaxCoordinates = 7;
-  ContinuousCoordinates(const Joint& joint, std::unique_ptr<const BaseCoordinates> raw);
+  /// `epoch`: the time of the first knot (a retimed reference starts there; 0 otherwise);
+  /// `start`: coordinates (joint.nx) the first knot is aligned with, so that a retimed reference
+  /// continues the branch of the one before it; null: the raw sample at the epoch.
+  ContinuousCoordinates(const Joint& joint, std::unique_ptr<const BaseCoordinates> raw, double epoch = 0.0,
+                        const double* start = nullptr);
   ContinuousCoordinates(const ContinuousCoordinates&) = delete;  // the table refers to this object
   ContinuousCoordinates& operator=(const ContinuousCoordinates&) = delete;
   void sample(double t, double* x_e, double* xi_e, double* xidot_e) const override;
@@ -75,6 +79,7 @@ class ContinuousCoordinates final : public BaseCoordinates {
   using Anchor = std::array<double, kMaxCoordinates>;
   Joint joint_;
   std::unique_ptr<const BaseCoordinates> raw_;
+  double epoch_ = 0.0;
   KnotTable<Anchor> anchors_;
 };
 

@@ -39,7 +39,7 @@ flat::AttitudeJet HeadingAttitude::at(double t) const {
 }
 
 flat::AttitudeJet CircleFollowingAttitude::at(double t) const {
-  const Jet phi = circle_->arc().angle(t);
+  const Jet phi = arc_angle_->component(t, 0);
   flat::AttitudeJet att;
   att.R = axisAngleRotation(normal_, phi[0] - phi0_) * R0_;
   const Vec3 n_body = att.R.transpose() * normal_;
@@ -49,7 +49,7 @@ flat::AttitudeJet CircleFollowingAttitude::at(double t) const {
 }
 
 Jet CircleFollowingAngle::component(double t, int) const {
-  const Jet phi = circle_->arc().angle(t);
+  const Jet phi = arc_angle_->component(t, 0);
   return Jet{theta0_ + phi[0] - phi0_, phi[1], phi[2], phi[3], phi[4]};
 }
 
@@ -69,18 +69,18 @@ flat::AttitudeJet YawHeading::attitude(double t, const flat::Vec3Jet& z) const {
   return flat::attitudeFromYaw(z, yaw_->component(t, 0));
 }
 
-IntegratedHeading::IntegratedHeading(ThrustAxis axis, double yaw_rate, double initial_yaw)
-    : axis_(std::move(axis)), yaw_rate_(yaw_rate), initial_yaw_(initial_yaw) {
+IntegratedHeading::IntegratedHeading(ThrustAxis axis, double yaw_rate, double initial_yaw, double epoch)
+    : axis_(std::move(axis)), yaw_rate_(yaw_rate), initial_yaw_(initial_yaw), epoch_(epoch) {
   constexpr double h = KnotTable<Knot>::kStep;
   table_.reset(
       [this] {
-        const flat::Vec3Jet z = axis_.at(0.0);
+        const flat::Vec3Jet z = axis_.at(epoch_);
         return Knot{Vec3(flat::attitudeFromYaw(z, traj::constantJet(initial_yaw_)).R.col(0)), z};
       },
       [this](const Knot& knot, long from, long to) {
-        const double t1 = to * h;
+        const double t1 = epoch_ + to * h;
         const flat::Vec3Jet z = axis_.at(t1);
-        const Vec3 next = integrate(knot.x, from * h, t1, knot.z, z);
+        const Vec3 next = integrate(knot.x, epoch_ + from * h, t1, knot.z, z);
         return Knot{Vec3((next - next.dot(z.v) * z.v).normalized()), z};  // back onto z⊥, unit length
       });
 }
@@ -117,8 +117,8 @@ Vec3 IntegratedHeading::integrate(Vec3 x, double t0, double t1, const flat::Vec3
 
 flat::AttitudeJet IntegratedHeading::attitude(double t, const flat::Vec3Jet& z) const {
   long knot = 0;
-  const Knot k = table_.at(t, knot);
-  const Vec3 x = integrate(k.x, knot * KnotTable<Knot>::kStep, t, k.z, z);
+  const Knot k = table_.at(t - epoch_, knot);
+  const Vec3 x = integrate(k.x, epoch_ + knot * KnotTable<Knot>::kStep, t, k.z, z);
   return flat::attitudeFromAxis(z, x, yaw_rate_, 0.0);
 }
 
@@ -154,8 +154,15 @@ BodyMotion FlatBodyMotion::at(double t) const {
 
 BodyMotion ConstantBodyTwist::at(double t) const {
   BodyMotion m;
-  m.G = G0_ * expSE3(t * V_);
-  m.V = V_;
+  if (!clock_) {
+    m.G = G0_ * expSE3(t * V_);
+    m.V = V_;
+    return m;
+  }
+  const Jet tau = clock_->at(t);
+  m.G = G0_ * expSE3(tau[0] * V_);
+  m.V = tau[1] * V_;
+  m.V_dot = tau[2] * V_;
   return m;
 }
 
@@ -189,20 +196,34 @@ PlanarMotion FlatPlanarMotion::at(double t) const {
   return m;
 }
 
-ConstantPlanarTwist::ConstantPlanarTwist(const flat::Vec2& p0, double angle0, const Vec6& V)
-    : p0_(p0), angle0_(angle0), R0_(axisAngleRotation(Vec3::UnitZ(), angle0).topLeftCorner<2, 2>()), V_(V) {}
+ConstantPlanarTwist::ConstantPlanarTwist(const flat::Vec2& p0, double angle0, const Vec6& V,
+                                         std::optional<traj::ManoeuvreClock> clock)
+    : p0_(p0),
+      angle0_(angle0),
+      R0_(axisAngleRotation(Vec3::UnitZ(), angle0).topLeftCorner<2, 2>()),
+      V_(V),
+      clock_(clock) {}
 
 PlanarMotion ConstantPlanarTwist::at(double t) const {
-  const Pose E = expSE3(t * V_);
+  // In manoeuvre time τ: ṗ = τ̇ R v, p̈ = τ̇² ω R J v + τ̈ R v, θ̇ = ω τ̇, θ̈ = ω τ̈ (τ = t: the plain twist).
+  const Jet tau = clock_ ? clock_->at(t) : Jet{t, 1, 0, 0, 0};
+  const Pose E = expSE3(tau[0] * V_);
   const double w = V_(5);
   PlanarMotion m;
-  m.angle = angle0_ + w * t;
+  m.angle = angle0_ + w * tau[0];
   m.p = p0_ + R0_ * E.r.head<2>();
   const Eigen::Matrix2d R = Eigen::Rotation2Dd(m.angle).toRotationMatrix();
   const flat::Vec2 v(V_(0), V_(1));
-  m.p_dot = R * v;
-  m.p_ddot = w * R * flat::Vec2(-v.y(), v.x());
-  m.angle_dot = w;
+  if (!clock_) {
+    m.p_dot = R * v;
+    m.p_ddot = w * R * flat::Vec2(-v.y(), v.x());
+    m.angle_dot = w;
+    return m;
+  }
+  m.p_dot = tau[1] * (R * v);
+  m.p_ddot = tau[1] * tau[1] * w * (R * flat::Vec2(-v.y(), v.x())) + tau[2] * (R * v);
+  m.angle_dot = w * tau[1];
+  m.angle_ddot = w * tau[2];
   return m;
 }
 

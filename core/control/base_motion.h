@@ -6,6 +6,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 
 #include "core/control/flatness.h"
 #include "core/control/knot_table.h"
@@ -57,18 +58,20 @@ class HeadingAttitude final : public AttitudeLaw {
   std::shared_ptr<const traj::Path> heading_;
 };
 
-/// Turns with a circle's arc angle φ(t) about the circle's normal n: R(t) = Rot(n, φ − φ₀) R₀, so
-/// that the body faces the same way relative to the path all around. ω = Rᵀn φ̇ (body), and Rᵀn
-/// is constant, so ω̇ = Rᵀn φ̈.
+/// Turns with a circle's arc angle φ(t) (traj::ArcAnglePath, possibly warped) about the circle's
+/// normal n: R(t) = Rot(n, φ − φ₀) R₀, so that the body faces the same way relative to the path all
+/// around. ω = Rᵀn φ̇ (body), and Rᵀn is constant, so ω̇ = Rᵀn φ̈.
 class CircleFollowingAttitude final : public AttitudeLaw {
  public:
-  CircleFollowingAttitude(std::shared_ptr<const traj::CirclePath> circle, const Vec3& normal,
+  CircleFollowingAttitude(std::shared_ptr<const traj::Path> arc_angle, const Vec3& normal,
                           double start_angle, const Mat3& R0)
-      : circle_(std::move(circle)), normal_(normal), phi0_(start_angle), R0_(R0) {}
+      : arc_angle_(std::move(arc_angle)), normal_(normal), phi0_(start_angle), R0_(R0) {}
+  /// A circle is not its arc angle: wrap it in traj::ArcAnglePath.
+  CircleFollowingAttitude(std::shared_ptr<const traj::CirclePath>, const Vec3&, double, const Mat3&) = delete;
   flat::AttitudeJet at(double t) const override;
 
  private:
-  std::shared_ptr<const traj::CirclePath> circle_;
+  std::shared_ptr<const traj::Path> arc_angle_;
   Vec3 normal_;
   double phi0_;
   Mat3 R0_;
@@ -78,13 +81,15 @@ class CircleFollowingAttitude final : public AttitudeLaw {
 /// angle: θ(t) = θ₀ + φ(t) − φ₀.
 class CircleFollowingAngle final : public traj::Path {
  public:
-  CircleFollowingAngle(std::shared_ptr<const traj::CirclePath> circle, double angle0, double start_angle)
-      : circle_(std::move(circle)), theta0_(angle0), phi0_(start_angle) {}
+  CircleFollowingAngle(std::shared_ptr<const traj::Path> arc_angle, double angle0, double start_angle)
+      : arc_angle_(std::move(arc_angle)), theta0_(angle0), phi0_(start_angle) {}
+  /// A circle is not its arc angle: wrap it in traj::ArcAnglePath.
+  CircleFollowingAngle(std::shared_ptr<const traj::CirclePath>, double, double) = delete;
   int dim() const override { return 1; }
   traj::Jet component(double t, int i) const override;
 
  private:
-  std::shared_ptr<const traj::CirclePath> circle_;
+  std::shared_ptr<const traj::Path> arc_angle_;
   double theta0_, phi0_;
 };
 
@@ -125,11 +130,12 @@ class YawHeading final : public FlatHeading {
 };
 
 /// A heading integrated from a prescribed ω_zR along the thrust axis (5.70): the body x axis
-/// follows ẋ = ω_z y − ω_y z from the ZYX heading `initial_yaw` at t = 0. The integral is kept
-/// at knots 2 ms apart (KnotTable), so a sample costs one RK4 step and depends on t alone.
+/// follows ẋ = ω_z y − ω_y z from the ZYX heading `initial_yaw` at t = `epoch` (0; a retimed
+/// reference starts its own integral where it starts). The integral is kept at knots 2 ms apart
+/// from the epoch (KnotTable), so a sample costs one RK4 step and depends on t alone.
 class IntegratedHeading final : public FlatHeading {
  public:
-  IntegratedHeading(ThrustAxis axis, double yaw_rate, double initial_yaw);
+  IntegratedHeading(ThrustAxis axis, double yaw_rate, double initial_yaw, double epoch = 0.0);
   IntegratedHeading(const IntegratedHeading&) = delete;  // the table's steps refer to this object
   IntegratedHeading& operator=(const IntegratedHeading&) = delete;
   flat::AttitudeJet attitude(double t, const flat::Vec3Jet& z) const override;
@@ -149,6 +155,7 @@ class IntegratedHeading final : public FlatHeading {
   ThrustAxis axis_;
   double yaw_rate_;
   double initial_yaw_;
+  double epoch_;
   KnotTable<Knot> table_;
 };
 
@@ -198,15 +205,18 @@ class FlatBodyMotion final : public BodyMotionLaw {
   Vec3 flat_point_;
 };
 
-/// G(t) = G₀ exp(t wed V): the body twist is V at all times.
+/// G(t) = G₀ exp(t wed V): the body twist is V at all times. With a clock (a retimed reference),
+/// G = G₀ exp(τ(t) wed V), twist τ̇ V, its rate τ̈ V.
 class ConstantBodyTwist final : public BodyMotionLaw {
  public:
-  ConstantBodyTwist(const Pose& G0, const Vec6& V) : G0_(G0), V_(V) {}
+  ConstantBodyTwist(const Pose& G0, const Vec6& V, std::optional<traj::ManoeuvreClock> clock = std::nullopt)
+      : G0_(G0), V_(V), clock_(clock) {}
   BodyMotion at(double t) const override;
 
  private:
   Pose G0_;
   Vec6 V_;
+  std::optional<traj::ManoeuvreClock> clock_;
 };
 
 /// Plane coordinates of a planar base's moving frame: position p, angle θ and their derivatives.
@@ -252,8 +262,10 @@ class FlatPlanarMotion final : public PlanarMotionLaw {
 /// p̈ = ω R(θ) J v (J: rotation by +90°).
 class ConstantPlanarTwist final : public PlanarMotionLaw {
  public:
-  /// `V` = [v_x, v_y, 0, 0, 0, ω] (a spatial twist in the plane).
-  ConstantPlanarTwist(const flat::Vec2& p0, double angle0, const Vec6& V);
+  /// `V` = [v_x, v_y, 0, 0, 0, ω] (a spatial twist in the plane); with a clock, in manoeuvre time
+  /// as ConstantBodyTwist.
+  ConstantPlanarTwist(const flat::Vec2& p0, double angle0, const Vec6& V,
+                      std::optional<traj::ManoeuvreClock> clock = std::nullopt);
   PlanarMotion at(double t) const override;
 
  private:
@@ -261,6 +273,7 @@ class ConstantPlanarTwist final : public PlanarMotionLaw {
   double angle0_;
   Eigen::Matrix2d R0_;
   Vec6 V_;
+  std::optional<traj::ManoeuvreClock> clock_;
 };
 
 }  // namespace rbs

@@ -38,26 +38,6 @@ const std::vector<std::string>& generatorNames() {
   return names;
 }
 
-// ---- the composed reference --------------------------------------------------------------------
-
-/// x_R = x(0), ξ_R = ξ̇_R = 0, overwritten by the steps joint by joint (each writes its own).
-class ComposedReference final : public Reference {
- public:
-  ComposedReference(VecX x0, int nxi) : x0_(std::move(x0)), nxi_(nxi) {}
-  void add(std::unique_ptr<const ReferenceStep> step) { steps_.push_back(std::move(step)); }
-  void sample(double t, ReferenceSample& out) const override {
-    out.x = x0_;
-    out.xi.setZero(nxi_);
-    out.xidot.setZero(nxi_);
-    for (const auto& step : steps_) step->apply(t, out);
-  }
-
- private:
-  VecX x0_;
-  int nxi_;
-  std::vector<std::unique_ptr<const ReferenceStep>> steps_;
-};
-
 /// How the settings ask the base to turn (the builder's reading of them).
 enum class AttitudeMode {
   Fixed,    ///< constant attitude
@@ -71,8 +51,8 @@ enum class AttitudeMode {
 
 class Builder {
  public:
-  Builder(const Model& model, const ReferenceSettings& settings)
-      : model_(model), settings_(settings), in_(settings) {}
+  Builder(const Model& model, const ReferenceSettings& settings, const ReferenceRetiming* retiming)
+      : model_(model), settings_(settings), in_(settings), retiming_(retiming) {}
 
   std::unique_ptr<Reference> build();
 
@@ -137,9 +117,14 @@ class Builder {
     return static_cast<int>(d);
   }
 
+  /// A path in manoeuvre time when the reference is retimed, else the path itself.
+  std::shared_ptr<const Path> warped(std::shared_ptr<const Path> path) const;
+
   const Model& model_;
   const ReferenceSettings& settings_;
   ReferenceSettingsReader in_;
+  const ReferenceRetiming* retiming_;
+  std::optional<traj::ManoeuvreClock> clock_;  ///< with retiming_
 
   // What the settings say, read by the generators and the shared pieces above.
   std::shared_ptr<const Path> position_;  ///< base position path; null: fixed_position_
@@ -760,7 +745,13 @@ void Builder::halfCircle() {
 std::unique_ptr<Reference> Builder::build() {
   analyzeModel();
   const std::string& g = settings_.generator;
-  if (g == "tool_path") return toolPath();
+  if (retiming_) clock_.emplace(retiming_->t_start, retiming_->tau_start, retiming_->ramp);
+  if (g == "tool_path") {
+    if (retiming_)
+      throw ControlError("reference: the tool_path generator cannot be retimed (its inverse kinematics runs along "
+                         "time from t = 0); use a joint or base generator with recovery");
+    return toolPath();
+  }
   if (!g.empty()) readSuspendedLoad();
   if (g.empty()) {
     if (!settings_.parameters.empty() || !settings_.options.empty())
@@ -802,7 +793,20 @@ std::unique_ptr<Reference> Builder::build() {
 
 // ---- composing the reference from what the settings say ----------------------------------------
 
+std::shared_ptr<const Path> Builder::warped(std::shared_ptr<const Path> path) const {
+  if (!clock_ || !path) return path;
+  return std::make_shared<traj::WarpedPath>(std::move(path), *clock_);
+}
+
 std::unique_ptr<Reference> Builder::assemble() {
+  if (clock_) {  // every path in manoeuvre time (the circle's angle through arcAngle())
+    position_ = warped(position_);
+    heading_ = warped(heading_);
+    if (joint_paths_->path) {
+      std::shared_ptr<const Path> joints = std::move(joint_paths_->path);
+      joint_paths_->path = std::make_unique<traj::WarpedPath>(std::move(joints), *clock_);
+    }
+  }
   auto ref = std::make_unique<ComposedReference>(model_.initial_state.x, model_.nxi);
   const bool prescribed = attitude_ != AttitudeMode::Flat && attitude_ != AttitudeMode::Twist;
   const auto attitude = prescribed && base_ >= 0 && !planar_ ? prescribedAttitude() : nullptr;
@@ -821,7 +825,8 @@ std::shared_ptr<const AttitudeLaw> Builder::prescribedAttitude() const {
     case AttitudeMode::Heading:
       return std::make_shared<HeadingAttitude>(heading_);
     case AttitudeMode::Follow:
-      return std::make_shared<CircleFollowingAttitude>(circle_, follow_axis_, follow_phi0_, fixed_R_);
+      return std::make_shared<CircleFollowingAttitude>(warped(std::make_shared<traj::ArcAnglePath>(circle_)),
+                                                       follow_axis_, follow_phi0_, fixed_R_);
     default:
       return std::make_shared<FixedAttitude>(fixed_R_);
   }
@@ -832,7 +837,8 @@ std::shared_ptr<const traj::Path> Builder::prescribedAngle() const {
     case AttitudeMode::Heading:
       return heading_;
     case AttitudeMode::Follow:
-      return std::make_shared<CircleFollowingAngle>(circle_, fixed_angle_, follow_phi0_);
+      return std::make_shared<CircleFollowingAngle>(warped(std::make_shared<traj::ArcAnglePath>(circle_)),
+                                                    fixed_angle_, follow_phi0_);
     default:
       return std::make_shared<traj::ConstantPath>(std::vector<double>{fixed_angle_});
   }
@@ -845,7 +851,7 @@ std::unique_ptr<const BaseCoordinates> Builder::baseCoordinates(
   if (planar_) {
     std::shared_ptr<const PlanarMotionLaw> motion;
     if (attitude_ == AttitudeMode::Twist)
-      motion = std::make_shared<ConstantPlanarTwist>(fixed_position_.head<2>(), fixed_angle_, twist_);
+      motion = std::make_shared<ConstantPlanarTwist>(fixed_position_.head<2>(), fixed_angle_, twist_, clock_);
     else if (attitude_ == AttitudeMode::Flat)
       motion = std::make_shared<FlatPlanarMotion>(basePosition(), plane_gravity_, epsilon_);
     else
@@ -854,11 +860,13 @@ std::unique_ptr<const BaseCoordinates> Builder::baseCoordinates(
   } else {
     std::shared_ptr<const BodyMotionLaw> motion;
     if (attitude_ == AttitudeMode::Twist) {
-      motion = std::make_shared<ConstantBodyTwist>(Pose{fixed_R_, fixed_position_}, twist_);
+      motion = std::make_shared<ConstantBodyTwist>(Pose{fixed_R_, fixed_position_}, twist_, clock_);
     } else if (attitude_ == AttitudeMode::Flat) {
       ThrustAxis axis(basePosition(), model_.gravity, drag_per_mass_);
       std::shared_ptr<const FlatHeading> heading;
-      if (integrated_heading_)
+      if (integrated_heading_ && retiming_)
+        heading = std::make_shared<IntegratedHeading>(axis, yaw_rate_, retiming_->yaw, retiming_->t_start);
+      else if (integrated_heading_)
         heading = std::make_shared<IntegratedHeading>(axis, yaw_rate_, initial_yaw_);
       else
         heading = std::make_shared<YawHeading>(heading_);
@@ -873,14 +881,20 @@ std::unique_ptr<const BaseCoordinates> Builder::baseCoordinates(
   // the flat one is an atan2).
   const bool continuity = hasAmbiguousCoordinates(j.type) && attitude_ != AttitudeMode::Fixed &&
                           (!planar_ || attitude_ == AttitudeMode::Flat);
-  if (continuity) coordinates = std::make_unique<ContinuousCoordinates>(j, std::move(coordinates));
+  if (continuity && retiming_)
+    coordinates = std::make_unique<ContinuousCoordinates>(
+        j, std::move(coordinates), retiming_->t_start,
+        retiming_->base_coordinates.size() == j.nx ? retiming_->base_coordinates.data() : nullptr);
+  else if (continuity)
+    coordinates = std::make_unique<ContinuousCoordinates>(j, std::move(coordinates));
   return coordinates;
 }
 
 }  // namespace
 
-std::unique_ptr<Reference> makeReference(const Model& model, const ReferenceSettings& settings) {
-  return Builder(model, settings).build();
+std::unique_ptr<Reference> makeReference(const Model& model, const ReferenceSettings& settings,
+                                         const ReferenceRetiming* retiming) {
+  return Builder(model, settings, retiming).build();
 }
 
 std::vector<std::string> referenceGeneratorNames() {

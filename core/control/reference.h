@@ -34,11 +34,29 @@ class Reference {
   virtual void sample(double t, ReferenceSample& out) const = 0;
 };
 
+/// A reference that waited for the vehicle and rejoins its manoeuvre (docs/CONTROL.md "Recovery"):
+/// the generator's paths run on the manoeuvre time τ(t) of traj::ManoeuvreClock(t_start,
+/// tau_start, ramp) — at rest at the manoeuvre's pose of tau_start until t_start (a flat attitude is
+/// then upright), then speeding up to the manoeuvre's own pace. What is integrated or unwrapped
+/// along time starts at t_start: an integrated heading (5.70) from the ZYX heading `yaw`, the base
+/// coordinates (angles, quaternion signs) aligned with `base_coordinates` (the base joint's x_R at
+/// t_start of the reference before; empty: as they come).
+struct ReferenceRetiming {
+  double t_start = 0.0;   ///< [s] the clock starts
+  double tau_start = 0.0; ///< [s] the manoeuvre time it starts from
+  double ramp = 1.0;      ///< [s] > 0: its run-up to the manoeuvre's pace
+  double yaw = 0.0;       ///< [rad] heading of an integrated flat heading at t_start
+  VecX base_coordinates;  ///< the base joint's coordinates to continue from, or empty
+};
+
 /// Makes the generator a scene asks for. An empty generator name holds `model.initial_state`
 /// (x_R = x(0), ξ_R = 0). Throws ControlError naming the generator and the parameter for unknown
 /// names, missing or surplus parameters, wrong list lengths, or a model the generator cannot
-/// drive (e.g. a flatness attitude without a free or planar base).
-std::unique_ptr<Reference> makeReference(const Model& model, const ReferenceSettings& settings);
+/// drive (e.g. a flatness attitude without a free or planar base). With `retiming`, the same
+/// reference in manoeuvre time (ReferenceRetiming); the tool_path generator cannot be retimed
+/// (ControlError).
+std::unique_ptr<Reference> makeReference(const Model& model, const ReferenceSettings& settings,
+                                         const ReferenceRetiming* retiming = nullptr);
 
 /// The generator names makeReference accepts (for help texts and the GUI).
 std::vector<std::string> referenceGeneratorNames();

@@ -22,6 +22,25 @@ class ReferenceStep {
   virtual void apply(double t, ReferenceSample& out) const = 0;
 };
 
+/// A reference composed of steps: x_R = x₀, ξ_R = ξ̇_R = 0, overwritten by the steps joint by joint
+/// (each writes its own joints).
+class ComposedReference final : public Reference {
+ public:
+  ComposedReference(VecX x0, int nxi) : x0_(std::move(x0)), nxi_(nxi) {}
+  void add(std::unique_ptr<const ReferenceStep> step) { steps_.push_back(std::move(step)); }
+  void sample(double t, ReferenceSample& out) const override {
+    out.x = x0_;
+    out.xi.setZero(nxi_);
+    out.xidot.setZero(nxi_);
+    for (const auto& step : steps_) step->apply(t, out);
+  }
+
+ private:
+  VecX x0_;
+  int nxi_;
+  std::vector<std::unique_ptr<const ReferenceStep>> steps_;
+};
+
 /// The rotation Q = I + wed(v) + wed(v)²/(1 + c), v = a × d, c = a·d, that turns the unit vector a
 /// into the unit vector d about a × d (the shortest way; singular at d = −a), with its body
 /// angular velocity ω = vee(QᵀQ̇) and acceleration ω̇ = vee(Q̇ᵀQ̇ + QᵀQ̈) for a constant a.

@@ -150,4 +150,98 @@ class CirclePath final : public Path {
 /// cos φ(t) and sin φ(t) with time derivatives, from the jet of φ (Faà di Bruno through e^{iφ}).
 void cosSinJets(const Jet& phi, Jet& c, Jet& s);
 
+/// The time warp of a start from rest: w(u) with w(0) = 0 and the rate ẇ rising from 0 to 1 along
+/// the degree-9 rest-to-rest polynomial during [0, R] (so w(R) = R/2), then ẇ = 1; w = 0 before 0.
+/// Jets in u. R > 0.
+Jet rampUp(double u, double R);
+
+/// f(τ(t)) from f's jet in τ (at τ(t)) and τ's jet in t (Faà di Bruno to the 4th derivative).
+Jet compose(const Jet& f_of_tau, const Jet& tau);
+
+/// The manoeuvre time τ(t) of a reference that waited (docs/CONTROL.md "Recovery"): it stands at
+/// tau_start until t_start, then runs up along rampUp to the rate 1 over `ramp` seconds, so that
+/// the manoeuvre is rejoined from rest at its own pose of tau_start with C⁴ continuity; afterwards
+/// τ = t − delay with delay = t_start + ramp/2 − tau_start. An infinite ramp never starts: τ stays
+/// tau_start (a manoeuvre held at rest there).
+class ManoeuvreClock {
+ public:
+  ManoeuvreClock(double t_start, double tau_start, double ramp);
+  Jet at(double t) const;
+  double delayAfterRamp() const { return t_start_ + 0.5 * ramp_ - tau_start_; }
+
+ private:
+  double t_start_, tau_start_, ramp_;
+};
+
+/// A path evaluated in manoeuvre time: p(τ(t)) with its time derivatives.
+class WarpedPath final : public Path {
+ public:
+  WarpedPath(std::shared_ptr<const Path> path, ManoeuvreClock clock) : path_(std::move(path)), clock_(clock) {}
+  int dim() const override { return path_->dim(); }
+  Jet component(double t, int i) const override;
+  void jets(double t, Jet* out) const override;
+
+ private:
+  std::shared_ptr<const Path> path_;
+  ManoeuvreClock clock_;
+};
+
+/// Per component the degree-9 polynomial over [t0, t0 + T] that starts with the jet `start[i]` and
+/// ends with `end[i]` (value and four derivatives each), held at its end values after t0 + T and at
+/// its start jet before t0 (the value moves on with the start velocity). A planned move from a
+/// moving state to rest (docs/CONTROL.md "Recovery": the return to the manoeuvre).
+class HermitePath final : public Path {
+ public:
+  HermitePath(std::vector<Jet> start, std::vector<Jet> end, double t0, double duration);
+  int dim() const override { return static_cast<int>(coefficients_.size()); }
+  Jet component(double t, int i) const override;
+
+ private:
+  std::vector<std::array<double, 10>> coefficients_;  ///< per component, ascending powers of s
+  std::vector<Jet> start_, end_;
+  double t0_, T_;
+};
+
+/// From rest at `start` to rest at `goal` along the straight line, cruising at `speed`: the speed
+/// runs up along rampUp over `ramp` seconds, holds, and runs down the same way, so that the move
+/// takes D / speed + ramp (D = |goal − start|; a short move does not reach the cruise speed) and
+/// is C⁴ with the acceleration at most 315/128 · speed / ramp. Held at start before t0 and at goal
+/// after. (docs/CONTROL.md "Recovery": the way back to the manoeuvre.)
+class CruisePath final : public Path {
+ public:
+  CruisePath(std::vector<double> start, std::vector<double> goal, double t0, double speed, double ramp);
+  int dim() const override { return static_cast<int>(start_.size()); }
+  Jet component(double t, int i) const override;
+  double duration() const { return cruise_ + ramp_; }
+
+ private:
+  std::vector<double> start_, direction_;
+  double t0_, speed_, ramp_, cruise_ = 0.0;
+};
+
+/// Paths one after another: from `starts[k]` on the path `paths[k]` (before starts[0]: paths[0]).
+/// The caller makes them meet (a HermitePath that ends at rest where the next starts at rest).
+class PathSequence final : public Path {
+ public:
+  PathSequence(std::vector<double> starts, std::vector<std::shared_ptr<const Path>> paths);
+  int dim() const override { return paths_.front()->dim(); }
+  Jet component(double t, int i) const override { return at(t).component(t, i); }
+
+ private:
+  const Path& at(double t) const;
+  std::vector<double> starts_;
+  std::vector<std::shared_ptr<const Path>> paths_;
+};
+
+/// A circle's arc angle φ(t) as a one-component path (the attitude laws that turn with it).
+class ArcAnglePath final : public Path {
+ public:
+  explicit ArcAnglePath(std::shared_ptr<const CirclePath> circle) : circle_(std::move(circle)) {}
+  int dim() const override { return 1; }
+  Jet component(double t, int) const override { return circle_->arc().angle(t); }
+
+ private:
+  std::shared_ptr<const CirclePath> circle_;
+};
+
 }  // namespace rbs::traj

@@ -103,7 +103,7 @@ TEST(AttitudeLaws, RatesMatchFiniteDifferences) {
   const FixedAttitude fixed(R0);
   const HeadingAttitude heading(sinusoid({0.2}, {1.5}, 1.7));
   const Vec3 normal = Vec3(0.2, -0.4, 1.0).normalized();
-  const CircleFollowingAttitude follow(tiltedCircle(normal), normal, 0.4, R0);
+  const CircleFollowingAttitude follow(std::make_shared<traj::ArcAnglePath>(tiltedCircle(normal)), normal, 0.4, R0);
   for (double t : {0.0, 0.2, 0.45, 1.3, 3.7}) {
     expectConsistentAttitude([&](double s) { return fixed.at(s); }, t);
     expectConsistentAttitude([&](double s) { return heading.at(s); }, t);
@@ -122,8 +122,9 @@ TEST(AttitudeLaws, RatesMatchFiniteDifferences) {
 TEST(CircleFollowingAngle, IsThePlanarCaseOfTheFollowingAttitude) {
   const auto circle = tiltedCircle(Vec3::UnitZ());
   const double theta0 = 0.7;
-  const CircleFollowingAngle angle(circle, theta0, 0.4);
-  const CircleFollowingAttitude attitude(circle, Vec3::UnitZ(), 0.4, axisAngleRotation(Vec3::UnitZ(), theta0));
+  const CircleFollowingAngle angle(std::make_shared<traj::ArcAnglePath>(circle), theta0, 0.4);
+  const CircleFollowingAttitude attitude(std::make_shared<traj::ArcAnglePath>(circle), Vec3::UnitZ(), 0.4,
+                                         axisAngleRotation(Vec3::UnitZ(), theta0));
   for (double t : {0.0, 0.3, 1.1, 2.9}) {
     const Jet a = angle.component(t, 0);
     const flat::AttitudeJet att = attitude.at(t);
@@ -201,7 +202,7 @@ TEST(PlanarMotions, RatesMatchFiniteDifferences) {
                                                          std::vector<double>{1.0, 0.0}, 0.6,
                                                          traj::ArcProfile(0.0, 2.0, 0.0, 0.5, 0.0));
   const PrescribedPlanarMotion prescribed(BasePosition(circle, Vec3::Zero()),
-                                          std::make_shared<CircleFollowingAngle>(circle, 0.2, 0.0));
+                                          std::make_shared<CircleFollowingAngle>(std::make_shared<traj::ArcAnglePath>(circle), 0.2, 0.0));
   const FlatPlanarMotion flat_motion(BasePosition(circle, Vec3::Zero()), g, 0.05);
   Vec6 V;
   V << 0.4, -0.3, 0, 0, 0, 1.7;

@@ -51,6 +51,39 @@ double totalMass(const Model& m) {
   return mass;
 }
 
+struct Consistency {
+  bool finite = true;
+  double drift = 0.0;  ///< largest coordinate drift of x_R
+  double fd = 0.0;     ///< largest relative mismatch of central differences of x_R, ξ_R
+};
+
+/// Samples `ref` at `n` instants spread over [t0, t1] and compares central differences of x_R and
+/// ξ_R with A(x_R) ξ_R and ξ̇_R.
+Consistency checkConsistency(const Model& model, const Reference& ref, double t0, double t1, int n) {
+  Workspace ws(model);
+  ReferenceSample s, sp, sm;
+  Consistency c;
+  for (int i = 0; i < n; ++i) {
+    const double t = t0 + (t1 - t0) * (i + 0.371) / n;
+    ref.sample(t, s);
+    ref.sample(t + kFdStep, sp);
+    ref.sample(t - kFdStep, sm);
+    EXPECT_EQ(s.x.size(), model.nx);
+    EXPECT_EQ(s.xi.size(), model.nxi);
+    EXPECT_EQ(s.xidot.size(), model.nxi);
+    if (s.x.size() != model.nx || s.xi.size() != model.nxi || s.xidot.size() != model.nxi) return c;
+    c.finite = c.finite && s.x.allFinite() && s.xi.allFinite() && s.xidot.allFinite();
+    c.drift = std::max(c.drift, model.coordinateDrift(s.x));
+    computeKinematics(model, s.x, s.xi, ws);
+    computeConfigurationRate(model, s.x, s.xi, ws, 0.0);
+    const VecX dx = (sp.x - sm.x) / (2 * kFdStep) - ws.xdot;
+    const VecX dxi = (sp.xi - sm.xi) / (2 * kFdStep) - s.xidot;
+    c.fd = std::max(c.fd, dx.cwiseAbs().maxCoeff() / (1 + ws.xdot.cwiseAbs().maxCoeff()));
+    c.fd = std::max(c.fd, dxi.cwiseAbs().maxCoeff() / (1 + s.xidot.cwiseAbs().maxCoeff()));
+  }
+  return c;
+}
+
 TEST(SceneReferences, EveryReferenceBlockMakesAConsistentReference) {
   int with_reference = 0;
   for (const auto& entry : std::filesystem::directory_iterator(scenesDir())) {
@@ -72,34 +105,68 @@ TEST(SceneReferences, EveryReferenceBlockMakesAConsistentReference) {
       ADD_FAILURE() << e.what();
       continue;
     }
-    const Model& model = designModel(scene);
-    Workspace ws(model);
-    ReferenceSample s, sp, sm;
-    double drift = 0.0, fd = 0.0;
-    bool finite = true;
-    const int n = 150;
-    for (int i = 0; i < n; ++i) {
-      const double t = scene.integrator.t_end * (i + 0.371) / n;
-      ref->sample(t, s);
-      ref->sample(t + kFdStep, sp);
-      ref->sample(t - kFdStep, sm);
-      ASSERT_EQ(s.x.size(), model.nx);
-      ASSERT_EQ(s.xi.size(), model.nxi);
-      ASSERT_EQ(s.xidot.size(), model.nxi);
-      finite = finite && s.x.allFinite() && s.xi.allFinite() && s.xidot.allFinite();
-      drift = std::max(drift, model.coordinateDrift(s.x));
-      computeKinematics(model, s.x, s.xi, ws);
-      computeConfigurationRate(model, s.x, s.xi, ws, 0.0);
-      const VecX dx = (sp.x - sm.x) / (2 * kFdStep) - ws.xdot;
-      const VecX dxi = (sp.xi - sm.xi) / (2 * kFdStep) - s.xidot;
-      fd = std::max(fd, dx.cwiseAbs().maxCoeff() / (1 + ws.xdot.cwiseAbs().maxCoeff()));
-      fd = std::max(fd, dxi.cwiseAbs().maxCoeff() / (1 + s.xidot.cwiseAbs().maxCoeff()));
-    }
-    EXPECT_TRUE(finite);
-    EXPECT_LT(drift, kDriftTol);
-    EXPECT_LT(fd, kFdTol);
+    const Consistency c = checkConsistency(designModel(scene), *ref, 0.0, scene.integrator.t_end, 150);
+    EXPECT_TRUE(c.finite);
+    EXPECT_LT(c.drift, kDriftTol);
+    EXPECT_LT(c.fd, kFdTol);
   }
   EXPECT_GE(with_reference, 15);
+}
+
+// The recovery rejoins a manoeuvre from rest where it was left (ReferenceRetiming,
+// docs/CONTROL.md "Recovery"): every retimable reference block, held from the middle of its run and
+// restarted later, stays consistent, is at rest until the restart, and runs on at its own pace
+// after the run-up.
+TEST(SceneReferences, RetimedReferencesAreConsistentAndStartFromRest) {
+  int retimed = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(scenesDir())) {
+    if (entry.path().extension() != ".yaml") continue;
+    SCOPED_TRACE(entry.path().filename().string());
+    const Scene scene = loadScene(entry.path());
+    if (scene.reference.generator.empty() || scene.reference.generator == "tool_path") continue;
+    const Model& model = designModel(scene);
+    ReferenceRetiming retiming;
+    retiming.tau_start = 0.43 * scene.integrator.t_end;
+    retiming.t_start = retiming.tau_start + 7.0;
+    retiming.ramp = 2.0;
+    retiming.yaw = 0.3;
+    const auto ref = makeReference(model, scene.reference, &retiming);
+    ++retimed;
+    const Consistency c =
+        checkConsistency(model, *ref, retiming.t_start - 1.0, retiming.t_start + retiming.ramp + 3.0, 150);
+    EXPECT_TRUE(c.finite);
+    EXPECT_LT(c.drift, kDriftTol);
+    EXPECT_LT(c.fd, kFdTol);
+    ReferenceSample s;
+    ref->sample(retiming.t_start - 0.5, s);
+    EXPECT_LT(s.xi.cwiseAbs().maxCoeff(), 1e-12);
+    EXPECT_LT(s.xidot.cwiseAbs().maxCoeff(), 1e-12);
+  }
+  EXPECT_GE(retimed, 15);
+}
+
+// The flat references stay flat when retimed: the looping held in its run-up (τ = 2.15 s, where
+// the recovery of issue 46 left it) and restarted makes the matching force vanish for the
+// underactuated quadcopter all along the restart, as the original does.
+TEST(SceneReferences, RetimedLoopingMatchesTheQuadcopter) {
+  const Scene scene = load("quadcopter_looping.yaml");
+  const double scale = totalMass(scene.model) * 9.81;
+  for (double tau : {2.15, 4.2}) {
+    SCOPED_TRACE(tau);
+    ReferenceRetiming retiming;
+    retiming.tau_start = tau;
+    retiming.t_start = 20.0;
+    retiming.ramp = 2.0;
+    retiming.yaw = -1.0;
+    const auto ref = makeReference(scene.model, scene.reference, &retiming);
+    ReferenceSample s;
+    double worst = 0.0;
+    for (int i = 0; i <= 400; ++i) {
+      ref->sample(19.0 + 10.0 * i / 400.0, s);
+      worst = std::max(worst, matchingForce(scene.model, s) / scale);
+    }
+    EXPECT_LT(worst, kMatchTol);
+  }
 }
 
 TEST(SceneReferences, FlatnessBlocksMatchTheirModels) {
