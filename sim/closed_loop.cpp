@@ -42,6 +42,48 @@ void ClosedLoop::reset(double /*t0*/) {
   failure_.clear();
   last_ok_ = false;
   controller_->reset();
+  if (Recovery* r = recovery()) r->reset();
+  sample_time_ = output_sample_time_ = std::numeric_limits<double>::quiet_NaN();
+}
+
+Recovery* ClosedLoop::recovery() const {
+  Recovery* r = controller_->recovery();
+  return r && r->attached() ? r : nullptr;
+}
+
+const Reference& ClosedLoop::activeReference() const {
+  const Recovery* r = recovery();
+  return r ? r->reference() : *reference_;
+}
+
+void ClosedLoop::setReferenceFactory(ReferenceFactory factory) {
+  if (Recovery* r = controller_->recovery()) r->attach(*reference_, std::move(factory));
+}
+
+void ClosedLoop::setPlantReference(std::unique_ptr<Reference> reference, const Model& plant, const Model& design) {
+  plant_reference_ = std::move(reference);
+  shared_joints_.clear();
+  for (const Joint& j : design.joints) {
+    const int p = plant.jointIndex(j.name);
+    if (p < 0 || j.nx == 0) continue;
+    const Joint& pj = plant.joints[p];
+    if (pj.nx != j.nx || pj.nxi != j.nxi) continue;
+    shared_joints_.push_back({pj.x_offset, j.x_offset, j.nx, pj.xi_offset, j.xi_offset, j.nxi});
+  }
+}
+
+double ClosedLoop::supervisionPeriod() const { return recovery() ? Recovery::kPeriod : 0.0; }
+
+bool ClosedLoop::supervise(double t, const State& state) {
+  if (!recovery()) return false;
+  bool changed = false;
+  try {
+    changed = controller_->supervise(t, state);
+  } catch (const std::exception& e) {  // a reference the supervisor could not make: keep the last one
+    if (failure_.empty()) failure_ = std::string(controller_->name()) + ": recovery: " + e.what();
+  }
+  if (changed) sample_time_ = output_sample_time_ = std::numeric_limits<double>::quiet_NaN();
+  return changed;
 }
 
 void ClosedLoop::evaluate(double t, const State& state, VecX& u, bool record_failure) {
@@ -49,7 +91,7 @@ void ClosedLoop::evaluate(double t, const State& state, VecX& u, bool record_fai
   try {
     if (t != sample_time_) {
       sample_time_ = std::numeric_limits<double>::quiet_NaN();  // stays unset if sample() throws
-      reference_->sample(t, sample_);
+      activeReference().sample(t, sample_);
       sample_time_ = t;
     }
     last_ok_ = controller_->compute(t, state, sample_, u);
@@ -76,7 +118,19 @@ const ReferenceSample* ClosedLoop::referenceForSample(double t) {
   if (t != output_sample_time_) {
     output_sample_time_ = std::numeric_limits<double>::quiet_NaN();  // stays unset if sample() throws
     try {
-      (plant_reference_ ? *plant_reference_ : *reference_).sample(t, output_sample_);
+      if (!plant_reference_) {
+        activeReference().sample(t, output_sample_);
+      } else {
+        plant_reference_->sample(t, output_sample_);
+        if (recovery()) {  // the recovery's reference, on the joints the plant shares with the design model
+          activeReference().sample(t, design_sample_);
+          for (const SharedJoint& j : shared_joints_) {
+            output_sample_.x.segment(j.plant_x, j.nx) = design_sample_.x.segment(j.design_x, j.nx);
+            output_sample_.xi.segment(j.plant_xi, j.nxi) = design_sample_.xi.segment(j.design_xi, j.nxi);
+            output_sample_.xidot.segment(j.plant_xi, j.nxi) = design_sample_.xidot.segment(j.design_xi, j.nxi);
+          }
+        }
+      }
     } catch (const std::exception&) {  // the controller reports the failure where it matters
       return nullptr;
     }

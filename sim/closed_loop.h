@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "core/control/controller.h"
+#include "core/control/recovery.h"
 #include "core/control/reference.h"
 #include "sim/input_source.h"
 
@@ -25,6 +26,8 @@ class ClosedLoop : public InputSource {
   bool plantRate(const Model& plant, const State& state, const VecX& u, double stabilization_gain, VecX& xdot,
                  VecX& xidot) override;
   void reset(double t0) override;
+  double supervisionPeriod() const override;
+  bool supervise(double t, const State& state) override;
   std::vector<ChannelInfo> channels() const override;
   void sample(double* out) override;
   std::string failure() const override { return failure_; }
@@ -32,10 +35,18 @@ class ClosedLoop : public InputSource {
   const ReferenceSample* referenceForSample(double t) override;
   /// The same reference made on the plant, for referenceForSample() when the controller's design
   /// model has other coordinates (a vehicle with propellers: its force model has no rotor joints).
-  void setPlantReference(std::unique_ptr<Reference> reference) { plant_reference_ = std::move(reference); }
+  /// `plant` and `design` (the model the controller's reference is on) must outlive the loop: the
+  /// joints they share carry a recovery's reference over to the plant's coordinates.
+  void setPlantReference(std::unique_ptr<Reference> reference, const Model& plant, const Model& design);
+  /// How to retime the reference (makeReference with a ReferenceRetiming): a controller that
+  /// recovers (Controller::recovery()) needs it to rejoin the manoeuvre; without it, it does not
+  /// recover. Throws ControlError when the reference cannot be retimed.
+  void setReferenceFactory(ReferenceFactory factory);
 
   Controller& controller() { return *controller_; }
+  /// The scene's reference (the manoeuvre); activeReference() is the one the controller tracks.
   const Reference& reference() const { return *reference_; }
+  const Reference& activeReference() const;
 
  private:
   std::shared_ptr<const Model> controller_model_;  ///< declared first: destroyed after the controller
@@ -46,6 +57,12 @@ class ClosedLoop : public InputSource {
   /// same time (RK4's two midpoint stages, a step's end and the next one's start) share it.
   double sample_time_ = std::numeric_limits<double>::quiet_NaN();
   std::unique_ptr<Reference> plant_reference_;  ///< null: the controller's reference is on the plant
+  /// Joints the plant and the design model share: (plant x, design x, nx, plant ξ, design ξ, nξ).
+  struct SharedJoint {
+    int plant_x, design_x, nx, plant_xi, design_xi, nxi;
+  };
+  std::vector<SharedJoint> shared_joints_;
+  ReferenceSample design_sample_;  ///< scratch: the active reference on the design model
   ReferenceSample output_sample_;  ///< referenceForSample()'s when it cannot share sample_
   double output_sample_time_ = std::numeric_limits<double>::quiet_NaN();
   std::string failure_;
@@ -56,6 +73,8 @@ class ClosedLoop : public InputSource {
   State last_state_;
   std::uint64_t last_parameters_version_ = 0;
 
+  /// The controller's recovery once it can retime the reference (setReferenceFactory), else null.
+  Recovery* recovery() const;
   /// Samples the reference and runs the controller; a failure (false or an exception) gives NaN
   /// inputs and, when `record_failure`, the message of failure().
   void evaluate(double t, const State& state, VecX& u, bool record_failure);

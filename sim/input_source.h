@@ -31,6 +31,13 @@ class InputSource {
   }
   /// The simulation restarts at t0 (Simulator::reset): forget failures and history.
   virtual void reset(double /*t0*/) {}
+  /// [s] between the supervision instants t0 + k·period (the simulator makes them events, like the
+  /// instants of a zero-order hold, and calls supervise() there); 0: none (the default).
+  virtual double supervisionPeriod() const { return 0.0; }
+  /// At a supervision instant: the source may change what it computes from t on (a controller's
+  /// recovery, core/control/recovery.h); true when it did (the simulator then restarts its stepper
+  /// there). Default: false.
+  virtual bool supervise(double /*t*/, const State& /*state*/) { return false; }
   /// Channels this source adds after the model's (fixed after construction).
   virtual std::vector<ChannelInfo> channels() const { return {}; }
   /// Writes the values of channels() for the state of the last compute() (output samples only).

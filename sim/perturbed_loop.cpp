@@ -102,6 +102,10 @@ void PerturbedLoop::compute(double t, const State& state, VecX& u) {
   ClosedLoop::compute(t, measured_, u);
 }
 
+bool PerturbedLoop::supervise(double t, const State& state) {
+  return ClosedLoop::supervise(t, have_last_ ? measured_ : state);
+}
+
 void PerturbedLoop::computeWithEstimator(double t, const State& state, VecX& u) {
   if (!estimator_failure_.empty()) {  // the estimate is gone: the run stops with the message
     u.setConstant(std::numeric_limits<double>::quiet_NaN());

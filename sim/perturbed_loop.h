@@ -47,6 +47,8 @@ class PerturbedLoop : public ClosedLoop {
   /// the true errors) without touching the measurement history or the noise sequence.
   void evaluateForSample(double t, const State& state, VecX& u) override;
   void reset(double t0) override;
+  /// The recovery supervises what the controller measures (the last measuredState()), not the truth.
+  bool supervise(double t, const State& state) override;
   std::vector<ChannelInfo> channels() const override;
   void sample(double* out) override;
   std::string failure() const override;

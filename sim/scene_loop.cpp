@@ -98,7 +98,17 @@ SceneLoop makeSceneLoop(const Scene& scene, const std::string& chosen) {
   } else {
     closed_loop = std::make_shared<ClosedLoop>(std::move(controller), std::move(reference), std::move(controller_model));
   }
-  if (plant_reference) closed_loop->setPlantReference(std::move(plant_reference));
+  if (plant_reference) closed_loop->setPlantReference(std::move(plant_reference), scene.model, design_model);
+  if (closed_loop->controller().recovery()) {
+    // Recovery retimes the scene's reference to rejoin it (core/control/recovery.h).
+    try {
+      closed_loop->setReferenceFactory([&design_model, settings = scene.reference](const ReferenceRetiming& retiming) {
+        return makeReference(design_model, settings, &retiming);
+      });
+    } catch (const ControlError& e) {
+      throw error(scene.controller.line, scene.controller.column, std::string("controller: recovery: ") + e.what());
+    }
+  }
   loop.controller = &closed_loop->controller();
   loop.controller_name = chosen;
   loop.source = std::move(closed_loop);

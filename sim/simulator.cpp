@@ -49,6 +49,7 @@ struct Simulator::Impl {
   State state_now;
   long next_sample = 1;
   long next_hold = 1;
+  long next_supervision = 1;
   bool failed = false;
   bool started = false;
   std::string message;
@@ -94,6 +95,7 @@ struct Simulator::Impl {
     state_now = s;
     next_sample = 1;
     next_hold = 1;
+    next_supervision = 1;
     failed = false;
     message.clear();
     stats = SimulationStats{};
@@ -169,14 +171,22 @@ struct Simulator::Impl {
       const double ts = t0 + static_cast<double>(next_sample) * dt_out;
       const double th = input.holds() ? input.instant(t0, next_hold) : std::numeric_limits<double>::infinity();
       const double tp = pushes.nextBoundary();
+      // Supervision instants t0 + k·period, by one multiplication (InputSource::supervise).
+      const double period = input.source() ? input.source()->supervisionPeriod() : 0.0;
+      const double tv = period > 0.0 ? t0 + static_cast<double>(next_supervision) * period
+                                     : std::numeric_limits<double>::infinity();
+      // A supervision instant that merges with another event takes that event's time (the run
+      // then steps exactly as without supervision while nothing changes).
       double te = std::min({ts, th, tp});
-      bool is_sample = false, is_hold = false, is_push = false;
+      if (tv < te - merge) te = tv;
+      bool is_sample = false, is_hold = false, is_push = false, is_supervision = false;
       if (t_end < te - merge) {
         te = t_end;
       } else {
         is_sample = ts <= te + merge;
         is_hold = th <= te + merge;
         is_push = tp <= te + merge;
+        is_supervision = tv <= te + merge;
       }
       if (!stepping->advance(te, z_event)) {
         fail(withSourceFailure(stepping->message()));
@@ -190,12 +200,18 @@ struct Simulator::Impl {
       const double d = drift.measure(z_event);
       drift.apply(d, z_event);
       if (is_push) pushes.passBoundaries(te, merge);
+      bool supervised_change = false;
+      if (is_supervision) {  // before the hold: a held input then comes from what was decided here
+        splitState(model, z_event, state_now);
+        supervised_change = input.source()->supervise(te, state_now);
+        ++next_supervision;
+      }
       if (is_hold) {
         splitState(model, z_event, state_now);
         input.hold(te, state_now);
         ++next_hold;
       }
-      if (is_hold || is_push) stepping->discontinuity(te, z_event);
+      if (is_hold || is_push || supervised_change) stepping->discontinuity(te, z_event);
       if (is_sample) {
         record(ts, z_event, z_event.allFinite(), d);
         ++next_sample;

@@ -477,6 +477,13 @@ bool ActuationController::stepFlatFilter(double dt) {
   return true;
 }
 
+bool ActuationController::supervise(double t, const State& state) {
+  if (!inner_->recovery()) return false;
+  state_map_.apply(state, force_state_);
+  if (servo_reaction_) servo_reaction_->toDesignState(state, force_state_, nullptr);
+  return inner_->supervise(t, force_state_);
+}
+
 bool ActuationController::compute(double t, const State& state, const ReferenceSample& reference, VecX& u) {
   applyParameters();
   if (started_ && t == last_t_ && last_u_.size() == plant_.numInputs()) {  // the same instant again

@@ -166,6 +166,9 @@ class ActuationController : public Controller {
   void updateSignals() override;
   void reset() override;
   bool hasInternalState() const override { return true; }
+  Recovery* recovery() override { return inner_->recovery(); }
+  /// The inner controller supervises the state mapped onto its force model.
+  bool supervise(double t, const State& state) override;
 
   Controller& inner() { return *inner_; }
 

@@ -1,6 +1,13 @@
 #include "core/control/controller.h"
 
+#include "core/control/recovery.h"
+
 namespace rbs {
+
+bool Controller::supervise(double t, const State& state) {
+  Recovery* r = recovery();
+  return r ? r->supervise(t, state) : false;
+}
 
 SignalSlot Controller::addSignal(std::string name, std::string unit, std::string description) {
   signals_.push_back({std::move(name), std::move(unit), std::move(description)});

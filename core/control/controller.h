@@ -14,6 +14,8 @@
 
 namespace rbs {
 
+class Recovery;
+
 /// A named scalar signal a controller reports (the simulator turns it into a channel).
 struct SignalInfo {
   std::string name;         ///< dotted, e.g. "error.position", "control.matching_residual"
@@ -70,6 +72,15 @@ class Controller {
                          double /*stabilization_gain*/, VecX& /*xdot*/, VecX& /*xidot*/) {
     return false;
   }
+
+  /// The recovery supervisor of a controller that recovers from large errors (docs/CONTROL.md
+  /// "Recovery"; core/control/recovery.h), or null (the default).
+  virtual Recovery* recovery() { return nullptr; }
+  /// At a supervision instant (Recovery::kPeriod apart; the simulator makes them events) with the
+  /// state of the model the simulation runs: lets the recovery supervisor decide; true when the
+  /// controller's reference or template changed from t on. The default passes the state on to
+  /// recovery() (false without one); a controller on another model maps it first.
+  virtual bool supervise(double t, const State& state);
 
   /// Forget internal state (filters, integrators): the simulation restarts. Default: nothing.
   virtual void reset() {}

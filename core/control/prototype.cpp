@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <limits>
 
 #include "core/control/registry.h"
 #include "core/model/input_sets.h"
 #include "core/dynamics/dynamics.h"
 #include "core/dynamics/kinematics.h"
+#include "core/control/recovery.h"
 
 namespace rbs {
 namespace {
@@ -39,13 +42,14 @@ PrototypeController::PrototypeController(const Model& model, VelocityError varia
                                          const ControllerSettings& settings)
     : model_(model),
       template_(model, {}, variant),
+      stabilizing_(model, {}, VelocityError::Body),
       tracking_(model, settings.options.count("tracked_body") ? settings.options.at("tracked_body") : ""),
       ws_(model),
       ws_ref_(model),
       // A single rigid body with body wrenches has constant M and B; the base pair's M̄ is
       // constant too (J = I), so the allocation can keep explicit inverses.
       allocator_(model.nxi, model.numInputs(), model.single_rigid_body) {
-  checkControllerOptions(settings, {"template", "gains", "matching", "allocation", "tracked_body", "tool_body"});
+  checkControllerOptions(settings, {"template", "gains", "matching", "allocation", "tracked_body", "tool_body", "recovery"});
   if (model.numInputs() == 0) throw ControlError(std::string(name()) + ": the model has no actuators");
   gravity_ = model.gravity.norm();
 
@@ -65,6 +69,7 @@ PrototypeController::PrototypeController(const Model& model, VelocityError varia
               : matching == "pvtol"       ? Matching::Pvtol
                                           : Matching::TwoMass;
   const std::string alloc = controllerOption(settings, "allocation", "auto", {"auto", "exact", "least_squares", "constrained"});
+  recovery_requested_ = controllerOption(settings, "recovery", "off", {"on", "off"}) == "on";
   bool bounded = false;
   lower_.resize(model.numInputs());
   upper_.resize(model.numInputs());
@@ -137,6 +142,20 @@ PrototypeController::PrototypeController(const Model& model, VelocityError varia
                        "takes gains raw or poles");
   template_.pairs() = std::move(pairs);
   template_.setVariant(variant);
+  if (recovery_requested_) {
+    if (layout_ == Layout::Joints || layout_ == Layout::Tool || base < 0 ||
+        !hasIdentityMotionSubspace(model.joints[base]) || model.joints[base].parent >= 0)
+      throw ControlError(std::string(name()) + ": option recovery needs a vehicle on a free root joint (without child "
+                         "placement) and a template with its base pair (template base or base_joints)");
+    // Strict priorities of a saturated free flyer (docs/CONTROL.md "Recovery"): its thrust
+    // direction (angular accelerations about body x and y), then its acceleration along the thrust
+    // axis body z, then the template metric. The base body's twist is the root joint's ξ (S_e = I).
+    const int o = model.joints[base].xi_offset;
+    std::vector<MatX> levels{MatX::Zero(2, model.nxi), MatX::Zero(1, model.nxi)};
+    levels[0](0, o + 3) = levels[0](1, o + 4) = 1.0;
+    levels[1](0, o + 2) = 1.0;
+    allocator_.setPriorities(levels);
+  }
 
   declareParameters();
   // The allocation can be switched during a run (the GUI's combo box); the option sets the start.
@@ -172,6 +191,12 @@ PrototypeController::PrototypeController(const Model& model, VelocityError varia
   for (const InputSet& set : model.input_sets)
     sets.push_back({"input_set." + set.name, "1", "1 while an edge of the input set " + set.name + " holds the input, else 0"});
   input_set_signals_ = addSignals(sets);
+  if (recovery_requested_) {
+    recovery_ = std::make_unique<Recovery>(model, parameters_);
+    recovery_signals_ = addSignals({{"control.recovery", "1", "recovery phase: 0 tracking, 1 stabilizing, 2 returning, 3 rejoining"},
+                                    {"control.delay", "s", "how late the manoeuvre runs against its own timetable (recovery)"}});
+    makeStabilizingTemplate();
+  }
   updatePairs();
 }
 
@@ -275,6 +300,12 @@ void PrototypeController::declareParameters() {
       }
       break;
   }
+  if (recovery_requested_) {
+    p_.force_limit = p.add(positive("force_limit", "N", "largest pull of the template's spring at its centre (recovery: the bounded template)",
+                                    0.5 * m0 * gravity_));
+    p_.recovery_omega = p.add({"recovery_omega", "rad/s", "recovery: tilt frequency of the stabilizing template", 6.0,
+                               0.1, 100.0, ParameterScale::Log});
+  }
   if (layout_ == Layout::BaseJoints) {
     p_.joint_mbar = p.add({"joint_mbar", "kg", "desired mass of each joint pair (prismatic joints)", 0.01, 0.0, kBig});
     p_.joint_thetabar = p.add({"joint_thetabar", "kg m^2", "desired moment of inertia of each joint pair (about its axes)", 1e-3, 0.0, kBig});
@@ -297,6 +328,7 @@ void PrototypeController::updatePairs() {
     pr.stiffness = momentMatrix(k, h, pi);
   };
   updateJointPairs();
+  updateForceLimits();
   switch (matching_) {
     case Matching::Multicopter:
     case Matching::Pvtol: {
@@ -392,6 +424,93 @@ void PrototypeController::updatePairs() {
   }
 }
 
+void PrototypeController::updateForceLimits() {
+  if (!recovery_requested_) return;
+  // The base pair pulls with at most force_limit; the others keep their springs' force (an infinite
+  // limit) and get the half-angle rotation energy only (boundedStiffness).
+  std::vector<TemplatePair>& pairs = template_.pairs();
+  for (std::size_t i = 0; i < pairs.size(); ++i)
+    pairs[i].force_limit = i < first_joint_pair_ && p_.force_limit.declared() ? parameters_[p_.force_limit]
+                                                                             : std::numeric_limits<double>::infinity();
+}
+
+PrototypeTemplate& PrototypeController::activeTemplate() {
+  if (!recovery_) return template_;
+  updateStabilizingTemplate();  // kept current with the sliders (cached on their version and the spin)
+  return recovery_->phase() == RecoveryPhase::Stabilizing ? stabilizing_ : template_;
+}
+
+void PrototypeController::makeStabilizingTemplate() {
+  // The plant's own inertia: a pair from the world to every body with the body's inertia, so that
+  // M̄ = M and b̄ holds the plant's own velocity terms — nothing of the plant's gyroscopic exchange
+  // is left for the inputs to undo at any spin (docs/CONTROL.md "Recovery").
+  std::vector<TemplatePair> pairs;
+  for (int b = 0; b < static_cast<int>(model_.bodies.size()); ++b) {
+    const Body& body = model_.bodies[b];
+    TemplatePair pair{body.name, Frame{}, Frame{b, Pose{}}};
+    pair.inertia = momentMatrix(body.mass, body.com, body.inertia_com);
+    pair.force_limit = std::numeric_limits<double>::infinity();
+    pairs.push_back(std::move(pair));
+    if (b == base_body_) std::swap(pairs.back(), pairs.front());  // the base pair first
+  }
+  // The other joints keep their place (base_joints: the joint pairs' gains, without inertia).
+  if (layout_ == Layout::BaseJoints)
+    for (std::size_t i = first_joint_pair_; i < template_.pairs().size(); ++i) {
+      TemplatePair pair = template_.pairs()[i];
+      pair.inertia = Mat4::Zero();
+      pairs.push_back(std::move(pair));
+    }
+  stabilizing_.pairs() = std::move(pairs);
+  // The composite mass and moments of inertia about the composite centre of mass, base axes, at the
+  // initial state: the scale of the stabilizing springs.
+  const State& s0 = model_.initial_state;
+  computeKinematics(model_, s0.x, s0.xi, ws_);
+  double m = 0.0;
+  Vec3 c = Vec3::Zero();
+  for (int b = 0; b < static_cast<int>(model_.bodies.size()); ++b) {
+    m += model_.bodies[b].mass;
+    c += model_.bodies[b].mass * (ws_.pose[b] * model_.bodies[b].com);
+  }
+  c /= m;
+  Mat3 I = Mat3::Zero();
+  for (int b = 0; b < static_cast<int>(model_.bodies.size()); ++b) {
+    const Body& body = model_.bodies[b];
+    const Mat3& R = ws_.pose[b].R;
+    const Vec3 d = ws_.pose[b] * body.com - c;
+    I += R * body.inertia_com * R.transpose() + body.mass * (d.squaredNorm() * Mat3::Identity() - d * d.transpose());
+  }
+  const Mat3& R_base = ws_.pose[base_body_].R;
+  composite_mass_ = m;
+  composite_inertia_ = (R_base.transpose() * I * R_base).diagonal();
+}
+
+void PrototypeController::updateStabilizingTemplate() {
+  const double spin = recovery_->spin();
+  if (stabilizing_version_ == parameters_.version() && stabilizing_spin_ == spin) return;
+  stabilizing_version_ = parameters_.version();
+  stabilizing_spin_ = spin;
+  // The base pair: the thrust direction (tilt only), the altitude at ω/2 (the spring and damper at
+  // the base's centre of mass, whose sideways part the reference cancels: it rides with the
+  // vehicle), the spin about the thrust axis damped at 1 rad/s, no heading spring.
+  //
+  // The tilt: damping D = max(2 ω Θ_t, 2 Θ_z |ω_z|) and stiffness K = D ω / 2. Without spin this is
+  // the critically damped pair at ω. A vehicle spinning at ω_z carries the angular momentum
+  // H = Θ_z ω_z, and a tilt spring alone would only make it precess: the slow mode of the
+  // gyroscope under K and D decays at about K D / H². With D ≥ 2 H the damping dominates the
+  // gyroscopic coupling and the thrust axis turns up at about K / D = ω / 2 at any spin.
+  const double w = parameters_[p_.recovery_omega], w_v = 0.5 * w, w_heading = 1.0;
+  const double theta_tilt = std::max(composite_inertia_.x(), composite_inertia_.y());
+  const double d_tilt = std::max(2.0 * w * theta_tilt, 2.0 * composite_inertia_.z() * spin);
+  const double k_tilt = 0.5 * w * d_tilt;
+  const Vec3& centre = model_.bodies[base_body_].com;
+  TemplatePair& base = stabilizing_.pairs()[0];
+  base.stiffness = momentMatrix(composite_mass_ * w_v * w_v, centre, Vec3(k_tilt, k_tilt, 0.0).asDiagonal());
+  base.damping = momentMatrix(2.0 * composite_mass_ * w_v, centre,
+                              Vec3(d_tilt, d_tilt, 2.0 * w_heading * composite_inertia_.z()).asDiagonal());
+  base.force_limit = parameters_[p_.force_limit];
+  base.tilt_only = true;
+}
+
 void PrototypeController::updateJointPairs() {
   if (layout_ != Layout::BaseJoints) return;
   const ParameterSet& p = parameters_;
@@ -436,7 +555,7 @@ PrototypeController::FastAllocation PrototypeController::allocateByInverseDynami
                                                                                   const ReferenceSample& reference,
                                                                                   VecX& u) {
   if (inverse_dynamics_inputs_.empty()) return FastAllocation::NotApplicable;
-  template_.evaluateKinematicsOnly(state, reference, ws_, ws_ref_, evaluation_);
+  activeTemplate().evaluateKinematicsOnly(state, reference, ws_, ws_ref_, evaluation_);
   if (!mbar_factor_.factorize(evaluation_.Mbar)) {
     fail(std::string(name()) + ": allocation failed: the desired inertia M̄ is not positive definite "
          "(check the template parameters)");
@@ -469,18 +588,21 @@ PrototypeController::FastAllocation PrototypeController::allocateByInverseDynami
   return FastAllocation::Done;
 }
 
-bool PrototypeController::compute(double /*t*/, const State& state, const ReferenceSample& reference, VecX& u) {
+bool PrototypeController::compute(double t, const State& state, const ReferenceSample& reference, VecX& u) {
   plant_terms_valid_ = false;
+  last_t_ = t;
   updatePairs();
+  PrototypeTemplate& active = activeTemplate();
   plant_b_shifted_ = externalForceEstimate().size() != 0;
-  const bool transport_check = template_.variant() == VelocityError::Energy && !transport_map_checked_;
+  const bool transport_check =
+      &active == &template_ && template_.variant() == VelocityError::Energy && !transport_map_checked_;
   const FastAllocation fast = transport_check ? FastAllocation::NotApplicable : allocateByInverseDynamics(state, reference, u);
   if (fast == FastAllocation::Failed) return false;
   plant_terms_skipped_ = fast == FastAllocation::Done;
   late_plant_terms_ = false;
   if (!plant_terms_skipped_) {
     if (inverse_dynamics_inputs_.empty() || transport_check)
-      template_.evaluateWithPlant(state, reference, ws_, ws_ref_, plant_, evaluation_);
+      active.evaluateWithPlant(state, reference, ws_, ws_ref_, plant_, evaluation_);
     else  // the template is evaluated already; u₀ left the bounds
       evaluatePlant(model_, state, ws_, plant_);
     compensateExternalForce(plant_.b);
@@ -546,7 +668,8 @@ void PrototypeController::actualAcceleration(const VecX& u, VecX& xidot) {
 void PrototypeController::updateSignals() {
   // A template whose pairs span joints evaluated only the reference's joint motions; the tracking
   // errors compare bodies.
-  template_.completeReferenceKinematics(x_ref_, xi_ref_, ws_ref_);
+  PrototypeTemplate& active = activeTemplate();
+  active.completeReferenceKinematics(x_ref_, xi_ref_, ws_ref_);
   tracking_.evaluate(ws_, ws_ref_, x_, x_ref_, signalBlock(tracking_signals_));
   // Actual acceleration with the input the simulator applies (clamped to the bounds).
   const VecX u = allocation_.u.cwiseMax(lower_).cwiseMin(upper_);
@@ -555,7 +678,7 @@ void PrototypeController::updateSignals() {
   signal(control_signals_, kEnergy) = evaluation_.kinetic + evaluation_.potential;
   signal(control_signals_, kKinetic) = evaluation_.kinetic;
   signal(control_signals_, kPotential) = evaluation_.potential;
-  signal(control_signals_, kEnergyRate) = template_.energyRate(xidot);
+  signal(control_signals_, kEnergyRate) = active.energyRate(xidot);
   signal(control_signals_, kTemplatePower) = -2.0 * evaluation_.rayleigh;
   // The allocator's diagnostics of the last compute's solve, if that compute succeeded (the
   // inverse-dynamics allocation realizes the template and set them to zero).
@@ -569,6 +692,10 @@ void PrototypeController::updateSignals() {
     saturated += s != 0;
   }
   signal(control_signals_, kSaturated) = saturated;
+  if (recovery_) {
+    signal(recovery_signals_, 0) = static_cast<double>(recovery_->phase());
+    signal(recovery_signals_, 1) = recovery_->delay(last_t_);
+  }
   Eigen::Index row = 0;  // allocation_.set_rows_active follows the sets' rows in order
   for (std::size_t k = 0; k < model_.input_sets.size(); ++k) {
     const Eigen::Index rows = model_.input_sets[k].rows.rows();

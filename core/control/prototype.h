@@ -26,6 +26,12 @@
 //   allocation  auto | exact | least_squares | constrained (auto: constrained when an input has
 //               a finite bound, else least squares, which is exact for p = n). It is also the
 //               choice parameter "allocation" (exact only for p = n), switchable during a run.
+//   recovery    on | off — large errors of a vehicle on a free root joint (docs/CONTROL.md
+//               "Recovery"): the bounded template (parameter force_limit: the largest pull of its
+//               springs at their centres), strict allocation priorities (tilt, then the thrust
+//               along body z, then the template metric), and the supervisor of core/control/
+//               recovery.h with the stabilizing template (the plant's own inertia, the thrust
+//               direction and altitude, no heading spring: parameter recovery_omega). Default off.
 //   tracked_body  the body whose errors are reported (TrackingErrors).
 //   tool_body   for template: tool.
 #pragma once
@@ -36,6 +42,7 @@
 #include "core/control/controller.h"
 #include "core/control/plant.h"
 #include "core/control/prototype_template.h"
+#include "core/control/recovery.h"
 #include "core/control/settings.h"
 #include "core/control/tracking.h"
 #include "core/dynamics/workspace.h"
@@ -52,6 +59,7 @@ class PrototypeController : public Controller {
   void updateSignals() override;
   bool plantRate(const Model& plant, const State& state, const VecX& u, double stabilization_gain, VecX& xdot,
                  VecX& xidot) override;
+  Recovery* recovery() override { return recovery_.get(); }
 
   /// The template as the last compute() built it from the parameters (tests, the GUI's poles).
   const PrototypeTemplate& prototype() const { return template_; }
@@ -69,6 +77,14 @@ class PrototypeController : public Controller {
   void declareParameters();
   /// Recomputes the pairs' moment matrices from the parameter values (when they changed).
   void updatePairs();
+  /// recovery: each pair's force_limit (the base pair's from the parameter, the others' infinite).
+  void updateForceLimits();
+  /// recovery: the stabilizing template (docs/CONTROL.md "Recovery"), from the plant and the
+  /// parameters recovery_omega and force_limit.
+  void makeStabilizingTemplate();
+  void updateStabilizingTemplate();
+  /// The template of the recovery phase: the stabilizing one while stabilizing, else the scene's.
+  PrototypeTemplate& activeTemplate();
   /// base_joints: the joint pairs from joint_mbar, joint_thetabar, joint_omega, joint_zeta.
   void updateJointPairs();
   /// The allocation by inverse dynamics (see inverse_dynamics_inputs_): Done when it gave u,
@@ -99,6 +115,8 @@ class PrototypeController : public Controller {
     Parameter thetabar, upsilonbar, pibar;             // joint and tool pairs: isotropic
     Parameter tool[3];                                 // tool point
     Parameter joint_mbar, joint_thetabar, joint_omega, joint_zeta;  // base_joints: the joint pairs
+    Parameter force_limit;                             // recovery: the bounded template's largest pull
+    Parameter recovery_omega;                          // recovery: the stabilizing template's tilt frequency
   } p_;
 
   const Model& model_;
@@ -115,6 +133,13 @@ class PrototypeController : public Controller {
   std::size_t first_joint_pair_ = 0;  ///< layouts joints and base_joints: the first joint pair
 
   PrototypeTemplate template_;
+  bool recovery_requested_ = false;
+  std::unique_ptr<Recovery> recovery_;
+  PrototypeTemplate stabilizing_;       ///< recovery: the stabilizing template
+  std::uint64_t stabilizing_version_ = ~std::uint64_t{0};
+  double stabilizing_spin_ = -1.0;      ///< the spin the stabilizing template was made for [rad/s]
+  double composite_mass_ = 0.0;         ///< recovery: of every body that moves with the base
+  Vec3 composite_inertia_ = Vec3::Zero();  ///< recovery: principal-axis moments about the composite CoM (base axes, initial state)
   TrackingErrors tracking_;
   Workspace ws_, ws_ref_;
   PlantTerms plant_;
@@ -152,6 +177,8 @@ class PrototypeController : public Controller {
   enum ControlSignal { kEnergy, kKinetic, kPotential, kEnergyRate, kTemplatePower, kMatchingResidual,
                        kTemplateDeviation, kSaturated };
   SignalSlot tracking_signals_, control_signals_, saturation_signals_, input_set_signals_;
+  SignalSlot recovery_signals_;  ///< control.recovery (the phase), control.delay
+  double last_t_ = 0.0;          ///< t of the last compute()
 };
 
 std::unique_ptr<Controller> makePrototypeController(const Model& model, VelocityError variant,

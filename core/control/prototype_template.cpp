@@ -1,6 +1,7 @@
 #include "core/control/prototype_template.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include <Eigen/Cholesky>
 
@@ -40,6 +41,49 @@ void refreshVee(const TemplatePair& p, PairState& s) {
 }
 
 }  // namespace
+
+void boundedStiffness(const Mat4& K, double force_limit, bool tilt_only, const Pose& G_E, Vec6& force,
+                      double& energy) {
+  const Mat3& R = G_E.R;
+  force.setZero();
+  energy = 0.0;
+  const double k = K(3, 3);
+  Mat3 K_c = K.topLeftCorner<3, 3>();
+  if (k > 0.0) {
+    const Vec3 h = K.topRightCorner<3, 1>() / k;
+    K_c -= k * h * h.transpose();
+    const Vec3 d = R * h + G_E.r - h;
+    const double sigma = force_limit / k;
+    const double ratio2 = d.squaredNorm() / (sigma * sigma);
+    const double root = std::sqrt(1.0 + ratio2);
+    // k σ² (√(1 + r) − 1) = k |d|² / (√(1 + r) + 1): no cancellation for small d.
+    energy += k * d.squaredNorm() / (root + 1.0);
+    const Vec3 f = (k / root) * (R.transpose() * d);  // the centre's force in body axes
+    force.head<3>() = f;
+    force.tail<3>() = h.cross(f);
+  }
+  // Rotation about the centre: Π = tr(K_c) I − K_c (Wed⁻¹), q = (w, q_v) of R_E with w ≥ 0.
+  const Mat3 Pi = K_c.trace() * Mat3::Identity() - K_c;
+  if (tilt_only) {
+    // c = cos α = e_zᵀ R_E e_z, s = cos(α/2) = √((1 + c)/2): V = 4 Π̄ (1 − s), and with
+    // δc = δωᵀ (e_z × R_Eᵀ e_z) the torque −(Π̄/s) e_z × R_Eᵀ e_z, of size 2 Π̄ sin(α/2).
+    const double pi_tilt = 0.5 * (Pi(0, 0) + Pi(1, 1));
+    const Vec3 z_in_body = R.row(2).transpose();  // R_Eᵀ e_z
+    const double c = std::clamp(z_in_body.z(), -1.0, 1.0);
+    const double s = std::sqrt(0.5 * (1.0 + c));
+    energy += 4.0 * pi_tilt * (1.0 - s);
+    if (s > 1e-12) force.tail<3>() += -(pi_tilt / s) * Vec3::UnitZ().cross(z_in_body);
+    return;
+  }
+  const Vec4 q = rotationToQuaternion(R);
+  const double w = q(0);
+  const Vec3 qv = q.tail<3>();
+  const Vec3 Pq = Pi * qv;
+  const double N = qv.dot(Pq), s = 1.0 + w;
+  energy += 4.0 * N / s;
+  // δq_v = ½ (w δω + q_v × δω), δw = −½ q_vᵀ δω for R_E → R_E exp(wed δω).
+  force.tail<3>() += (4.0 / (s * s)) * (s * (w * Pq + Pq.cross(qv)) + 0.5 * N * qv);
+}
 
 Mat4 momentMatrix(double total, const Vec3& centre, const Mat3& moment_about_centre) {
   Mat4 out;
@@ -250,8 +294,14 @@ void PrototypeTemplate::evaluate(const Workspace& ws, const Workspace& ws_ref, c
     const Mat6& Mb = s.inertia_6;
     const Mat6& Db = s.damping_6;
     // (4.66b) f̄_K = vee2((I − G_E⁻¹) K̄'); V̄ = ½ ‖(G_E − I)ᵀ‖²_K̄' (4.20a).
-    s.stiffness_force = vee2(Mat4((Mat4::Identity() - G_E_inv4) * p.stiffness));
-    out.potential += 0.5 * traceWeighted(s.G_E.matrix() - Mat4::Identity(), p.stiffness);
+    if (p.force_limit > 0.0) {
+      double energy = 0.0;
+      boundedStiffness(p.stiffness, p.force_limit, p.tilt_only, s.G_E, s.stiffness_force, energy);
+      out.potential += energy;
+    } else {
+      s.stiffness_force = vee2(Mat4((Mat4::Identity() - G_E_inv4) * p.stiffness));
+      out.potential += 0.5 * traceWeighted(s.G_E.matrix() - Mat4::Identity(), p.stiffness);
+    }
     // Body error twist ξ_E = Jξ − Ad_{G_E}⁻¹ J_R ξ_R (4.66e), used by all variants' energy rate.
     const Vec6 ref_in_body = adjointInvTimes(s.G_E, s.ref_twist);
     s.error_twist = s.twist - ref_in_body;
@@ -273,7 +323,8 @@ void PrototypeTemplate::evaluate(const Workspace& ws, const Workspace& ws_ref, c
     } else {
       // (4.66f) body: M̄_ab (J̇ξ − Ad⁻¹ a_R + ad_{ξ_E} Ad⁻¹ η_R) − ad_{ξ_E}ᵀ M̄_ab ξ_E;
       // (4.66h) energy: the Levi-Civita term C̄(Jξ) ξ_E instead of −ad_{ξ_E}ᵀ M̄_ab ξ_E.
-      const Vec6 momentum = Mb * s.error_twist, damping_force = Db * s.error_twist;
+      const Vec6 momentum = Mb * s.error_twist;
+      const Vec6 damping_force = Db * s.error_twist;
       const Vec6 gyroscopic = variant_ == VelocityError::Body ? Vec6(-adTransposeTimes(s.error_twist, momentum))
                                                               : leviCivitaTimes(Mb, s.twist, s.error_twist);
       force = Mb * s.error_acceleration + gyroscopic + damping_force + s.stiffness_force;
@@ -340,8 +391,13 @@ void PrototypeTemplate::evaluateRotationPair(const Workspace& ws, const Workspac
   s.error_twist = delta_rate * axis6;
   s.error_acceleration = -accel_ref * axis6;
   const Mat3 K3 = p.stiffness.topLeftCorner<3, 3>();
-  const Mat3 I_minus_RtE = Mat3::Identity() - R_E.transpose();
-  s.stiffness_force << I_minus_RtE * p.stiffness.topRightCorner<3, 1>(), vee2(Mat3(I_minus_RtE * K3));
+  double bounded_energy = 0.0;
+  if (p.force_limit > 0.0) {
+    boundedStiffness(p.stiffness, p.force_limit, p.tilt_only, s.G_E, s.stiffness_force, bounded_energy);
+  } else {
+    const Mat3 I_minus_RtE = Mat3::Identity() - R_E.transpose();
+    s.stiffness_force << I_minus_RtE * p.stiffness.topRightCorner<3, 1>(), vee2(Mat3(I_minus_RtE * K3));
+  }
   refreshVee(p, s);
   const double m = a.dot(s.inertia_6.bottomRightCorner<3, 3>() * a);
   const double d = a.dot(s.damping_6.bottomRightCorner<3, 3>() * a);
@@ -349,8 +405,12 @@ void PrototypeTemplate::evaluateRotationPair(const Workspace& ws, const Workspac
   out.bbar(j) += -m * accel_ref + d * delta_rate + a.dot(s.stiffness_force.tail<3>());
   out.kinetic += 0.5 * m * delta_rate * delta_rate;
   out.rayleigh += 0.5 * d * delta_rate * delta_rate;
-  const Mat3 RE_minus_I = R_E - Mat3::Identity();
-  out.potential += 0.5 * (RE_minus_I * K3).cwiseProduct(RE_minus_I).sum();
+  if (p.force_limit > 0.0) {
+    out.potential += bounded_energy;
+  } else {
+    const Mat3 RE_minus_I = R_E - Mat3::Identity();
+    out.potential += 0.5 * (RE_minus_I * K3).cwiseProduct(RE_minus_I).sum();
+  }
 }
 
 double PrototypeTemplate::energyRate(const VecX& xidot) const {

@@ -39,7 +39,35 @@ struct TemplatePair {
   Mat4 inertia = Mat4::Zero();    ///< M̄'
   Mat4 damping = Mat4::Zero();    ///< D̄'
   Mat4 stiffness = Mat4::Zero();  ///< K̄'
+  /// > 0: the bounded template of large errors (boundedStiffness; docs/CONTROL.md "Recovery"),
+  /// whose spring at the stiffness centre never pulls harder than this [N]. 0: the thesis'
+  /// quadratic potential (4.20a).
+  double force_limit = 0.0;
+  /// With force_limit > 0: the rotation energy depends on the angle between the frames' z axes
+  /// only (a thrust direction without a heading; boundedStiffness), Π̄ = ½(Π̄_x + Π̄_y).
+  bool tilt_only = false;
 };
+
+/// The stiffness force and energy of a pair with force_limit > 0 (issue 46). K̄' splits into a
+/// spring of stiffness k = K̄'₄₄ at the centre h = K̄'₁:₃,₄ / k and a rotation about it,
+/// K̄' = [K_c + k h hᵀ, k h; k hᵀ, k] with K_c = Wed(Π) (momentMatrix), so that the quadratic
+/// energy is ½ k |d|² + tr((I − R_E) K_c), d = R_E h + t_E − h the displacement of the centre seen
+/// from the reference frame. The bounded template keeps this split with
+///   spring:   V = k σ² (√(1 + |d|²/σ²) − 1), σ = force_limit / k,
+///             force at the centre k d / √(1 + |d|²/σ²): at most force_limit, k d (1 + O(|d|²/σ²));
+///   rotation: V = 4 q_vᵀ Π q_v / (1 + w) for R_E = (w, q_v), w ≥ 0 (the turn angle θ ≤ π): for
+///             Π = π I this is 4π (1 − cos(θ/2)), a torque 2π sin(θ/2) that grows up to θ = π
+///             instead of vanishing there as the trace energy's π sin θ does, so that a vehicle
+///             upside down is still turned back; ½ θ² nᵀΠn to second order, as the trace energy.
+///   tilt only (`tilt_only`): V = 4 Π̄ (1 − cos(α/2)) of the angle α between the z axes (α ≤ π),
+///             Π̄ = ½(Π_x + Π_y): the same torque law about the axis e_z × R_Eᵀ e_z, nothing
+///             about z.
+/// Both have the quadratic template's Hessian at G_E = I (tilt only: in the tilt directions), so
+/// the linearization (4.48) and its eigenvalues stay those of the thesis' template. `force` is the
+/// gradient in the pair's body coordinates, [f; τ] with dV = forceᵀ δ for G_E → G_E exp(wed δ)
+/// (the convention of vee2(…)).
+void boundedStiffness(const Mat4& stiffness, double force_limit, bool tilt_only, const Pose& G_E, Vec6& force,
+                      double& energy);
 
 /// 4×4 moment matrix from total x, centre c (frame b) and the 3×3 moment tensor about the centre
 /// (inertia-tensor form, e.g. diag(Θ̄_x, Θ̄_y, Θ̄_z)): [Wed(Θ_c) + x c cᵀ, x c; x cᵀ, x].
