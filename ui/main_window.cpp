@@ -106,6 +106,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   rate_label_->setObjectName("status.rate");
   drift_label_ = new QLabel(this);
   drift_label_->setObjectName("status.drift");
+  recovery_label_ = new QLabel(this);
+  recovery_label_->setObjectName("status.recovery");
+  recovery_label_->setToolTip(tr("The controller left the manoeuvre after a push: it stabilizes the vehicle, flies it back "
+                                 "to where the manoeuvre was left and rejoins it later (docs/CONTROL.md \"Recovery\")"));
   warning_label_ = new ElidedLabel(this);
   warning_label_->setObjectName("status.warning");
   QPalette warning_palette = warning_label_->palette();
@@ -114,6 +118,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   statusBar()->addWidget(time_label_);
   statusBar()->addWidget(rate_label_);
   statusBar()->addWidget(drift_label_);
+  statusBar()->addWidget(recovery_label_);
   statusBar()->addWidget(warning_label_, 1);
   frame_timer_.setTimerType(Qt::PreciseTimer);
   plot_timer_.setTimerType(Qt::PreciseTimer);
@@ -721,6 +726,8 @@ bool MainWindow::start(std::shared_ptr<const Scene> scene, const std::string& co
   run_ = 0;
   log_.channels = worker_->channels();
   log_.clear();
+  recovery_channel_ = log_.channels.find("control.recovery");
+  delay_channel_ = log_.channels.find("control.delay");
   // Memory budget of the run log: ~256 MB with the curves' copies (at 200 samples/s and the
   // looping quadcopter's 96 channels about 10 min of a run).
   constexpr std::size_t kRunLogBytes = std::size_t{256} << 20;
@@ -772,6 +779,16 @@ void MainWindow::fillSelectors() {
 
 QString MainWindow::warning() const { return warning_label_->text(); }
 
+QString MainWindow::recoveryPhase() const {
+  if (recovery_channel_ < 0 || log_.values.empty()) return {};
+  switch (static_cast<int>(log_.values.back()[static_cast<std::size_t>(recovery_channel_)])) {
+    case 1: return tr("stabilizing");
+    case 2: return tr("returning");
+    case 3: return tr("rejoining");
+    default: return {};
+  }
+}
+
 void MainWindow::frameTick() {
   if (!worker_) return;
   const WorkerSnapshot s = worker_->snapshot();
@@ -780,6 +797,8 @@ void MainWindow::frameTick() {
   hud.time = s.time;
   hud.real_time_factor = s.running && !recording_ ? s.real_time_factor : std::nan("");
   hud.status = recording_ ? "recording video" : s.failed ? "stopped" : s.running ? "running" : s.at_end ? "end" : "paused";
+  const QString phase = recoveryPhase();
+  if (!phase.isEmpty()) hud.status += " · recovery: " + phase.toStdString();
   view_->showFrame(s.frame, hud);
   // The status line also depends on the run log, which plotTick trims between snapshots.
   if (s.serial == shown_serial_ && log_.dropped == shown_log_dropped_) return;
@@ -790,6 +809,12 @@ void MainWindow::frameTick() {
                        : s.at_end ? tr("paused at the end")
                                   : tr("paused"));
   drift_label_->setText(tr("drift %1").arg(s.drift, 0, 'e', 1));
+  if (phase.isEmpty()) {
+    recovery_label_->clear();
+  } else {
+    const double late = delay_channel_ >= 0 ? log_.values.back()[static_cast<std::size_t>(delay_channel_)] : 0.0;
+    recovery_label_->setText(tr("recovery: %1, manoeuvre %2 s late").arg(phase).arg(late, 0, 'f', 1));
+  }
   play_button_->setEnabled(!s.running && !s.failed);
   gains_->showApplied(s.parameters);
   QString warning = warning_;

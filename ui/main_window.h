@@ -156,6 +156,12 @@ class MainWindow : public QMainWindow {
   QLabel* time_label_ = nullptr;
   QLabel* rate_label_ = nullptr;
   QLabel* drift_label_ = nullptr;
+  /// The controller's recovery (docs/CONTROL.md "Recovery"): its phase and how late the manoeuvre
+  /// runs, from the channels control.recovery and control.delay (−1: the controller has none).
+  QLabel* recovery_label_ = nullptr;
+  int recovery_channel_ = -1, delay_channel_ = -1;
+  /// "stabilizing", "returning", "rejoining" from the last logged sample, or empty while tracking.
+  QString recoveryPhase() const;
   ElidedLabel* warning_label_ = nullptr;
   QTimer frame_timer_, plot_timer_;
 

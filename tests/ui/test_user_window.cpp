@@ -301,6 +301,7 @@ TEST(UserGains, SwitchesAreCheckBoxesAndChoicesComboBoxes) {
   auto* allocation = user.find<QComboBox>("gain.allocation.combo");
   ASSERT_NE(allocation, nullptr);
   EXPECT_EQ(allocation->currentText(), "constrained");
+  user.scrollIntoView(allocation);  // below the recovery's parameters
   user.choose(allocation, "least_squares");
   user.click("run.step");
   EXPECT_TRUE(user.waitFor([&] { return user.find<QLabel>("gain.allocation.applied")->text() == "used: least_squares"; }, 30000));

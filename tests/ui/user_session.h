@@ -28,6 +28,9 @@
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QImage>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QWheelEvent>
 #include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
@@ -142,6 +145,29 @@ class UserSession {
           click(bar, bar->tabRect(i).center());
           return;
         }
+  }
+
+  /// Turns the mouse wheel over the scroll area that holds `w` until `w` is in view from top to bottom (as a
+  /// person scrolls down a long panel to a control below the fold).
+  void scrollIntoView(QWidget* w) {
+    ASSERT_NE(w, nullptr);
+    QScrollArea* area = nullptr;
+    for (QWidget* p = w->parentWidget(); p && !area; p = p->parentWidget()) area = qobject_cast<QScrollArea*>(p);
+    ASSERT_NE(area, nullptr) << w->objectName().toStdString() << " is not in a scroll area";
+    QWidget* viewport = area->viewport();
+    for (int turn = 0; turn < 200; ++turn) {
+      const QRect in_viewport(w->mapTo(viewport, QPoint(0, 0)), w->size());
+      if (in_viewport.top() >= 0 && in_viewport.bottom() < viewport->height()) return;
+      const int notches = in_viewport.top() < 0 ? 1 : -1;  // wheel up shows what lies above
+      const QPoint at = viewport->rect().center();
+      QWheelEvent wheel(QPointF(at), QPointF(viewport->mapToGlobal(at)), QPoint(), QPoint(0, 120 * notches),
+                        Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+      QApplication::sendEvent(viewport, &wheel);
+      QApplication::processEvents();
+    }
+    ADD_FAILURE() << "the wheel did not bring " << w->objectName().toStdString() << " into view (at "
+                  << w->mapTo(viewport, QPoint(0, 0)).y() << " in a viewport of height " << viewport->height()
+                  << ", scroll bar at " << area->verticalScrollBar()->value() << " of " << area->verticalScrollBar()->maximum() << ")";
   }
 
   /// Picks `text` in a combo box: click to open its list, click the entry.
