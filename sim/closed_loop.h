@@ -35,8 +35,8 @@ class ClosedLoop : public InputSource {
   const ReferenceSample* referenceForSample(double t) override;
   /// The same reference made on the plant, for referenceForSample() when the controller's design
   /// model has other coordinates (a vehicle with propellers: its force model has no rotor joints).
-  /// `plant` and `design` (the model the controller's reference is on) must outlive the loop: the
-  /// joints they share carry a recovery's reference over to the plant's coordinates.
+  /// The joints `plant` and `design` (the model the controller's reference is on) share carry a
+  /// recovery's reference over to the plant's coordinates (only their offsets are kept).
   void setPlantReference(std::unique_ptr<Reference> reference, const Model& plant, const Model& design);
   /// How to retime the reference (makeReference with a ReferenceRetiming): a controller that
   /// recovers (Controller::recovery()) needs it to rejoin the manoeuvre; without it, it does not

@@ -45,9 +45,9 @@ class InputSource {
   /// True when the source tracks a reference state (x_R, ξ_R): the recorder then adds the
   /// reference.* channels (fixed after construction).
   virtual bool tracksReference() const { return false; }
-  /// The reference at the output sample time t in the plant's coordinates (output samples only;
-  /// also under a hold, where the controller last ran earlier); null when there is none (not
-  /// tracking, or the reference fails at t).
+  /// The reference at time t in the plant's coordinates, as the source tracks it there (output
+  /// samples and the ghost of the 3D view; also under a hold, where the controller last ran
+  /// earlier); null when there is none (not tracking, or the reference fails at t).
   virtual const ReferenceSample* referenceForSample(double /*t*/) { return nullptr; }
   /// Non-empty after a failed compute(): the cause, for the simulator's stop message.
   virtual std::string failure() const { return {}; }

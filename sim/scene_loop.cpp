@@ -9,6 +9,24 @@
 #include "sim/perturbed_loop.h"
 
 namespace rbs {
+namespace {
+
+/// The ghost: what the closed loop tracks at t in the plant's coordinates (the scene's reference,
+/// or a recovery's own while it recovers), sampled from the thread that runs the simulation.
+class TrackedReference final : public Reference {
+ public:
+  explicit TrackedReference(std::shared_ptr<ClosedLoop> loop) : loop_(std::move(loop)) {}
+  void sample(double t, ReferenceSample& out) const override {
+    const ReferenceSample* s = loop_->referenceForSample(t);
+    if (!s) throw ControlError("the reference cannot be evaluated at t = " + std::to_string(t) + " s");
+    out = *s;
+  }
+
+ private:
+  std::shared_ptr<ClosedLoop> loop_;
+};
+
+}  // namespace
 
 const Model& designModel(const Scene& scene) { return scene.force_model ? *scene.force_model : scene.model; }
 
@@ -82,7 +100,6 @@ SceneLoop makeSceneLoop(const Scene& scene, const std::string& chosen) {
   std::unique_ptr<Reference> reference, plant_reference;
   try {
     reference = makeReference(design_model, scene.reference);
-    loop.ghost_reference = makeReference(scene.model, scene.reference);
     if (scene.force_model) plant_reference = makeReference(scene.model, scene.reference);  // reference.* channels
   } catch (const ControlError& e) {
     throw error(scene.reference.line, scene.reference.column, std::string("reference: ") + e.what());
@@ -102,13 +119,16 @@ SceneLoop makeSceneLoop(const Scene& scene, const std::string& chosen) {
   if (closed_loop->controller().recovery()) {
     // Recovery retimes the scene's reference to rejoin it (core/control/recovery.h).
     try {
-      closed_loop->setReferenceFactory([&design_model, settings = scene.reference](const ReferenceRetiming& retiming) {
-        return makeReference(design_model, settings, &retiming);
+      // Own copies: the loop may outlive the scene.
+      closed_loop->setReferenceFactory([model = std::make_shared<const Model>(design_model),
+                                        settings = scene.reference](const ReferenceRetiming& retiming) {
+        return makeReference(*model, settings, &retiming);
       });
     } catch (const ControlError& e) {
       throw error(scene.controller.line, scene.controller.column, std::string("controller: recovery: ") + e.what());
     }
   }
+  loop.ghost_reference = std::make_unique<TrackedReference>(closed_loop);
   loop.controller = &closed_loop->controller();
   loop.controller_name = chosen;
   loop.source = std::move(closed_loop);

@@ -29,9 +29,10 @@ struct SceneLoop {
   std::shared_ptr<InputSource> source;
   /// The controller inside `source` (null without one): its name, signals and parameters.
   Controller* controller = nullptr;
-  /// The reference in the plant's coordinates, for drawing the ghost (null without a controller).
-  /// The controller's own reference is built on its design model, which for a vehicle with
-  /// propellers has no rotor joints, so the ghost needs its own.
+  /// The reference in the plant's coordinates, for drawing the ghost (null without a controller):
+  /// what the loop tracks at t (InputSource::referenceForSample; the controller's own reference
+  /// is built on its design model, which for a vehicle with propellers has no rotor joints), a
+  /// recovery's reference included. Sample it from the thread that runs the simulation.
   std::unique_ptr<Reference> ghost_reference;
   /// The controller's registry name; "none" without a controller.
   std::string controller_name = "none";

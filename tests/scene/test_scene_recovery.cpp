@@ -11,6 +11,7 @@
 #include <sstream>
 #include <string>
 
+#include "core/dynamics/kinematics.h"
 #include "tests/support/scene_run.h"
 
 namespace rbs {
@@ -92,6 +93,32 @@ TEST(Recovery, WithoutItTheTwistedLoopingIsLost) {
   const PushCase c{"quadcopter_looping.yaml", "Tx", 4.0};
   const SceneRun run = runLibraryScene(c.scene, {pushOverride(c), endTime(c), "controller.options.recovery=off"});
   EXPECT_GT(run.ok ? run.end("error.position") : 1e9, 1.0);
+}
+
+// The 3D view's ghost shows what the controller tracks: during the recovery the ride-along
+// reference, not the looping the vehicle has left (and the recorded reference.* channels agree).
+TEST(Recovery, TheGhostShowsTheRecoverysReference) {
+  const PushCase c{"quadcopter_looping.yaml", "Tx", 4.0};
+  const Scene scene = loadScene(test::libraryScene(c.scene), {pushOverride(c)});
+  SceneLoop loop = makeSceneLoop(scene);
+  Simulator sim(scene.model, simulationOptions(scene.integrator), loop.source);
+  sim.reset(scene.model.initial_state);
+  ASSERT_TRUE(sim.advanceTo(6.0)) << sim.message();
+  const Recording& rec = sim.recording();
+  ASSERT_EQ(rec.values.back()[rec.channels.find("control.recovery")], 1.0) << "stabilizing at t = 6 s";
+  ReferenceSample ghost, looping;
+  loop.ghost_reference->sample(sim.time(), ghost);
+  makeReference(scene.model, scene.reference)->sample(sim.time(), looping);
+  const int base = scene.model.bodyIndex("base");
+  Workspace ws(scene.model);
+  computeKinematics(scene.model, ghost.x, ghost.xi, ws);
+  const Vec3 r_ghost = ws.pose[base].r;
+  computeKinematics(scene.model, looping.x, looping.xi, ws);
+  EXPECT_GT((r_ghost - ws.pose[base].r).norm(), 1.0);
+  const std::span<const double> last = rec.values.back();
+  const Vec3 r_recorded(last[rec.channels.find("reference.body.base.px")], last[rec.channels.find("reference.body.base.py")],
+                        last[rec.channels.find("reference.body.base.pz")]);
+  EXPECT_LT((r_ghost - r_recorded).norm(), 1e-12);
 }
 
 // Nothing pushes: the supervisor never leaves the manoeuvre, and the bounded template equals the
