@@ -12,6 +12,9 @@
 namespace rbs {
 namespace {
 
+/// An actuator bound at or beyond this is "no bound" (the model's default is ±1e300).
+constexpr double kUnbounded = 1e299;
+
 /// v scaled down to length at most `limit`.
 Vec3 capped(const Vec3& v, double limit) {
   const double n = v.norm();
@@ -25,6 +28,7 @@ PushForces::PushForces(const Model& model)
       composite_mass_(model.bodies.size(), 0.0),
       composite_inertia_(model.bodies.size(), 0.0),
       composite_inertia_body_(model.bodies.size(), Mat3::Zero()),
+      limits_(model.bodies.size()),
       generalized_(VecX::Zero(model.nxi)) {
   latched_.reserve(pushes_.size());
   for (const Push& p : pushes_) {
@@ -64,6 +68,31 @@ PushForces::PushForces(const Model& model)
     composite_mass_[b] = m;
     composite_inertia_[b] = Eigen::SelfAdjointEigenSolver<Mat3>(I, Eigen::EigenvaluesOnly).eigenvalues()(2);
     composite_inertia_body_[b] = ws.pose[b].R.transpose() * I * ws.pose[b].R;
+    PushLimits& limit = limits_[b];
+    const double g = model.gravity.norm();
+    limit.force = m * (g > 0.0 ? g : kMaxAcceleration);
+    // The torque per unit input of each bounded actuator on the body or what it carries, about
+    // the composite centre of mass c (world axes); per body axis the most the inputs can add up to.
+    Vec3 most = Vec3::Zero();
+    double joint_effort = 0.0;
+    for (const Actuator& a : model.actuators) {
+      if (!(std::abs(a.lower) < kUnbounded && std::abs(a.upper) < kUnbounded)) continue;
+      if (a.kind == ActuatorKind::JointEffort && a.joint >= 0 && model.joints[a.joint].child == b) {
+        joint_effort = std::max(joint_effort, std::abs(a.gain) * std::max(std::abs(a.lower), std::abs(a.upper)));
+        continue;
+      }
+      if ((a.kind != ActuatorKind::BodyForce && a.kind != ActuatorKind::BodyTorque) || !carries(b, a.body)) continue;
+      const Pose& G = ws.pose[a.body];
+      const Vec3 f = G.R * a.unit_wrench.head<3>();
+      const Vec3 torque = G.R * a.unit_wrench.tail<3>() + (G.r - c).cross(f);  // unit_wrench is about the body origin
+      for (int k = 0; k < 3; ++k) {
+        const double per_unit = ws.pose[b].R.col(k).dot(torque);
+        most(k) += std::max({0.0, per_unit * a.lower, per_unit * a.upper});
+      }
+    }
+    limit.torque = std::max(most.maxCoeff(), joint_effort);
+    limit.torque_from_actuators = limit.torque > 0.0;
+    if (!limit.torque_from_actuators) limit.torque = kMaxAngularAcceleration * composite_inertia_[b];
   }
 }
 
@@ -130,7 +159,7 @@ AppliedWrench PushForces::springWrench(const Model& model, const Workspace& ws) 
     const Vec3 p = G.R * s.point + G.r;
     const Vec3 v = G.R * (eta.head<3>() + eta.tail<3>().cross(s.point));
     w.force = capped(m * (omega * omega * (anchor + s.target - p) - 2.0 * omega * (v - anchor_velocity)),
-                     kMaxAcceleration * m);
+                     limits_[s.body].force * (s.harder ? kHarderFactor : 1.0));
   } else {
     // the attitude error as a world rotation vector: R_target Rᵀ = exp(wed(e)); the inertia
     // tensor turned with the body, so that every axis is critically damped
@@ -138,7 +167,7 @@ AppliedWrench PushForces::springWrench(const Model& model, const Workspace& ws) 
     const Vec3 rate = G.R * eta.tail<3>() - anchor_rate;
     const Mat3 I = G.R * composite_inertia_body_[s.body] * G.R.transpose();
     w.torque = capped(I * (omega * omega * e - 2.0 * omega * rate),
-                      kMaxAngularAcceleration * composite_inertia_[s.body]);
+                      limits_[s.body].torque * (s.harder ? kHarderFactor : 1.0));
   }
   return w;
 }

@@ -11,6 +11,12 @@
 // a critically damped oscillator of frequency kSpringFrequency for the composite mass (the body and
 // everything it carries) and, for the torque, its largest composite principal moment of inertia,
 // both taken at the model's initial state.
+//
+// Its pull and twist are bounded by what the vehicle or robot can answer (issue 46, the recovery
+// envelope of docs/CONTROL.md): the force by the composite weight, the torque by the largest
+// torque the actuators can put on the body about one of its axes (pushLimits). Held harder
+// (SpringPush::harder, the GUI's Shift), both bounds grow by kHarderFactor, to show what lies
+// outside.
 #pragma once
 
 #include <optional>
@@ -38,18 +44,34 @@ struct SpringPush {
   /// none): the target attitude is exp(wed(rotation)) · R_anchor(t) · grab_attitude.
   Mat3 grab_attitude = Mat3::Identity();
   Vec3 rotation = Vec3::Zero();            ///< Torque: the turn asked for, world rotation vector [rad]
+  /// Beyond the body's limits (pushLimits): up to PushForces::kHarderFactor times them.
+  bool harder = false;
+};
+
+/// How hard the mouse may pull and twist a body by default.
+struct PushLimits {
+  double force = 0.0;   ///< [N] the composite weight m |a_G| (m · 9.81 m/s² without gravity)
+  double torque = 0.0;  ///< [N m] the largest control torque, or the fallback (below)
+  /// True when `torque` comes from actuators: the largest over the body's axes (at the initial
+  /// state) of Σ max(0, aᵀc u_min, aᵀc u_max) over the bounded body forces and torques on the body
+  /// and what it carries (c: their torque about the composite centre of mass per unit input), and
+  /// gain · max|u| of a bounded effort on the joint that moves the body. Otherwise the composite
+  /// inertia times PushForces::kMaxAngularAcceleration.
+  bool torque_from_actuators = false;
 };
 
 class PushForces {
  public:
   /// Natural frequency of the spring [Hz] (critically damped).
   static constexpr double kSpringFrequency = 1.0;
-  /// The spring's force is at most the composite mass times this acceleration [m/s²] (1 g: a
-  /// grab cannot throw a vehicle further than its own weight would), its torque the rotational
-  /// inertia times this angular acceleration [rad/s²]. A grabbed vehicle in fast flight is held
-  /// back by the damping at this bound.
+  /// Where the model gives no scale (PushLimits): without gravity the force is at most the
+  /// composite mass times kMaxAcceleration [m/s²] (1 g); without bounded actuators on the body the
+  /// torque is at most its rotational inertia times kMaxAngularAcceleration [rad/s²]. A grabbed
+  /// vehicle in fast flight is held back by the damping at the bound.
   static constexpr double kMaxAcceleration = 9.81;
   static constexpr double kMaxAngularAcceleration = 50.0;
+  /// SpringPush::harder: the limits times this.
+  static constexpr double kHarderFactor = 4.0;
 
   explicit PushForces(const Model& model);
 
@@ -86,6 +108,8 @@ class PushForces {
   /// spring's scale (the torque uses the whole inertia tensor, turned with the body).
   double compositeMass(int b) const { return composite_mass_[b]; }
   double compositeInertia(int b) const { return composite_inertia_[b]; }
+  /// The spring's bounds on body b (without SpringPush::harder).
+  const PushLimits& limits(int b) const { return limits_[b]; }
 
   /// Forgets the spring and the totals; latches nothing.
   void clear();
@@ -106,6 +130,7 @@ class PushForces {
   std::vector<AppliedWrench> wrenches_;      ///< scratch: capacity pushes_.size() + 1
   std::vector<double> composite_mass_, composite_inertia_;
   std::vector<Mat3> composite_inertia_body_;  ///< about the composite centre of mass, body axes
+  std::vector<PushLimits> limits_;
   std::optional<SpringPush> spring_;
   VecX generalized_;                         ///< scratch: J_bᵀ W summed
   Vec3 force_ = Vec3::Zero(), torque_ = Vec3::Zero();

@@ -36,6 +36,7 @@
 #include "core/control/registry.h"
 #include "render/offscreen.h"
 #include "sim/integrator.h"
+#include "sim/push_forces.h"
 #include "sim/scene_run.h"
 #include "sim/study_results.h"
 #include "ui/elided_label.h"
@@ -85,15 +86,27 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   });
   connect(view_, &View3D::pushChanged, this, [this](const std::optional<SpringPush>& push) {
     if (!worker_) return;
-    const bool started = push && !pushing_;
+    const bool changed = push.has_value() != pushing_ || (push && push->harder != push_harder_);
     pushing_ = push.has_value();
+    push_harder_ = push && push->harder;
     worker_->setPush(push);
-    if (started) {
-      const std::string& name = worker_->scene().model.bodies[push->body].name;
-      statusBar()->showMessage(
-          (push->mode == SpringPush::Mode::Force ? tr("Pulling '%1': release the mouse to let go")
-                                                 : tr("Turning '%1': release the mouse to let go"))
-              .arg(QString::fromStdString(name)));
+    if (push && changed) {
+      // How hard the mouse may push (sim/push_forces.h, PushLimits): shown while dragging.
+      const Model& model = worker_->scene().model;
+      const PushLimits limit = PushForces(model).limits(push->body);
+      const double scale = push->harder ? PushForces::kHarderFactor : 1.0;
+      const QString name = QString::fromStdString(model.bodies[push->body].name);
+      const QString bound =
+          push->mode == SpringPush::Mode::Force
+              ? tr("up to %1 N (%2its weight)").arg(scale * limit.force, 0, 'g', 3).arg(push->harder ? tr("4 × ") : QString())
+              : tr("up to %1 N m (%2%3)")
+                    .arg(scale * limit.torque, 0, 'g', 3)
+                    .arg(push->harder ? tr("4 × ") : QString())
+                    .arg(limit.torque_from_actuators ? tr("its largest control torque") : tr("50 rad/s² of its inertia"));
+      statusBar()->showMessage((push->mode == SpringPush::Mode::Force ? tr("Pulling '%1' %2") : tr("Turning '%1' %2"))
+                                   .arg(name, bound) +
+                               (push->harder ? tr(": release Shift to stay within what it can answer")
+                                             : tr(": hold Shift to push harder, release the mouse to let go")));
     } else if (!push) {
       statusBar()->showMessage(tr("Released"), 3000);
     }

@@ -143,6 +143,7 @@ class MainWindow : public QMainWindow {
 
   View3D* view_ = nullptr;
   bool pushing_ = false;  ///< a Ctrl+drag on a body is in progress
+  bool push_harder_ = false;  ///< … with Shift: beyond the body's limits
   QString export_folder_;  ///< where the last export went: the next one starts there
   SceneBrowser* browser_ = nullptr;
   GainPanel* gains_ = nullptr;

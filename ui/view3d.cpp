@@ -184,6 +184,7 @@ void View3D::mouseMoveEvent(QMouseEvent* event) {
     // a Ctrl+click selects: the spring only starts once the cursor has moved
     if (!push_sent_ && (event->position().toPoint() - drag_start_).manhattanLength() < QApplication::startDragDistance())
       return;
+    push_->harder = event->modifiers() & Qt::ShiftModifier;  // beyond the body's limits (PushLimits)
     movePush(event->position());
     return;
   }
@@ -258,7 +259,22 @@ void View3D::keyPressEvent(QKeyEvent* event) {
     selectBody(-1);
     return;
   }
+  if (event->key() == Qt::Key_Shift && setPushHarder(true)) return;
   QWidget::keyPressEvent(event);
+}
+
+void View3D::keyReleaseEvent(QKeyEvent* event) {
+  if (event->key() == Qt::Key_Shift && setPushHarder(false)) return;
+  QWidget::keyReleaseEvent(event);
+}
+
+bool View3D::setPushHarder(bool harder) {
+  if (!push_ || !push_sent_) return false;
+  if (push_->harder != harder) {
+    push_->harder = harder;
+    Q_EMIT pushChanged(push_);
+  }
+  return true;
 }
 
 void View3D::selectBody(int body) {

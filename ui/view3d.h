@@ -90,6 +90,10 @@ class View3D : public QWidget {
   void mouseDoubleClickEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
   void keyPressEvent(QKeyEvent* event) override;
+  void keyReleaseEvent(QKeyEvent* event) override;
+  /// Shift while holding a body: push beyond its limits (SpringPush::harder). False when no push
+  /// is under way (the key is not the view's).
+  bool setPushHarder(bool harder);
   void focusOutEvent(QFocusEvent* event) override;
   void wheelEvent(QWheelEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;

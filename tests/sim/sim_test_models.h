@@ -20,6 +20,31 @@ inline SimulationOptions options(StepperKind kind, double dt = 1e-3, double dt_o
   return o;
 }
 
+/// The LSR quadcopter of the library scenes (1.001 kg, four thrusts of 0–8.19 N at 0.24 m with drag
+/// torques, Table 5.1) starting at rest 1 m up, with an optional constant external wrench on it.
+inline Model lsrQuadcopter(JointType type = JointType::Free, const Vec3& force = Vec3::Zero(),
+                           const Vec3& torque = Vec3::Zero()) {
+  ModelBuilder b;
+  b.addBody({"base", 1.001, Vec3::Zero(), Vec3(0.0179, 0.018, 0.0307).asDiagonal()});
+  JointSpec j{.name = "flight", .type = type, .child = "base"};
+  j.initial_motion = Pose::translation(Vec3(0, 0, 1));
+  b.addJoint(j);
+  const double arm = 0.24, ratio = 0.017014;
+  const Vec3 points[4] = {{arm, 0, 0}, {0, arm, 0}, {-arm, 0, 0}, {0, -arm, 0}};
+  for (int i = 0; i < 4; ++i)
+    b.addActuator({.name = "thrust" + std::to_string(i + 1),
+                   .kind = ActuatorKind::BodyForce,
+                   .body = "base",
+                   .point = points[i],
+                   .direction = Vec3::UnitZ(),
+                   .lower = 0.0,
+                   .upper = 8.19,
+                   .torque_ratio = i % 2 == 0 ? -ratio : ratio});
+  if (force.norm() > 0.0 || torque.norm() > 0.0)
+    b.addExternalWrench({.body = "base", .force = force, .torque = torque});
+  return b.build();
+}
+
 /// A free body tumbling without gravity (CoM off the frame origin, no symmetry), with r, R
 /// coordinates (Free) or r, q (FreeQuaternion).
 inline Model tumblingBody(JointType type = JointType::Free) {

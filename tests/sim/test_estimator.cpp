@@ -17,6 +17,7 @@
 #include "core/control/state_estimator.h"
 #include "core/math/se3.h"
 #include "core/model/model_builder.h"
+#include "tests/sim/sim_test_models.h"
 #include "sim/closed_loop.h"
 #include "sim/perturbed_loop.h"
 #include "sim/simulator.h"
@@ -27,28 +28,6 @@ namespace {
 
 /// The quadcopter of scenes/quadcopter.yaml (Table 5.1 numbers) hovering at (0, 0, 1), optionally
 /// with a constant wrench (body axes, at the frame origin) acting on it.
-Model quadcopter(JointType type = JointType::Free, const Vec3& force = Vec3::Zero(),
-                 const Vec3& torque = Vec3::Zero()) {
-  ModelBuilder b;
-  b.addBody({"base", 1.001, Vec3::Zero(), Vec3(0.0179, 0.018, 0.0307).asDiagonal()});
-  JointSpec j{.name = "flight", .type = type, .child = "base"};
-  j.initial_motion = Pose::translation(Vec3(0, 0, 1));
-  b.addJoint(j);
-  const double arm = 0.24, ratio = 0.017014;
-  const Vec3 points[4] = {{arm, 0, 0}, {0, arm, 0}, {-arm, 0, 0}, {0, -arm, 0}};
-  for (int i = 0; i < 4; ++i)
-    b.addActuator({.name = "thrust" + std::to_string(i + 1),
-                   .kind = ActuatorKind::BodyForce,
-                   .body = "base",
-                   .point = points[i],
-                   .direction = Vec3::UnitZ(),
-                   .lower = 0.0,
-                   .upper = 8.19,
-                   .torque_ratio = i % 2 == 0 ? -ratio : ratio});
-  if (force.norm() > 0.0 || torque.norm() > 0.0)
-    b.addExternalWrench({.body = "base", .force = force, .torque = torque});
-  return b.build();
-}
 
 std::unique_ptr<Controller> bodyController(const Model& m) {
   // quadcopter.yaml: matched template (4.148), quadruple pole at −5 rad/s.
@@ -139,7 +118,7 @@ TEST(Estimator, WithoutNoiseAndLatencyTheEstimateFollowsTheTrueState) {
   // acceleration that varies within the 5 ms (measured 7.9e-5 m/s); the loop's rotation is about
   // one body axis under a held torque, so the Euler step of (5.51a) is exact (measured 3e-15).
   for (JointType type : {JointType::Free, JointType::FreeQuaternion}) {
-    const Model plant = quadcopter(type);
+    const Model plant = simtest::lsrQuadcopter(type);
     const Flight run = fly(plant, estimatedLoop(plant, estimatorOn(0.0, 0.0), loopReference(plant)), 5.0);
     ASSERT_TRUE(run.ok) << run.message;
     EXPECT_LT(run.rms("estimate.position_error", 0.0), 1e-12) << jointTypeName(type);
@@ -151,7 +130,7 @@ TEST(Estimator, WithoutNoiseAndLatencyTheEstimateFollowsTheTrueState) {
 }
 
 TEST(Estimator, AConstantAccelerometerBiasIsEstimated) {
-  const Model plant = quadcopter();
+  const Model plant = simtest::lsrQuadcopter();
   PerturbationSettings p = estimatorOn(10.0, 0.034);
   p.imu.accel_bias = Vec3(0.3, -0.2, 0.4);
   const Flight run = fly(plant, estimatedLoop(plant, p, hoverReference(plant)), 15.0);
@@ -172,7 +151,7 @@ TEST(Estimator, AConstantExternalWrenchIsEstimatedAndCompensated) {
   const Vec3 torque(0.05, -0.03, 0.02);
   for (const char* controller : {"prototype_body", "geometric_se3"}) {
     for (const Vec3& force : {Vec3(0, 0, 0.5), Vec3(0.4, -0.3, 0.5)}) {
-      const Model plant = quadcopter(JointType::Free, force, torque);
+      const Model plant = simtest::lsrQuadcopter(JointType::Free, force, torque);
       PerturbationSettings p = estimatorOn(10.0, 0.034);
       p.external_wrenches_known = false;
       auto loop = [&] {
@@ -215,7 +194,7 @@ TEST(Estimator, AConstantExternalWrenchIsEstimatedAndCompensated) {
 TEST(Estimator, ThePredictionBridgesTheMotionCaptureLatency) {
   // Vicon-like frames (10 Hz, 34 ms) through the loop: the latest frame shows the vehicle up to
   // 134 ms ago; the estimate is integrated forward to now with the IMU.
-  const Model plant = quadcopter();
+  const Model plant = simtest::lsrQuadcopter();
   const Flight run = fly(plant, estimatedLoop(plant, estimatorOn(10.0, 0.034), loopReference(plant)), 5.0);
   ASSERT_TRUE(run.ok) << run.message;
   double sum_raw = 0.0, sum_raw_attitude = 0.0;
@@ -245,7 +224,7 @@ TEST(Estimator, ThePredictionBridgesTheMotionCaptureLatency) {
 }
 
 TEST(Estimator, NoisyRunsAreDeterministicAndRepeatAfterAReset) {
-  const Model plant = quadcopter();
+  const Model plant = simtest::lsrQuadcopter();
   PerturbationSettings p = estimatorOn(10.0, 0.034);
   p.noise.position = 0.001;
   p.noise.attitude = 0.0087;
@@ -296,8 +275,8 @@ TEST(Estimator, ARootJointThatIsNotFreeIsRejected) {
 
 TEST(ControllerHook, NoEstimateOrAZeroEstimateChangesNothingAndAnEstimateActsAsTheModelledForce) {
   const Vec3 force(0.4, -0.3, 0.5), torque(0.05, -0.03, 0.02);
-  const Model with_wrench = quadcopter(JointType::Free, force, torque);
-  const Model without = quadcopter();
+  const Model with_wrench = simtest::lsrQuadcopter(JointType::Free, force, torque);
+  const Model without = simtest::lsrQuadcopter();
   auto reference = loopReference(without);
   State s = without.initial_state;
   s.x.head<3>() += Vec3(0.1, -0.2, 0.05);

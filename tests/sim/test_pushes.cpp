@@ -281,5 +281,49 @@ TEST(Pushes, SpringForceIsCappedAndTorqueTurnsTheBody) {
   EXPECT_LT((turned - Vec3(0.0, 0.0, theta)).norm(), 1e-8);
 }
 
+// The mouse stays within what the vehicle can answer (issue 46): on the LSR quadcopter the pull is
+// at most its weight and the twist at most its largest control torque, one rotor at full thrust
+// on its 0.24 m arm (8.19 N × 0.24 m ≈ 1.97 N m, about x and y; the drag torques give only
+// 2 × 0.017 × 8.19 ≈ 0.28 N m about z); held harder, up to four times as much.
+TEST(Pushes, TheMouseIsBoundedByTheWeightAndTheLargestControlTorque) {
+  const Model m = simtest::lsrQuadcopter();
+  const PushForces pushes(m);
+  const PushLimits& limit = pushes.limits(0);
+  EXPECT_NEAR(limit.force, 1.001 * m.gravity.norm(), 1e-12);
+  EXPECT_TRUE(limit.torque_from_actuators);
+  EXPECT_NEAR(limit.torque, 8.19 * 0.24, 1e-12);
+  for (const bool harder : {false, true}) {
+    const double scale = harder ? PushForces::kHarderFactor : 1.0;
+    Simulator sim(m, options(StepperKind::Rk4, 1e-4, 1e-3));  // the first millisecond: still at rest
+    sim.reset(m.initial_state);
+    SpringPush far;
+    far.body = 0;
+    far.target = Vec3(0.0, 100.0, 1.0);
+    far.harder = harder;
+    sim.setSpringPush(far);
+    ASSERT_TRUE(sim.advanceTo(1e-3));
+    const ChannelSet& c = sim.channels();
+    const auto& v = sim.recording().values.back();
+    const Vec3 force(v[c.find("perturbation.force.x")], v[c.find("perturbation.force.y")], v[c.find("perturbation.force.z")]);
+    EXPECT_NEAR(force.norm(), scale * limit.force, 1e-9);
+    SpringPush turn;
+    turn.mode = SpringPush::Mode::Torque;
+    turn.body = 0;
+    turn.rotation = Vec3(3.1, 0.0, 0.0);
+    turn.harder = harder;
+    sim.reset(m.initial_state);
+    sim.setSpringPush(turn);
+    ASSERT_TRUE(sim.advanceTo(1e-3));
+    const auto& w = sim.recording().values.back();
+    const Vec3 torque(w[c.find("perturbation.torque.x")], w[c.find("perturbation.torque.y")], w[c.find("perturbation.torque.z")]);
+    if (harder) {  // a near half turn asks Θ_x ω² · 3.1 rad ≈ 2.2 N m: beyond the default, within 4 ×
+      EXPECT_GT(torque.norm(), 1.05 * limit.torque);
+      EXPECT_LT(torque.norm(), scale * limit.torque);
+    } else {
+      EXPECT_NEAR(torque.norm(), limit.torque, 1e-9);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace rbs

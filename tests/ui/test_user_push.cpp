@@ -168,5 +168,51 @@ TEST(UserPush, TheTimedPushSceneGivesTheSameCsvInTheWindowAsInRbsimCliRun) {
   EXPECT_EQ(pushed, 60);  // 0.3 s of 5 ms samples
 }
 
+// The mouse stays within what the vehicle can answer (issue 46): a long Ctrl+right-drag pulls with
+// at most the quadcopter's weight (1.001 kg × 9.81 m/s² = 9.82 N), and the status bar says so; with
+// Shift held it pulls harder, up to four times that, and says that too.
+TEST(UserPush, ThePullIsBoundedByTheWeightUnlessShiftIsHeld) {
+  UserSession user;
+  user.openLibraryScene("quadcopter_looping");
+  ASSERT_TRUE(user.waitFor([&] { return user.window().windowTitle().contains("looping", Qt::CaseInsensitive); }));
+  View3D* view = user.view();
+  user.choose(user.find<QComboBox>("run.speed"), "×0.25");
+  user.click("run.play");
+  ASSERT_TRUE(user.waitFor([&] { return user.shownTime() >= 0.2; }));
+  const QPoint at = user.bodyOnScreen(0);
+  QTest::mousePress(view, Qt::RightButton, Qt::ControlModifier, at);
+  for (int i = 1; i <= 6; ++i) QTest::mouseMove(view, at + QPoint(0, -40 * i));  // far above: the bound holds
+  EXPECT_TRUE(user.transientMessage().contains("up to 9.82 N (its weight)")) << user.transientMessage().toStdString();
+  ASSERT_TRUE(user.waitFor([&] { return user.shownTime() >= 0.4; }));
+  const double t_shift = user.shownTime();
+  QTest::keyPress(view, Qt::Key_Shift, Qt::ControlModifier);
+  EXPECT_TRUE(user.transientMessage().contains("up to 39.3 N (4 × its weight)")) << user.transientMessage().toStdString();
+  ASSERT_TRUE(user.waitFor([&] { return user.shownTime() >= t_shift + 0.2; }));
+  QTest::keyRelease(view, Qt::Key_Shift, Qt::ControlModifier);
+  QTest::mouseRelease(view, Qt::RightButton, Qt::ControlModifier, at + QPoint(0, -240));
+  user.click("run.pause");
+  ASSERT_TRUE(user.waitFor([&] { return user.rateText() == "paused"; }));
+
+  const std::filesystem::path dir = test::freshDir("user_push_bound");
+  user.answerFileDialog(dir / "run.csv");
+  user.menu("File", "Export run as CSV");
+  ASSERT_TRUE(user.allDialogsAnswered());
+  std::string header;
+  const auto rows = readCsv(dir / "run.csv", header);
+  const int fx = column(header, "perturbation.force.x"), fy = column(header, "perturbation.force.y");
+  const int fz = column(header, "perturbation.force.z");
+  ASSERT_GE(fx, 0);
+  const double weight = 1.001 * 9.81;
+  double before_shift = 0.0, largest = 0.0;
+  for (const auto& r : rows) {
+    const double f = std::hypot(r[fx], r[fy], r[fz]);
+    if (r[0] < t_shift - 0.05) before_shift = std::max(before_shift, f);
+    largest = std::max(largest, f);
+  }
+  EXPECT_NEAR(before_shift, weight, 1e-6) << "a far pull is held at the weight";
+  EXPECT_GT(largest, 1.5 * weight) << "Shift pulls harder";
+  EXPECT_LE(largest, 4.0 * weight * (1.0 + 1e-9));
+}
+
 }  // namespace
 }  // namespace rbs::ui
