@@ -80,9 +80,17 @@ const char* statusName(RunStatus s) {
 struct Accumulator {
   double sum = 0.0, sum_sq = 0.0, max = -std::numeric_limits<double>::infinity(),
          min = std::numeric_limits<double>::infinity(), last = kNaN;
+  double threshold = 0.0;  ///< Settle's band
+  double settled_since = kNaN;  ///< Settle: the first sample of the last run within the band
   long n = 0;
   bool nan = false;
-  void add(double v) {
+  void add(double t, double v) {
+    // Settle: within the band (a NaN is not) since the first sample after the last one outside.
+    if (std::abs(v) <= threshold) {
+      if (std::isnan(settled_since)) settled_since = t;
+    } else {
+      settled_since = kNaN;
+    }
     if (std::isnan(v)) nan = true;
     sum += v;
     sum_sq += v * v;
@@ -93,7 +101,7 @@ struct Accumulator {
   }
   double value(MetricStat stat) const {
     if (n == 0) return kNaN;
-    if (nan && stat != MetricStat::Final) return kNaN;
+    if (nan && stat != MetricStat::Final && stat != MetricStat::Settle) return kNaN;
     switch (stat) {
       case MetricStat::Rms: return std::sqrt(sum_sq / static_cast<double>(n));
       case MetricStat::Mean: return sum / static_cast<double>(n);
@@ -101,6 +109,7 @@ struct Accumulator {
       case MetricStat::Min: return min;
       case MetricStat::MaxAbs: return std::max(std::abs(max), std::abs(min));
       case MetricStat::Final: return last;
+      case MetricStat::Settle: return settled_since;
     }
     return kNaN;
   }
@@ -249,11 +258,12 @@ StudyRunResult evaluateStudyRun(const Study& study, const StudyRunSpec& run) {
       if (channel[m] < 0) throw std::invalid_argument("metric '" + study.metrics[m].name + "': no channel '" + study.metrics[m].channel + "' in this run");
     }
     std::vector<Accumulator> acc(study.metrics.size());
+    for (std::size_t m = 0; m < acc.size(); ++m) acc[m].threshold = study.metrics[m].threshold;
     const double tolerance = 1e-9 * scene_run.settings().dt_out;
     sim.on_sample = [&](double t, std::span<const double> values) {
       for (std::size_t m = 0; m < acc.size(); ++m) {
         const StudyMetric& metric = study.metrics[m];
-        if (t >= metric.from - tolerance && t <= metric.to + tolerance) acc[m].add(values[static_cast<std::size_t>(channel[m])]);
+        if (t >= metric.from - tolerance && t <= metric.to + tolerance) acc[m].add(t, values[static_cast<std::size_t>(channel[m])]);
       }
     };
     const bool ok = scene_run.runToEnd();

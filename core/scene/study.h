@@ -16,7 +16,9 @@ namespace rbs {
 /// One setting of a point: a scene path as --set spells it and its value.
 using StudySetting = std::pair<std::string, double>;
 
-enum class MetricStat { Rms, Max, Min, MaxAbs, Mean, Final };
+/// Settle: the time from which on |value| ≤ threshold to the window's end (its first sample if
+/// always; NaN if the last sample exceeds it or is NaN) — a settling or recovery time.
+enum class MetricStat { Rms, Max, Min, MaxAbs, Mean, Final, Settle };
 
 struct StudyMetric {
   std::string name;     ///< the results column
@@ -24,6 +26,7 @@ struct StudyMetric {
   MetricStat stat = MetricStat::Rms;
   double from = -std::numeric_limits<double>::infinity();  ///< window [s], inclusive
   double to = std::numeric_limits<double>::infinity();
+  double threshold = 0.0;  ///< Settle only: the band |value| ≤ threshold (≥ 0)
   int line = 0, column = 0;  ///< where the metric is in the study file (for errors)
 };
 

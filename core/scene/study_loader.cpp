@@ -19,12 +19,13 @@ namespace fs = std::filesystem;
 constexpr double kMaxRuns = 10'000'000;
 
 MetricStat readStat(const Source& src, const YAML::Node& node, const std::string& path) {
-  const std::string s = readChoice(src, node, path, {"rms", "max", "min", "max_abs", "mean", "final"});
+  const std::string s = readChoice(src, node, path, {"rms", "max", "min", "max_abs", "mean", "final", "settle"});
   if (s == "rms") return MetricStat::Rms;
   if (s == "max") return MetricStat::Max;
   if (s == "min") return MetricStat::Min;
   if (s == "max_abs") return MetricStat::MaxAbs;
   if (s == "mean") return MetricStat::Mean;
+  if (s == "settle") return MetricStat::Settle;
   return MetricStat::Final;
 }
 
@@ -173,18 +174,24 @@ Study loadStudy(const fs::path& file) {
   const YAML::Node& metrics = top.require("metrics");
   for (const YAML::Node& item : readList(src, metrics, "metrics")) {
     const std::string path = "metrics[" + std::to_string(s.metrics.size()) + "]";
-    const MapView m(src, item, path, {"name", "channel", "stat", "from", "to"});
+    const MapView m(src, item, path, {"name", "channel", "stat", "from", "to", "threshold"});
     StudyMetric metric;
     metric.channel = m.name("channel");
     metric.stat = m.has("stat") ? readStat(src, *m.find("stat"), m.at("stat")) : MetricStat::Rms;
     metric.name = m.string("name", "");
     if (metric.name.empty()) {
-      static const char* names[] = {"rms", "max", "min", "max_abs", "mean", "final"};
+      static const char* names[] = {"rms", "max", "min", "max_abs", "mean", "final", "settle"};
       metric.name = std::string(names[static_cast<int>(metric.stat)]) + "." + metric.channel;
     }
     metric.from = m.number("from", metric.from);
     metric.to = m.number("to", metric.to);
     if (!(metric.from <= metric.to)) src.fail(item, at(path, "expected from <= to"));
+    if (metric.stat == MetricStat::Settle) {
+      metric.threshold = m.number("threshold", -1.0);
+      if (!(metric.threshold >= 0.0)) src.fail(item, at(path, "stat settle needs a threshold >= 0 (the band |value| <= threshold)"));
+    } else if (m.has("threshold")) {
+      src.fail(*m.find("threshold"), at(m.at("threshold"), "a threshold belongs to stat settle only"));
+    }
     metric.line = item.Mark().line + 1;
     metric.column = item.Mark().column + 1;
     for (const StudyMetric& other : s.metrics)

@@ -111,6 +111,10 @@ TEST_F(Studies, EveryMistakeIsReportedAtItsPlace) {
   EXPECT_EQ(e.column(), 5);
   e = error(scene + "grid: {controller.kbar: {from: -1, to: 5, count: 3, scale: log}}\nmetrics: [{channel: energy.total}]\n");
   EXPECT_NE(e.message().find("log scale needs from > 0"), std::string::npos) << e.what();
+  e = error(scene + "metrics: [{channel: energy.total, stat: settle}]\n");
+  EXPECT_NE(e.message().find("stat settle needs a threshold"), std::string::npos) << e.what();
+  e = error(scene + "metrics: [{channel: energy.total, stat: rms, threshold: 1}]\n");
+  EXPECT_NE(e.message().find("a threshold belongs to stat settle only"), std::string::npos) << e.what();
   e = error(scene + "metrics: [{channel: energy.total, stat: median}]\n");
   EXPECT_NE(e.message().find("median"), std::string::npos) << e.what();
   e = error(scene + "random: {count: 1000000, parameters: {controller.kbar: {uniform: [1, 2]}}}\n"
@@ -143,7 +147,9 @@ TEST_F(Studies, ARunsMetricsAreThoseOfItsRecordedSamples) {
                         "  - {name: max_abs, channel: power.input, stat: max_abs}\n"
                         "  - {name: mean, channel: energy.kinetic, stat: mean, from: 0.5}\n"
                         "  - {name: final, channel: energy.total, stat: final}\n"
-                        "  - {name: empty, channel: energy.total, stat: max, from: 5}\n");
+                        "  - {name: empty, channel: energy.total, stat: max, from: 5}\n"
+                        "  - {name: settle, channel: energy.kinetic, stat: settle, threshold: 0.05, to: 0.85}\n"
+                        "  - {name: never, channel: power.input, stat: settle, threshold: 0.5}\n");
   const StudyRunResult r = evaluateStudyRun(s, expandStudy(s).front());
   ASSERT_EQ(r.status, RunStatus::Ok) << r.message;
   EXPECT_EQ(r.t_reached, 1.0);
@@ -159,10 +165,16 @@ TEST_F(Studies, ARunsMetricsAreThoseOfItsRecordedSamples) {
   ASSERT_EQ(rec.time.size(), 101u);
   const int kinetic = rec.channels.find("energy.kinetic"), power = rec.channels.find("power.input"),
             total = rec.channels.find("energy.total");
-  double sq = 0, sum = 0, peak = 0;
+  double sq = 0, sum = 0, peak = 0, settled = NAN;
   int n_sq = 0, n_mean = 0;
   for (std::size_t k = 0; k < rec.time.size(); ++k) {
     const double t = rec.time[k];
+    if (t > 0.85 + 1e-12) {
+    } else if (std::abs(rec.values[k][kinetic]) > 0.05) {
+      settled = NAN;
+    } else if (std::isnan(settled)) {
+      settled = t;
+    }
     if (t >= 0.2 - 1e-12 && t <= 0.7 + 1e-12) {
       sq += rec.values[k][kinetic] * rec.values[k][kinetic];
       ++n_sq;
@@ -179,6 +191,12 @@ TEST_F(Studies, ARunsMetricsAreThoseOfItsRecordedSamples) {
   EXPECT_EQ(r.metrics[2], sum / n_mean);
   EXPECT_EQ(r.metrics[3], rec.values.back()[total]);
   EXPECT_TRUE(std::isnan(r.metrics[4]));  // no sample in [5, ∞)
+  // settle: since when the kinetic energy stays within 0.05 J to the window's end, and never for
+  // an input power that leaves ±0.5 W and ends beyond it (the arm accelerates until t = 1 s)
+  ASSERT_FALSE(std::isnan(settled));
+  EXPECT_EQ(r.metrics[5], settled);
+  ASSERT_GT(std::abs(rec.values.back()[power]), 0.5);
+  EXPECT_TRUE(std::isnan(r.metrics[6]));
 }
 
 TEST_F(Studies, DivergenceAndImpossibleSettingsAreResultsWithTheirMessage) {
