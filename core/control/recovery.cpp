@@ -33,14 +33,14 @@ constexpr double kSettledRate = 0.5;      // [rad/s]
 // kMinBrake, then a cruise to the hold point whose run-up accelerates at about the same.
 constexpr double kMinBrake = 0.5;         // [s]
 constexpr double kMinRamp = 0.5;          // [s] the cruise's run-up
-constexpr double kReturnBraking = 3.0;    // [m/s²]
+constexpr double kReturnBraking = 5.0;    // [m/s²]
 // The rejoin point (rejoinTime): searched back in steps of kRejoinStep; a run-up is checked at
 // kRunUpSamples instants over the ramp and kRunUpAfter beyond.
 constexpr double kRejoinStep = 0.25;      // [s]
 constexpr int kRunUpSamples = 60;
 constexpr double kRunUpAfter = 1.5;       // [s]
 constexpr double kRunUpRateMargin = 1.25;
-constexpr double kRunUpThrust = 0.3;      // [g]
+constexpr double kRunUpThrust = 0.6;      // [g]
 // Stabilizing: the horizontal velocity is braked with this time constant.
 constexpr double kStabilizeBrakingTime = 1.0;  // [s]
 constexpr double kYawBraking = 2.0;       // [rad/s²]
@@ -119,7 +119,7 @@ Recovery::Recovery(const Model& model, ParameterSet& parameters)
                                     "recovery: leave the manoeuvre when the angular velocity error exceeds this",
                                     6.0, 0.1, 1000.0, ParameterScale::Log});
   return_speed_ = parameters.add({"return_speed", "m/s", "recovery: the largest speed of the way back to the manoeuvre",
-                                  3.0, 0.05, 20.0, ParameterScale::Log});
+                                  5.0, 0.05, 20.0, ParameterScale::Log});
   rejoin_ramp_ = parameters.add({"rejoin_ramp", "s", "recovery: the manoeuvre's run-up from rest when it is rejoined",
                                  2.0, 0.1, 60.0, ParameterScale::Log});
 }
@@ -290,7 +290,7 @@ double Recovery::rejoinTime(double tau, double yaw) {
   // attitude turns over at vanishing thrust (|r̈ − a_G| → 0). Candidates τ, τ − kRejoinStep, …, 0;
   // the first whose run-up (the ramp and kRunUpAfter beyond) keeps |ω_R| within the manoeuvre's
   // own over the same stretch (× kRunUpRateMargin, + 1 rad/s) and |r̈_R − a_G| above
-  // min(kRunUpThrust g, the manoeuvre's own) is taken; 0 (the start) otherwise.
+  // min(kRunUpThrust g, 0.9 × the manoeuvre's own) is taken; 0 (the start) otherwise.
   const double ramp = settings_.rejoin_ramp;
   const double g = model_.gravity.norm();
   for (double candidate = tau; candidate > 0.0; candidate -= kRejoinStep) {
