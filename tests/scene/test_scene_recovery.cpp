@@ -8,10 +8,15 @@
 // it loses the vehicle — so the tests can fail.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <filesystem>
+#include <map>
 #include <sstream>
 #include <string>
 
 #include "core/dynamics/kinematics.h"
+#include "core/scene/study.h"
+#include "sim/study_run.h"
 #include "tests/support/scene_run.h"
 
 namespace rbs {
@@ -119,6 +124,51 @@ TEST(Recovery, TheGhostShowsTheRecoverysReference) {
   const Vec3 r_recorded(last[rec.channels.find("reference.body.base.px")], last[rec.channels.find("reference.body.base.py")],
                         last[rec.channels.find("reference.body.base.pz")]);
   EXPECT_LT((r_ghost - r_recorded).norm(), 1e-12);
+}
+
+// The shipped recovery envelope (studies/recovery_envelope.yaml, docs/RESULTS.md) on a reduced
+// grid in CI: the pushes at the envelope's bounds — each force direction at the weight, the roll
+// twist at the largest control torque (1.97 N m), the yaw twist at 1.47 N m (5 × the yaw
+// authority) — for the longest duration, 1.5 s, at every start time of the study. Each run, taken
+// from the study itself, must end recovered: tracking again, within 5 cm and 0.05 rad.
+TEST(Recovery, TheEnvelopesBoundsHoldOnTheShippedStudy) {
+  const Study study = loadStudy(std::filesystem::path(RBS_SOURCE_DIR) / "studies" / "recovery_envelope.yaml");
+  const auto metric = [&](const std::string& name) {
+    for (std::size_t m = 0; m < study.metrics.size(); ++m)
+      if (study.metrics[m].name == name) return m;
+    ADD_FAILURE() << "no metric " << name;
+    return std::size_t{0};
+  };
+  const std::size_t position = metric("final_position"), attitude = metric("final_attitude"),
+                    phase = metric("final_phase"), back_by = metric("back_by");
+  const std::map<std::string, double> bounds = {{"push.0.force.0", 9.82}, {"push.0.force.1", 9.82},
+                                                {"push.0.force.2", -9.82}, {"push.0.torque.0", 1.97},
+                                                {"push.0.torque.2", 1.47}};
+  int checked = 0;
+  for (const StudyRunSpec& run : expandStudy(study)) {
+    double duration = 0.0, start = 0.0;
+    bool at_bound = false;
+    std::string push;
+    for (const auto& [path, value] : run.settings) {
+      if (path == "push.0.duration") duration = value;
+      if (path == "push.0.t_start") start = value;
+      const auto bound = bounds.find(path);
+      if (bound != bounds.end() && value == bound->second) {
+        at_bound = true;
+        push = path + " = " + std::to_string(value);
+      }
+    }
+    if (!at_bound || duration != 1.5) continue;
+    SCOPED_TRACE(push + " at t = " + std::to_string(start) + " s");
+    const StudyRunResult r = evaluateStudyRun(study, run);
+    ASSERT_EQ(r.status, RunStatus::Ok) << r.message;
+    EXPECT_LT(r.metrics[position], 0.05);
+    EXPECT_LT(r.metrics[attitude], 0.05);
+    EXPECT_EQ(r.metrics[phase], 0.0);
+    EXPECT_FALSE(std::isnan(r.metrics[back_by]));
+    ++checked;
+  }
+  EXPECT_EQ(checked, 15);
 }
 
 // Nothing pushes: the supervisor never leaves the manoeuvre, and the bounded template equals the

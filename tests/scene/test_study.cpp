@@ -376,7 +376,11 @@ namespace {
 // and expand to the runs their comments promise.
 TEST(ShippedStudies, LoadAndCheck) {
   const std::filesystem::path dir = std::filesystem::path(RBS_SOURCE_DIR) / "studies";
-  const std::map<std::string, std::size_t> runs = {{"looping_mass_error.yaml", 540}, {"load_swing_degree.yaml", 24}};
+  const std::map<std::string, std::size_t> runs = {{"looping_mass_error.yaml", 540},
+                                                   {"load_swing_degree.yaml", 24},
+                                                   {"recovery_envelope.yaml", 180},
+                                                   {"recovery_envelope_before.yaml", 180},
+                                                   {"recovery_envelope_se3.yaml", 180}};
   std::size_t seen = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() != ".yaml") continue;
@@ -394,7 +398,8 @@ TEST(ShippedStudies, LoadAndCheck) {
 // by its hash, and they are the results of the current study and scene files.
 TEST(ShippedStudies, ResultsAreThoseOfTheCurrentStudyAndScene) {
   const std::filesystem::path root(RBS_SOURCE_DIR);
-  for (const char* name : {"looping_mass_error", "load_swing_degree"}) {
+  for (const char* name : {"looping_mass_error", "load_swing_degree", "recovery_envelope", "recovery_envelope_before",
+                           "recovery_envelope_se3"}) {
     const StudyResultsTable table = readStudyResults(root / "docs/results/studies" / (std::string(name) + ".csv"));
     const std::optional<std::filesystem::path> found = findStudyFile(table.file, table.scene_hash, table.study_hash);
     ASSERT_TRUE(found.has_value()) << name << ": studies/" << name
