@@ -171,6 +171,22 @@ TEST(Recovery, TheEnvelopesBoundsHoldOnTheShippedStudy) {
   EXPECT_EQ(checked, 15);
 }
 
+// The recovery takes the thrust along the base's z axis: a vehicle with thrust vectors (the
+// bicopter's tilting rotors) is refused with the actuator and the reason, at the controller's line;
+// locked rotors on a body fixed to the base (the propeller model's force model) are accepted.
+TEST(Recovery, VehiclesWhoseThrustTiltsAreRefusedByName) {
+  try {
+    runLibraryScene("bicopter.yaml", {"controller.options.recovery=on", "integrator.t_end=0.1"});
+    ADD_FAILURE() << "the bicopter was accepted";
+  } catch (const SceneError& e) {
+    EXPECT_NE(std::string(e.what()).find("actuator 'prop1_tangential' pushes in another direction"), std::string::npos)
+        << e.what();
+    EXPECT_GT(e.line(), 0);
+  }
+  const SceneRun table51 = runLibraryScene("quadcopter_table51.yaml", {"controller.options.recovery=on", "integrator.t_end=0.1"});
+  EXPECT_TRUE(table51.ok) << table51.message;
+}
+
 // Nothing pushes: the supervisor never leaves the manoeuvre, and the bounded template equals the
 // quadratic one to third order, so the looping's Table 5.2 errors stay as they were (the run with
 // the option off is the original controller).
