@@ -160,7 +160,8 @@ const InequalityQpResult& LexicographicQp::solve(const MatX& H, const VecX& u0, 
       for (int i = 0; i < q; ++i)
         for (int j = i + 1; j < q; ++j) Hz(i, j) = Hz(j, i) = 0.5 * (Hz(i, j) + Hz(j, i));
       work_p_ = out.u - level_minimizer_;
-      z0.noalias() = -(basis_scratch_.leftCols(q).transpose() * work_p_);  // −Nᵀ Q (u* − u_c)
+      z0.setZero();
+      z0.noalias() -= basis_scratch_.leftCols(q).transpose() * work_p_;  // −Nᵀ Q (u* − u_c), no temporary
       // z₀ = Hz⁻¹ (·): InequalityQp factors Hz again; the in-place LLT here needs no buffer.
       basis_scratch_.topLeftCorner(q, q) = Hz;
       Eigen::Ref<MatX> factor = basis_scratch_.topLeftCorner(q, q);

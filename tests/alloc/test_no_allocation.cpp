@@ -251,6 +251,39 @@ TEST(NoAllocation, AllocatorWithUnchangedMatricesAllocatesNothing) {
             0);
 }
 
+// With priorities (issue 46) a saturated allocation runs the lexicographic QP: after the first
+// solves of each reduced size it allocates nothing either, whichever levels and bounds are active.
+TEST(NoAllocation, PrioritizedAllocationAllocatesNothing) {
+  const int n = 6, p = 4;
+  test::Rng rng(17);
+  MatX A = MatX::NullaryExpr(n, n, [&] { return test::uniform(rng, -1, 1); });
+  const MatX M = A * A.transpose() + MatX::Identity(n, n);
+  const MatX Mbar = 2.0 * M + MatX::Identity(n, n);
+  const MatX B = MatX::NullaryExpr(n, p, [&] { return test::uniform(rng, -1, 1); });
+  VecX b = VecX::Ones(n), bbar = VecX::Ones(n);
+  const VecX lower = VecX::Constant(p, -0.1), upper = VecX::Constant(p, 0.1);
+  Allocator allocator(n, p, /*constant_matrices=*/true);
+  std::vector<MatX> levels{MatX::Zero(2, n), MatX::Zero(1, n)};
+  levels[0](0, 3) = levels[0](1, 4) = 1.0;
+  levels[1](0, 2) = 1.0;
+  allocator.setPriorities(levels);
+  AllocationResult out;
+  const auto solveAll = [&] {
+    for (int k = 0; k < 20; ++k) {
+      b(0) = 3.0 * std::sin(k);
+      bbar(1) = -2.0 * std::cos(1.7 * k);
+      bbar(4) = 4.0 * std::sin(0.3 * k);
+      ASSERT_TRUE(allocator.solve(M, b, B, Mbar, bbar, lower, upper, AllocationMode::Constrained, out));
+    }
+  };
+  solveAll();  // every reduced size once
+  bool saturated = false;
+  for (int s : out.saturated) saturated = saturated || s != 0;
+  ASSERT_TRUE(saturated) << "the bounds must bind for the prioritized path to run";
+  out.saturated.reserve(p);
+  EXPECT_EQ(allocationsDuring(solveAll), 0);
+}
+
 // With input sets the constrained allocation runs the dual QP on the polygon; with varying M (no
 // caching) it allocates nothing after the first calls, nor does the simulator's projection.
 TEST(NoAllocation, AllocatorWithInputSetsAndTheProjectionAllocateNothing) {
