@@ -27,31 +27,36 @@ Vec6 quadraticForce(const Mat4& K, const Pose& G_E) {
   return vee2(Mat4((Mat4::Identity() - G_E.inverse().matrix()) * K));
 }
 
-double boundedEnergy(const Mat4& K, double limit, const Pose& G_E) {
+double boundedEnergy(const Mat4& K, double limit, const Pose& G_E, bool tilt_only = false) {
   Vec6 f;
   double V = 0.0;
-  boundedStiffness(K, limit, false, G_E, f, V);
+  boundedStiffness(K, limit, tilt_only, G_E, f, V);
   return V;
 }
 
 // The wrench is the gradient of the energy: central differences along G_E exp(wed δ) in each of the
-// six directions, at random poses up to turns of nearly π and displacements of several σ.
+// six directions, at random poses up to turns of nearly π and displacements of several σ; for the
+// whole rotation and for the tilt-only energy 4 Π̄ (1 − cos(α/2)) of the stabilizing template.
 TEST(BoundedTemplate, TheWrenchIsTheGradientOfTheEnergy) {
   test::Rng rng(461);
-  for (int trial = 0; trial < 200; ++trial) {
-    const double k = trial % 5 == 0 ? 0.0 : test::uniform(rng, 1.0, 20.0);  // some pure rotation springs
-    const Mat4 K = randomStiffness(rng, k);
-    const double limit = test::uniform(rng, 0.5, 10.0);
-    Pose G = test::randomPose(rng, 2.0);
-    Vec6 f;
-    double V = 0.0;
-    boundedStiffness(K, limit, false, G, f, V);
-    const double eps = 1e-6;
-    for (int i = 0; i < 6; ++i) {
-      const Vec6 delta = eps * Vec6::Unit(i);
-      const double dV = (boundedEnergy(K, limit, G * expSE3(delta)) - boundedEnergy(K, limit, G * expSE3(-delta))) /
-                        (2 * eps);
-      EXPECT_NEAR(f(i), dV, 1e-6 * (1.0 + std::abs(dV))) << "trial " << trial << " direction " << i;
+  for (const bool tilt_only : {false, true}) {  // the whole rotation, or the thrust direction alone
+    for (int trial = 0; trial < 200; ++trial) {
+      const double k = trial % 5 == 0 ? 0.0 : test::uniform(rng, 1.0, 20.0);  // some pure rotation springs
+      const Mat4 K = randomStiffness(rng, k);
+      const double limit = test::uniform(rng, 0.5, 10.0);
+      Pose G = test::randomPose(rng, 2.0);
+      Vec6 f;
+      double V = 0.0;
+      boundedStiffness(K, limit, tilt_only, G, f, V);
+      const double eps = 1e-6;
+      for (int i = 0; i < 6; ++i) {
+        const Vec6 delta = eps * Vec6::Unit(i);
+        const double dV = (boundedEnergy(K, limit, G * expSE3(delta), tilt_only) -
+                           boundedEnergy(K, limit, G * expSE3(-delta), tilt_only)) /
+                          (2 * eps);
+        EXPECT_NEAR(f(i), dV, 1e-6 * (1.0 + std::abs(dV)))
+            << "trial " << trial << " direction " << i << (tilt_only ? " (tilt only)" : "");
+      }
     }
   }
 }
