@@ -40,6 +40,7 @@ bool ClosedLoop::plantRate(const Model& plant, const State& state, const VecX& u
 
 void ClosedLoop::reset(double /*t0*/) {
   failure_.clear();
+  supervision_failure_.clear();
   last_ok_ = false;
   controller_->reset();
   if (Recovery* r = recovery()) r->reset();
@@ -79,15 +80,25 @@ bool ClosedLoop::supervise(double t, const State& state) {
   bool changed = false;
   try {
     changed = controller_->supervise(t, state);
-  } catch (const std::exception& e) {  // a reference the supervisor could not make: keep the last one
-    if (failure_.empty()) failure_ = std::string(controller_->name()) + ": recovery: " + e.what();
+  } catch (const std::exception& e) {  // a reference the supervisor could not make: the run stops here
+    supervision_failure_ = std::string(controller_->name()) + ": recovery at t = " + std::to_string(t) + " s: " + e.what();
+    changed = true;
   }
-  if (changed) sample_time_ = output_sample_time_ = std::numeric_limits<double>::quiet_NaN();
+  if (changed) {  // the reference or the template changed from t on: nothing computed before holds
+    sample_time_ = output_sample_time_ = std::numeric_limits<double>::quiet_NaN();
+    last_ok_ = false;
+  }
   return changed;
 }
 
 void ClosedLoop::evaluate(double t, const State& state, VecX& u, bool record_failure) {
   std::string message;
+  if (!supervision_failure_.empty()) {
+    last_ok_ = false;
+    if (record_failure && failure_.empty()) failure_ = supervision_failure_;
+    u.setConstant(std::numeric_limits<double>::quiet_NaN());
+    return;
+  }
   try {
     if (t != sample_time_) {
       sample_time_ = std::numeric_limits<double>::quiet_NaN();  // stays unset if sample() throws

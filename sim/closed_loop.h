@@ -66,6 +66,9 @@ class ClosedLoop : public InputSource {
   ReferenceSample output_sample_;  ///< referenceForSample()'s when it cannot share sample_
   double output_sample_time_ = std::numeric_limits<double>::quiet_NaN();
   std::string failure_;
+  /// A supervision instant that could not make the recovery's reference: every later evaluation
+  /// fails with it (the run stops there with the message).
+  std::string supervision_failure_;
   bool last_ok_ = false;  ///< the last evaluation succeeded (signals are meaningful)
   // What the last evaluation saw: a sample at the same time and state with the same parameters
   // (a hold instant that is also an output instant) reports its signals without a second run.

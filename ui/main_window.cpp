@@ -96,13 +96,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
       const PushLimits limit = PushForces(model).limits(push->body);
       const double scale = push->harder ? PushForces::kHarderFactor : 1.0;
       const QString name = QString::fromStdString(model.bodies[push->body].name);
+      const QString times = push->harder ? tr("%1 × ").arg(PushForces::kHarderFactor) : QString();
       const QString bound =
           push->mode == SpringPush::Mode::Force
-              ? tr("up to %1 N (%2its weight)").arg(scale * limit.force, 0, 'g', 3).arg(push->harder ? tr("4 × ") : QString())
+              ? tr("up to %1 N (%2its weight)").arg(scale * limit.force, 0, 'g', 3).arg(times)
               : tr("up to %1 N m (%2%3)")
                     .arg(scale * limit.torque, 0, 'g', 3)
-                    .arg(push->harder ? tr("4 × ") : QString())
-                    .arg(limit.torque_from_actuators ? tr("its largest control torque") : tr("50 rad/s² of its inertia"));
+                    .arg(times)
+                    .arg(limit.torque_from_actuators
+                             ? tr("its largest control torque")
+                             : tr("%1 rad/s² of its inertia").arg(PushForces::kMaxAngularAcceleration));
       statusBar()->showMessage((push->mode == SpringPush::Mode::Force ? tr("Pulling '%1' %2") : tr("Turning '%1' %2"))
                                    .arg(name, bound) +
                                (push->harder ? tr(": release Shift to stay within what it can answer")
@@ -794,7 +797,9 @@ QString MainWindow::warning() const { return warning_label_->text(); }
 
 QString MainWindow::recoveryPhase() const {
   if (recovery_channel_ < 0 || log_.values.empty()) return {};
-  switch (static_cast<int>(log_.values.back()[static_cast<std::size_t>(recovery_channel_)])) {
+  const double phase = log_.values.back()[static_cast<std::size_t>(recovery_channel_)];
+  if (!std::isfinite(phase)) return {};  // a failed compute writes NaN into the controller's channels
+  switch (static_cast<int>(phase)) {
     case 1: return tr("stabilizing");
     case 2: return tr("returning");
     case 3: return tr("rejoining");

@@ -231,12 +231,12 @@ void Allocator::setInputSetRows(const MatX& W, const VecX& l) {
   set_bounds_ = l;
   if (W.rows() == 0) {
     set_qp_.reset();
-    return;
+  } else {
+    const VecX unbounded = VecX::Constant(p_, std::numeric_limits<double>::infinity());
+    stackWithBounds(W, l, -unbounded, unbounded, qp_rows_, qp_bounds_);  // bounds refilled per solve()
+    set_qp_.emplace(p_, static_cast<int>(qp_rows_.rows()));
   }
-  const VecX unbounded = VecX::Constant(p_, std::numeric_limits<double>::infinity());
-  stackWithBounds(W, l, -unbounded, unbounded, qp_rows_, qp_bounds_);  // bounds refilled per solve()
-  set_qp_.emplace(p_, static_cast<int>(qp_rows_.rows()));
-  if (!priority_rows_.empty()) setPriorities(std::vector<MatX>(priority_rows_));  // the solver's rows grew
+  if (!priority_rows_.empty()) setPriorities(std::vector<MatX>(priority_rows_));  // the solver's rows changed
 }
 
 void Allocator::setPriorities(std::span<const MatX> rows) {
@@ -348,7 +348,12 @@ bool Allocator::solve(const MatX& M, const VecX& b, const MatX& B, const MatX& M
   out.qp_iterations = 0;
   out.qp_status = InequalityQpStatus::Optimal;
   out.u = u0;
-  if (priority_qp_ && p == p_ && mode != AllocationMode::Exact) return solvePrioritized(lower, upper, constrained, sets, out);
+  if (priority_qp_ && n == n_ && p == p_ && mode != AllocationMode::Exact) {
+    if (solvePrioritized(lower, upper, constrained, sets, out)) return true;
+    // The lexicographic QP failed: the allocation of (4.63) without priorities.
+    out.u = u0;
+    out.qp_status = InequalityQpStatus::Optimal;
+  }
   if (!constrained) return true;
 
   bool inside = true;
@@ -406,8 +411,9 @@ bool Allocator::solvePrioritized(const VecX& lower, const VecX& upper, bool cons
   // The levels are feasible to their accuracy (LexicographicQp: ~1e-9 of the bounds); the plant
   // clamps to the bounds anyway, and the diagnostics should see the input it applies.
   out.u = r.u.cwiseMax(lower).cwiseMin(upper);
-  for (Eigen::Index i = 0; i < p; ++i)
-    out.saturated[static_cast<std::size_t>(i)] = out.u(i) >= upper(i) ? 1 : out.u(i) <= lower(i) ? -1 : 0;
+  for (Eigen::Index i = 0; i < p; ++i)  // rows [W; I; −I] as in the box and set QPs
+    out.saturated[static_cast<std::size_t>(i)] =
+        r.active[static_cast<std::size_t>(m + i)] ? 1 : r.active[static_cast<std::size_t>(m + p + i)] ? -1 : 0;
   std::copy(r.active.begin(), r.active.begin() + m, out.set_rows_active.begin());
   return true;
 }

@@ -79,7 +79,8 @@ class Allocator {
   /// that keep level 1's value, and so on, the Gauss functional Ḡ (4.52) last (LexicographicQp),
   /// with ξ̇(u) = M⁻¹(B u − b), a_des = −M̄⁻¹ b̄, within the bounds and sets in Constrained mode.
   /// A u₀ within the bounds and sets is the answer as without priorities, and the least-squares
-  /// mode (no bounds) is unchanged. Each R_k is r_k × n (n = this allocator's coordinates): rows of accelerations,
+  /// mode (no bounds) is unchanged; where the lexicographic QP fails, the allocation is the one
+  /// without priorities. Each R_k is r_k × n (n = this allocator's coordinates): rows of accelerations,
   /// e.g. a multicopter's tilt, then its acceleration along the thrust axis. Kept for every later
   /// solve(); no levels (the default) is the allocation of (4.53)/(4.63). Throws
   /// std::invalid_argument for a wrong width.

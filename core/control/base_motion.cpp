@@ -69,8 +69,9 @@ flat::AttitudeJet YawHeading::attitude(double t, const flat::Vec3Jet& z) const {
   return flat::attitudeFromYaw(z, yaw_->component(t, 0));
 }
 
-IntegratedHeading::IntegratedHeading(ThrustAxis axis, double yaw_rate, double initial_yaw, double epoch)
-    : axis_(std::move(axis)), yaw_rate_(yaw_rate), initial_yaw_(initial_yaw), epoch_(epoch) {
+IntegratedHeading::IntegratedHeading(ThrustAxis axis, double yaw_rate, double initial_yaw, double epoch,
+                                     std::optional<traj::ManoeuvreClock> clock)
+    : axis_(std::move(axis)), yaw_rate_(yaw_rate), initial_yaw_(initial_yaw), epoch_(epoch), clock_(std::move(clock)) {
   constexpr double h = KnotTable<Knot>::kStep;
   table_.reset(
       [this] {
@@ -97,18 +98,18 @@ Vec3 IntegratedHeading::integrate(Vec3 x, double t0, double t1, const flat::Vec3
   // stay one step at 24 h, where 47 % of the spans exceeded 2 ms by more than 1e-9 of it).
   const int substeps = std::max(1, static_cast<int>(stepCount(t0, t1, kMaxStep)));
   const double dt = (t1 - t0) / substeps;
-  auto rate = [this](const flat::Vec3Jet& z, const Vec3& xa) {
-    return flat::headingRate(xa, z.v, z.d1, yaw_rate_);
+  auto rate = [this](double t, const flat::Vec3Jet& z, const Vec3& xa) {
+    return flat::headingRate(xa, z.v, z.d1, yawRate(t).first);
   };
   flat::Vec3Jet z_a = z_start;
   for (int s = 0; s < substeps; ++s) {
     const double ta = t0 + s * dt;
     const flat::Vec3Jet z_m = axis_.at(ta + 0.5 * dt);
     const flat::Vec3Jet z_b = s + 1 == substeps ? z_end : axis_.at(ta + dt);
-    const Vec3 k1 = rate(z_a, x);
-    const Vec3 k2 = rate(z_m, x + 0.5 * dt * k1);
-    const Vec3 k3 = rate(z_m, x + 0.5 * dt * k2);
-    const Vec3 k4 = rate(z_b, x + dt * k3);
+    const Vec3 k1 = rate(ta, z_a, x);
+    const Vec3 k2 = rate(ta + 0.5 * dt, z_m, x + 0.5 * dt * k1);
+    const Vec3 k3 = rate(ta + 0.5 * dt, z_m, x + 0.5 * dt * k2);
+    const Vec3 k4 = rate(ta + dt, z_b, x + dt * k3);
     x += dt / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4);
     z_a = z_b;
   }
@@ -119,7 +120,14 @@ flat::AttitudeJet IntegratedHeading::attitude(double t, const flat::Vec3Jet& z) 
   long knot = 0;
   const Knot k = table_.at(t - epoch_, knot);
   const Vec3 x = integrate(k.x, epoch_ + knot * KnotTable<Knot>::kStep, t, k.z, z);
-  return flat::attitudeFromAxis(z, x, yaw_rate_, 0.0);
+  const auto [omega_z, omega_z_dot] = yawRate(t);
+  return flat::attitudeFromAxis(z, x, omega_z, omega_z_dot);
+}
+
+std::pair<double, double> IntegratedHeading::yawRate(double t) const {
+  if (!clock_ || yaw_rate_ == 0.0) return {yaw_rate_, 0.0};
+  const traj::Jet tau = clock_->at(t);
+  return {yaw_rate_ * tau[1], yaw_rate_ * tau[2]};
 }
 
 // ---- base motions -------------------------------------------------------------------------------

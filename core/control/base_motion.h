@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <optional>
+#include <utility>
 
 #include "core/control/flatness.h"
 #include "core/control/knot_table.h"
@@ -135,7 +136,10 @@ class YawHeading final : public FlatHeading {
 /// from the epoch (KnotTable), so a sample costs one RK4 step and depends on t alone.
 class IntegratedHeading final : public FlatHeading {
  public:
-  IntegratedHeading(ThrustAxis axis, double yaw_rate, double initial_yaw, double epoch = 0.0);
+  /// `clock`: a retimed manoeuvre's (docs/CONTROL.md "Recovery"): the heading turns at
+  /// yaw_rate · τ̇(t), so that it waits and runs up with the manoeuvre.
+  IntegratedHeading(ThrustAxis axis, double yaw_rate, double initial_yaw, double epoch = 0.0,
+                    std::optional<traj::ManoeuvreClock> clock = std::nullopt);
   IntegratedHeading(const IntegratedHeading&) = delete;  // the table's steps refer to this object
   IntegratedHeading& operator=(const IntegratedHeading&) = delete;
   flat::AttitudeJet attitude(double t, const flat::Vec3Jet& z) const override;
@@ -152,10 +156,14 @@ class IntegratedHeading final : public FlatHeading {
   /// RK4 of the x axis from t0 to t1, with z at t0 and at t1 given.
   Vec3 integrate(Vec3 x, double t0, double t1, const flat::Vec3Jet& z_start, const flat::Vec3Jet& z_end) const;
 
+  /// ω_zR and its rate at t: yaw_rate (· τ̇, τ̈ with a clock).
+  std::pair<double, double> yawRate(double t) const;
+
   ThrustAxis axis_;
   double yaw_rate_;
   double initial_yaw_;
   double epoch_;
+  std::optional<traj::ManoeuvreClock> clock_;
   KnotTable<Knot> table_;
 };
 

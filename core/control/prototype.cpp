@@ -441,11 +441,17 @@ PrototypeTemplate& PrototypeController::activeTemplate() {
 }
 
 void PrototypeController::makeStabilizingTemplate() {
-  // The plant's own inertia: a pair from the world to every body with the body's inertia, so that
-  // M̄ = M and b̄ holds the plant's own velocity terms — nothing of the plant's gyroscopic exchange
-  // is left for the inputs to undo at any spin (docs/CONTROL.md "Recovery").
+  // The plant's own inertia for the vehicle: a pair from the world to every body fixed to the base
+  // with the body's inertia, so that M̄ = M there and b̄ holds the plant's own velocity terms —
+  // nothing of the vehicle's gyroscopic exchange is left for the inputs to undo at any spin
+  // (docs/CONTROL.md "Recovery"). Bodies on moving joints (an arm, template base_joints) keep the
+  // tracking template's joint pairs, inertia and gains (updateStabilizingTemplate follows them).
   std::vector<TemplatePair> pairs;
   for (int b = 0; b < static_cast<int>(model_.bodies.size()); ++b) {
+    bool fixed_to_base = true;
+    int up = b;
+    for (; up >= 0 && up != base_body_; up = model_.joints[up].parent) fixed_to_base = fixed_to_base && model_.joints[up].nxi == 0;
+    if (up != base_body_ || !fixed_to_base) continue;
     const Body& body = model_.bodies[b];
     TemplatePair pair{body.name, Frame{}, Frame{b, Pose{}}};
     pair.inertia = momentMatrix(body.mass, body.com, body.inertia_com);
@@ -453,13 +459,9 @@ void PrototypeController::makeStabilizingTemplate() {
     pairs.push_back(std::move(pair));
     if (b == base_body_) std::swap(pairs.back(), pairs.front());  // the base pair first
   }
-  // The other joints keep their place (base_joints: the joint pairs' gains, without inertia).
+  stabilizing_joint_pairs_ = pairs.size();
   if (layout_ == Layout::BaseJoints)
-    for (std::size_t i = first_joint_pair_; i < template_.pairs().size(); ++i) {
-      TemplatePair pair = template_.pairs()[i];
-      pair.inertia = Mat4::Zero();
-      pairs.push_back(std::move(pair));
-    }
+    for (std::size_t i = first_joint_pair_; i < template_.pairs().size(); ++i) pairs.push_back(template_.pairs()[i]);
   stabilizing_.pairs() = std::move(pairs);
   // The composite mass and moments of inertia about the composite centre of mass, base axes, at the
   // initial state: the scale of the stabilizing springs.
@@ -509,6 +511,13 @@ void PrototypeController::updateStabilizingTemplate() {
                               Vec3(d_tilt, d_tilt, 2.0 * w_heading * composite_inertia_.z()).asDiagonal());
   base.force_limit = parameters_[p_.force_limit];
   base.tilt_only = true;
+  // base_joints: the joint pairs (after the vehicle's pairs) are the tracking template's, as the
+  // sliders set them (updateJointPairs ran before: updatePairs comes first in compute).
+  if (layout_ == Layout::BaseJoints) {
+    const std::vector<TemplatePair>& tracking = template_.pairs();
+    for (std::size_t i = first_joint_pair_; i < tracking.size(); ++i)
+      stabilizing_.pairs()[stabilizing_joint_pairs_ + (i - first_joint_pair_)] = tracking[i];
+  }
 }
 
 void PrototypeController::updateJointPairs() {
@@ -593,6 +602,7 @@ bool PrototypeController::compute(double t, const State& state, const ReferenceS
   last_t_ = t;
   updatePairs();
   PrototypeTemplate& active = activeTemplate();
+  evaluated_template_ = &active;  // updateSignals reads this one's state, whatever the phase is by then
   plant_b_shifted_ = externalForceEstimate().size() != 0;
   const bool transport_check =
       &active == &template_ && template_.variant() == VelocityError::Energy && !transport_map_checked_;
@@ -667,8 +677,10 @@ void PrototypeController::actualAcceleration(const VecX& u, VecX& xidot) {
 
 void PrototypeController::updateSignals() {
   // A template whose pairs span joints evaluated only the reference's joint motions; the tracking
-  // errors compare bodies.
-  PrototypeTemplate& active = activeTemplate();
+  // errors compare bodies. The template of the last compute (a supervision instant may have
+  // changed the recovery's phase since: the other template holds no state of this instant).
+  if (!evaluated_template_) return;
+  PrototypeTemplate& active = *evaluated_template_;
   active.completeReferenceKinematics(x_ref_, xi_ref_, ws_ref_);
   tracking_.evaluate(ws_, ws_ref_, x_, x_ref_, signalBlock(tracking_signals_));
   // Actual acceleration with the input the simulator applies (clamped to the bounds).

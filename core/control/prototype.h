@@ -136,10 +136,12 @@ class PrototypeController : public Controller {
   bool recovery_requested_ = false;
   std::unique_ptr<Recovery> recovery_;
   PrototypeTemplate stabilizing_;       ///< recovery: the stabilizing template
+  PrototypeTemplate* evaluated_template_ = nullptr;  ///< the template the last compute() evaluated
+  std::size_t stabilizing_joint_pairs_ = 0;  ///< index of the first joint pair in stabilizing_
   std::uint64_t stabilizing_version_ = ~std::uint64_t{0};
   double stabilizing_spin_ = -1.0;      ///< the spin the stabilizing template was made for [rad/s]
   double composite_mass_ = 0.0;         ///< recovery: of every body that moves with the base
-  Vec3 composite_inertia_ = Vec3::Zero();  ///< recovery: principal-axis moments about the composite CoM (base axes, initial state)
+  Vec3 composite_inertia_ = Vec3::Zero();  ///< recovery: the diagonal of the composite inertia about the composite CoM in base axes (initial state)
   TrackingErrors tracking_;
   Workspace ws_, ws_ref_;
   PlantTerms plant_;

@@ -140,6 +140,11 @@ Recovery::Recovery(const Model& model, ParameterSet& parameters)
 }
 
 void Recovery::attach(const Reference& manoeuvre, ReferenceFactory factory) {
+  // A manoeuvre that cannot be retimed (ControlError from the factory) is refused now, at load,
+  // not at the first push.
+  ReferenceRetiming probe;
+  probe.ramp = std::numeric_limits<double>::infinity();
+  factory(probe)->sample(0.0, sample_);
   manoeuvre_ = &manoeuvre;
   factory_ = std::move(factory);
   reset();
@@ -201,11 +206,11 @@ bool Recovery::supervise(double t, const State& state) {
   switch (phase_) {
     case RecoveryPhase::Tracking:
       if (!beyond) return false;
-      stabilize(t, state, true);
+      stabilize(t, true);
       return true;
     case RecoveryPhase::Rejoining:
       if (beyond) {
-        stabilize(t, state, true);
+        stabilize(t, true);
         return true;
       }
       if (t < phase_end_) return false;
@@ -218,13 +223,13 @@ bool Recovery::supervise(double t, const State& state) {
           std::abs(v.z()) < kStableClimb) {
         startReturn(t, state);
       } else {
-        stabilize(t, state, false);  // the reference rides along: a new anchor
+        stabilize(t, false);  // the reference rides along: a new anchor
       }
       return true;
     }
     case RecoveryPhase::Returning:
       if (beyond) {
-        stabilize(t, state, true);
+        stabilize(t, true);
         return true;
       }
       if (t < phase_end_ || e.position > kSettledPosition || e.tilt > kSettledTilt || e.speed > kSettledSpeed ||
@@ -236,7 +241,7 @@ bool Recovery::supervise(double t, const State& state) {
   return false;
 }
 
-void Recovery::stabilize(double t, const State& state, bool entering) {
+void Recovery::stabilize(double t, bool entering) {
   // ws_ holds the state's kinematics (errors() ran at this instant).
   const Pose& G = ws_.pose[base_body_];
   const Vec3 v = G.R * ws_.twist[base_body_].head<3>();
@@ -265,7 +270,6 @@ void Recovery::stabilize(double t, const State& state, bool entering) {
   }
   setFlatReference(std::make_shared<traj::HermitePath>(start, end, t, 1.0),
                    std::make_shared<traj::ConstantPath>(std::vector<double>{yaw}));
-  (void)state;
 }
 
 ComposedReference& Recovery::setFlatReference(std::shared_ptr<const traj::Path> position, std::shared_ptr<const traj::Path> yaw) {

@@ -8,12 +8,15 @@
 //   Tracking;  Returning and Rejoining fall back to Stabilizing on the entry thresholds.
 //
 //  * Stabilizing: the reference rides with the vehicle horizontally (its position and horizontal
-//    velocity at the last instant, so nothing pulls sideways), holds the altitude of the moment
-//    the manoeuvre was left, stands upright at rest. The controller then uses its stabilizing
-//    template (PrototypeController): thrust direction first, altitude next, heading last.
-//  * Returning: a planned path (traj::HermitePath, degree 9) from the vehicle's position and
-//    velocity to the hold point, the manoeuvre's position at the manoeuvre time τ_h where it was
-//    left, ending at rest; the attitude is the path's flat attitude (thrust ∥ r̈ − a_G).
+//    velocity at the last instant, so nothing pulls sideways) while braking that velocity, holds
+//    the altitude of the moment the manoeuvre was left, at the flat attitude of that braking. The
+//    controller then uses its stabilizing template (PrototypeController): thrust direction first,
+//    altitude next, heading last.
+//  * Returning: a planned path from the vehicle's position and velocity, braked to rest (a
+//    degree-9 traj::HermitePath), then cruising (traj::CruisePath) to the hold point: the
+//    manoeuvre's position at the manoeuvre time τ_h where it was left (moved back to where a
+//    rejoin from rest is feasible), ending at rest; the attitude is the path's flat attitude
+//    (thrust ∥ r̈ − a_G).
 //  * Rejoining: the manoeuvre itself, retimed (ReferenceRetiming): its clock stands at τ_h and runs
 //    up to the manoeuvre's own pace, so the manoeuvre continues from where it was left, later.
 //
@@ -53,7 +56,8 @@ class Recovery {
   Recovery(const Model& model, ParameterSet& parameters);
 
   /// The manoeuvre (the scene's reference, which must outlive this) and how to retime it. Before
-  /// the first supervise(); again after reset() is fine.
+  /// the first supervise(); again after reset() is fine. Throws (ControlError) what the factory
+  /// throws for a manoeuvre that cannot be retimed.
   void attach(const Reference& manoeuvre, ReferenceFactory factory);
   bool attached() const { return manoeuvre_ != nullptr; }
   /// Tracking the manoeuvre on its own timetable again (the run restarts).
@@ -86,7 +90,8 @@ class Recovery {
   /// The manoeuvre at rest at τ_h (the hold pose), sampled at t, with an integrated heading
   /// starting from `yaw`.
   void holdPose(double t, double tau, double yaw, ReferenceSample& out);
-  void stabilize(double t, const State& state, bool entering);
+  /// ws_ holds the state's kinematics (errors() ran at this instant).
+  void stabilize(double t, bool entering);
   void startReturn(double t, const State& state);
   /// What a reference asks of the base over [t0, t1]: its largest angular speed and its smallest
   /// specific thrust |r̈ − a_G|.

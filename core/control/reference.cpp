@@ -865,7 +865,7 @@ std::unique_ptr<const BaseCoordinates> Builder::baseCoordinates(
       ThrustAxis axis(basePosition(), model_.gravity, drag_per_mass_);
       std::shared_ptr<const FlatHeading> heading;
       if (integrated_heading_ && retiming_)
-        heading = std::make_shared<IntegratedHeading>(axis, yaw_rate_, retiming_->yaw, retiming_->t_start);
+        heading = std::make_shared<IntegratedHeading>(axis, yaw_rate_, retiming_->yaw, retiming_->t_start, clock_);
       else if (integrated_heading_)
         heading = std::make_shared<IntegratedHeading>(axis, yaw_rate_, initial_yaw_);
       else

@@ -88,9 +88,17 @@ void LexicographicQp::restrictBasis(const MatX& rows) {
   basis_columns_ = q_new;
 }
 
-bool LexicographicQp::levelMinimizer(const MatX& C, const VecX& d, double epsilon, const MatX& H, const VecX& u0) {
-  // ½ ‖C u − d‖² + ε ½ ‖u − u₀‖²_H = ½ (u − u_c)ᵀ Q (u − u_c) + const with Q u_c = Cᵀ d + ε H u₀.
-  level_minimizer_.noalias() = C.transpose() * d;
+bool LexicographicQp::levelObjective(const Level* level, double epsilon, const MatX& H, const VecX& u0) {
+  if (!level) {  // the last: ½ (u − u₀)ᵀ H (u − u₀)
+    level_objective_ = H;
+    level_minimizer_ = u0;
+    return true;
+  }
+  // ½ ‖C u − d‖² + ε ½ ‖u − u₀‖²_H = ½ (u − u_c)ᵀ Q (u − u_c) + const with Q = CᵀC + ε H and
+  // Q u_c = Cᵀ d + ε H u₀.
+  level_objective_.noalias() = level->C.transpose() * level->C;
+  level_objective_ += epsilon * H;
+  level_minimizer_.noalias() = level->C.transpose() * level->d;
   work_p_.noalias() = H * u0;
   level_minimizer_ += epsilon * work_p_;
   basis_scratch_ = level_objective_;
@@ -120,35 +128,47 @@ const InequalityQpResult& LexicographicQp::solve(const MatX& H, const VecX& u0, 
     if (!last && levels[k].C.rows() == 0) continue;
     const int q = basis_columns_;
     if (q == 0) break;  // the levels above fixed u
-    if (last) {
-      level_objective_ = H;
-      level_minimizer_ = u0;
-    } else {
-      const MatX& C = levels[k].C;
-      level_objective_.noalias() = C.transpose() * C;
+    // The level's objective ½ ‖C u − d‖² + ε ½ ‖u − u₀‖²_H (the last: ½ ‖u − u₀‖²_H).
+    double epsilon = 0.0;
+    if (!last) {
+      level_objective_.noalias() = levels[k].C.transpose() * levels[k].C;
       const double scale = level_objective_.trace();
       if (!(scale > 0.0)) continue;  // all-zero rows: nothing to prioritize
-      const double epsilon = kLevelRegularization * scale / h_trace;
-      level_objective_ += epsilon * H;
-      if (!levelMinimizer(C, levels[k].d, epsilon, H, u0)) {
+      epsilon = kLevelRegularization * scale / h_trace;
+    }
+    if (!have_point) {
+      // The first level over u itself: min ½ (u − u_c)ᵀ Q (u − u_c) s.t. A u ≤ c. Q is as
+      // ill-conditioned as 1/ε; where the dual active-set method fails on it (a dependency it
+      // misjudges, or active rows that drift off), ε grows tenfold, at most kRegularizationRetries
+      // times: the level is then strict to that ε.
+      for (int attempt = 0;; ++attempt, epsilon *= 10.0) {
+        if (!levelObjective(last ? nullptr : &levels[k], epsilon, H, u0)) {
+          out.status = InequalityQpStatus::InvalidData;
+          return out;
+        }
+        const InequalityQpResult& r = qpOfSize(q).solve(level_objective_, level_minimizer_, A, c, max_iterations);
+        out.iterations += r.iterations;
+        out.status = r.status;
+        // Optimal and within the rows to their tolerance (an ill-conditioned Q lets the active rows
+        // drift as the dual steps accumulate); the last attempt's point is taken as it is.
+        if (r.status == InequalityQpStatus::Optimal &&
+            (satisfiesInequalities(A, c, r.u) || last || attempt == kRegularizationRetries)) {
+          out.u = r.u;
+          have_point = true;
+          break;
+        }
+        if (last || attempt == kRegularizationRetries) {
+          out.u = r.u;
+          out.multipliers = r.multipliers;
+          out.active = r.active;
+          return out;
+        }
+      }
+    } else {
+      if (!levelObjective(last ? nullptr : &levels[k], epsilon, H, u0)) {
         out.status = InequalityQpStatus::InvalidData;
         return out;
       }
-    }
-    if (!have_point) {
-      // The first level over u itself: min ½ (u − u_c)ᵀ Q (u − u_c) s.t. A u ≤ c.
-      const InequalityQpResult& r = qpOfSize(q).solve(level_objective_, level_minimizer_, A, c, max_iterations);
-      out.iterations += r.iterations;
-      out.status = r.status;
-      if (r.status != InequalityQpStatus::Optimal) {
-        out.u = r.u;
-        out.multipliers = r.multipliers;
-        out.active = r.active;
-        return out;
-      }
-      out.u = r.u;
-      have_point = true;
-    } else {
       // u = u* + N z:  ½ zᵀ (Nᵀ Q N) z + zᵀ Nᵀ Q (u* − u_c), s.t. (A N) z ≤ c − A u*, where z = 0 is
       // feasible (a rounding-level excess of u* over a bound is forgiven).
       const auto N = basis_.leftCols(q);

@@ -11,6 +11,8 @@
 // Each level is solved as a strictly convex QP: its objective plus ε ½ ‖u − u₀‖²_H with
 // ε = kLevelRegularization relative to the level's scale, so that a level that does not fix every
 // direction still has one minimizer (the one nearest u₀ in H); the levels are strict up to that ε.
+// The first level's QP is as ill-conditioned as 1/ε: where the dual method fails on it, ε grows
+// tenfold, at most kRegularizationRetries times.
 // The equalities of the levels above are eliminated by an orthonormal basis N of their null space
 // (u = u*_{k−1} + N z), the inequalities go to InequalityQp in z. Sizes are fixed at construction;
 // no heap allocation after the first solve of each reduced size.
@@ -28,6 +30,8 @@ class LexicographicQp {
  public:
   /// Relative weight of ½ ‖u − u₀‖²_H in a level's objective (see above).
   static constexpr double kLevelRegularization = 1e-6;
+  /// Tenfold increases of a first level's regularization when the QP fails on it (solve()).
+  static constexpr int kRegularizationRetries = 4;
 
   /// p variables, m inequality rows, at most `max_level_rows` rows in one level.
   LexicographicQp(int p, int m, int max_level_rows);
@@ -53,8 +57,9 @@ class LexicographicQp {
   /// Replaces basis_ (p × q₀ orthonormal columns) by an orthonormal basis of the part of its span
   /// that `rows` (r × p) maps to zero: basis_ ← basis_ · null(rows · basis_).
   void restrictBasis(const MatX& rows);
-  /// level_minimizer_ from level_objective_ (in place in basis_scratch_; false if not definite).
-  bool levelMinimizer(const MatX& C, const VecX& d, double epsilon, const MatX& H, const VecX& u0);
+  /// level_objective_ Q and level_minimizer_ u_c of a level (null: the last, H and u₀) with the
+  /// regularization ε (factors in basis_scratch_; false if Q is not definite).
+  bool levelObjective(const Level* level, double epsilon, const MatX& H, const VecX& u0);
 
   int p_, m_;
   std::vector<std::optional<InequalityQp>> qp_;  ///< index q − 1

@@ -145,6 +145,25 @@ TEST(SceneReferences, RetimedReferencesAreConsistentAndStartFromRest) {
   EXPECT_GE(retimed, 15);
 }
 
+// An integrated heading with a yaw rate waits with the manoeuvre: at rest while held (ω_zR = 0),
+// turning at yaw_rate · τ̇ during the run-up, consistent throughout.
+TEST(SceneReferences, ARetimedIntegratedHeadingWaitsWithTheManoeuvre) {
+  const Scene scene = loadScene(scenesDir() / "quadcopter_looping.yaml", {"reference.parameters.yaw_rate=0.7"});
+  ReferenceRetiming retiming;
+  retiming.tau_start = 3.0;
+  retiming.t_start = 20.0;
+  retiming.ramp = 2.0;
+  retiming.yaw = 0.4;
+  const auto ref = makeReference(scene.model, scene.reference, &retiming);
+  const Consistency c = checkConsistency(scene.model, *ref, 19.0, 25.0, 150);
+  EXPECT_TRUE(c.finite);
+  EXPECT_LT(c.fd, kFdTol);
+  ReferenceSample s;
+  ref->sample(19.5, s);
+  EXPECT_LT(s.xi.cwiseAbs().maxCoeff(), 1e-12);
+  EXPECT_LT(s.xidot.cwiseAbs().maxCoeff(), 1e-12);
+}
+
 // The flat references stay flat when retimed: the looping held in its run-up (τ = 2.15 s, where
 // the recovery of issue 46 left it) and restarted makes the matching force vanish for the
 // underactuated quadcopter all along the restart, as the original does.
