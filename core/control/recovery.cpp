@@ -24,6 +24,8 @@ constexpr double kStableTilt = 0.2;       // [rad]
 constexpr double kStableTiltRate = 1.0;   // [rad/s]
 constexpr double kStableSpin = 1.0;       // [rad/s]
 constexpr double kStableClimb = 1.0;      // [m/s]
+// Returning and Rejoining fall back to Stabilizing beyond this multiple of the entry thresholds.
+constexpr double kReentryFactor = 2.0;
 // Settled at the hold point (Returning → Rejoining): the manoeuvre is rejoined from rest there.
 constexpr double kSettledPosition = 0.1;  // [m]
 constexpr double kSettledTilt = 0.1;      // [rad]
@@ -203,13 +205,18 @@ bool Recovery::supervise(double t, const State& state) {
   settings_ = Settings{p[position_threshold_], p[tilt_threshold_], p[rate_threshold_], p[return_speed_], p[rejoin_ramp_]};
   const Errors e = errors(t, state);
   const bool beyond = e.position > settings_.position || e.tilt > settings_.tilt || e.rate > settings_.rate;
+  // Back to stabilizing from the way back only beyond kReentryFactor times the thresholds: the
+  // switch of template and reference itself makes transients (with actuator dynamics, e.g. the
+  // propeller model's speed filter) that must not throw the vehicle from one phase to the other.
+  const bool far_beyond = e.position > kReentryFactor * settings_.position || e.tilt > kReentryFactor * settings_.tilt ||
+                          e.rate > kReentryFactor * settings_.rate;
   switch (phase_) {
     case RecoveryPhase::Tracking:
       if (!beyond) return false;
       stabilize(t, true);
       return true;
     case RecoveryPhase::Rejoining:
-      if (beyond) {
+      if (far_beyond) {
         stabilize(t, true);
         return true;
       }
@@ -228,7 +235,7 @@ bool Recovery::supervise(double t, const State& state) {
       return true;
     }
     case RecoveryPhase::Returning:
-      if (beyond) {
+      if (far_beyond) {
         stabilize(t, true);
         return true;
       }

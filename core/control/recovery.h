@@ -5,7 +5,7 @@
 //
 //   Tracking ──(error beyond the entry thresholds)──▶ Stabilizing ──(upright, tilt rates and spin
 //   small)──▶ Returning ──(at the hold point, at rest)──▶ Rejoining ──(the clock at full pace)──▶
-//   Tracking;  Returning and Rejoining fall back to Stabilizing on the entry thresholds.
+//   Tracking;  Returning and Rejoining fall back to Stabilizing beyond twice the entry thresholds.
 //
 //  * Stabilizing: the reference rides with the vehicle horizontally (its position and horizontal
 //    velocity at the last instant, so nothing pulls sideways) while braking that velocity, holds
