@@ -215,7 +215,7 @@ HermitePath::HermitePath(std::vector<Jet> start, std::vector<Jet> end, double t0
 
 Jet HermitePath::component(double t, int i) const {
   const auto k = static_cast<std::size_t>(i);
-  if (t <= t0_) {
+  if (t < t0_) {  // from t0 on the polynomial, which meets the whole start jet there
     const Jet& a = start_[k];
     return Jet{a[0] + a[1] * (t - t0_), a[1], 0, 0, 0};
   }
