@@ -36,6 +36,25 @@ struct Quartic {
   explicit Quartic(double p) : p3(4 * p), p2(6 * p * p), p1(4 * p * p * p), p0(p * p * p * p) {}
 };
 
+/// Recovery's stabilizing template and priorities take the thrust along the base's z axis: every
+/// body force must act on the base, or on a body fixed to it (a locked rotor), along that axis — a
+/// multicopter's rotors. Tilting rotors and thrust vectors, as the bicopter's, are refused
+/// (ControlError); the tricopter's tilting arms recover with tiltrotor_inversion.
+void checkThrustAlongBaseZ(const Model& model, int base_body, Workspace& ws) {
+  computeKinematics(model, model.initial_state.x, model.initial_state.xi, ws);
+  for (const Actuator& a : model.actuators) {
+    if (a.kind != ActuatorKind::BodyForce) continue;
+    bool fixed = true;
+    int b = a.body;
+    for (; b >= 0 && b != base_body; b = model.joints[b].parent) fixed = fixed && model.joints[b].nxi == 0;
+    const Vec3 in_base = ws.pose[base_body].R.transpose() * ws.pose[a.body].R * a.direction;
+    if (b != base_body || !fixed || in_base.head<2>().norm() > 1e-9)
+      throw ControlError("recovery needs the thrusts fixed along the base body's z axis; actuator '" + a.name +
+                         "' pushes " + (b != base_body || !fixed ? "a body that moves on the base" : "in another direction") +
+                         " (tilting rotors and thrust vectors are not supported by this controller)");
+  }
+}
+
 }  // namespace
 
 PrototypeController::PrototypeController(const Model& model, VelocityError variant,
@@ -192,6 +211,7 @@ PrototypeController::PrototypeController(const Model& model, VelocityError varia
     sets.push_back({"input_set." + set.name, "1", "1 while an edge of the input set " + set.name + " holds the input, else 0"});
   input_set_signals_ = addSignals(sets);
   if (recovery_requested_) {
+    checkThrustAlongBaseZ(model, base_body_, ws_);
     recovery_ = std::make_unique<Recovery>(model, parameters_);
     recovery_signals_ = addSignals({{"control.recovery", "1", "recovery phase: 0 tracking, 1 stabilizing, 2 returning, 3 rejoining"},
                                     {"control.delay", "s", "how late the manoeuvre runs against its own timetable (recovery)"}});

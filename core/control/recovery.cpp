@@ -109,23 +109,8 @@ Recovery::Recovery(const Model& model, ParameterSet& parameters)
     : model_(model), parameters_(parameters), ws_(model), ws_ref_(model) {
   base_joint_ = baseJointIndex(model);
   if (base_joint_ < 0 || !isFreeType(model.joints[base_joint_].type) || model.joints[base_joint_].parent >= 0)
-    throw ControlError("recovery needs a vehicle on a free or free_quaternion root joint (the thrust along its body z axis)");
+    throw ControlError("recovery needs a vehicle on a free or free_quaternion root joint");
   base_body_ = model.joints[base_joint_].child;
-  // The stabilizing template and the priorities take the thrust along the base's z axis: every
-  // body force must act on the base, or on a body fixed to it (a locked rotor), along that axis —
-  // a multicopter's rotors; tilting rotors or thrust vectors, as the bicopter's, are not covered.
-  computeKinematics(model, model.initial_state.x, model.initial_state.xi, ws_);
-  for (const Actuator& a : model.actuators) {
-    if (a.kind != ActuatorKind::BodyForce) continue;
-    bool fixed = true;
-    int b = a.body;
-    for (; b >= 0 && b != base_body_; b = model.joints[b].parent) fixed = fixed && model.joints[b].nxi == 0;
-    const Vec3 in_base = ws_.pose[base_body_].R.transpose() * ws_.pose[a.body].R * a.direction;
-    if (b != base_body_ || !fixed || in_base.head<2>().norm() > 1e-9)
-      throw ControlError("recovery needs the thrusts fixed along the base body's z axis; actuator '" + a.name +
-                         "' pushes " + (b != base_body_ || !fixed ? "a body that moves on the base" : "in another direction") +
-                         " (tilting rotors and thrust vectors are not supported)");
-  }
   position_threshold_ = parameters.add({"recovery_position", "m",
                                         "recovery: leave the manoeuvre when the base is this far from its reference",
                                         1.0, 0.01, 100.0, ParameterScale::Log});

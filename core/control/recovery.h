@@ -22,8 +22,10 @@
 //
 // The decisions are taken at supervision instants kPeriod apart (the simulator makes them events),
 // so the right-hand side between two instants is a fixed function of time and state. Applies to
-// a model whose base is a free (or free_quaternion) root joint: multicopters, whose thrust is taken
-// along the base body's z axis.
+// a model whose base is a free (or free_quaternion) root joint; the controller that owns it decides
+// how it flies the phases (PrototypeController: the stabilizing template and tilt priorities of a
+// multicopter whose thrust is along the base's z axis; TiltrotorInversion: its own template,
+// bounded, with prioritized tilted thrusts).
 #pragma once
 
 #include <functional>
