@@ -8,6 +8,7 @@
 #include "core/control/registry.h"
 #include "core/dynamics/dynamics.h"
 #include "core/dynamics/kinematics.h"
+#include "core/model/input_sets.h"
 
 namespace rbs {
 namespace {
@@ -29,7 +30,7 @@ TiltrotorInversion::TiltrotorInversion(const Model& model, const ControllerSetti
       tracking_(model, settings.options.count("tracked_body") ? settings.options.at("tracked_body") : ""),
       ws_(model),
       ws_ref_(model) {
-  checkControllerOptions(settings, {"tracked_body"});
+  checkControllerOptions(settings, {"tracked_body", "recovery"});
   base_joint_ = baseJointIndex(model);
   if (base_joint_ < 0 || !isFreeType(model.joints[base_joint_].type))
     throw ControlError("tiltrotor_inversion: the model needs a free base joint");
@@ -111,6 +112,12 @@ TiltrotorInversion::TiltrotorInversion(const Model& model, const ControllerSetti
   motor_gain_ = parameters_.add(
       {"motor_gain", "1/s", "propeller speed loop: bandwidth of holding the initial speed", 20.0, 0.0, 1e3});
   template_.pairs() = {TemplatePair{"base", Frame{}, Frame{base, Pose{}}}};
+  if (controllerOption(settings, "recovery", "off", {"on", "off"}) == "on") {
+    force_limit_ = parameters_.add({"force_limit", "N",
+                                    "largest pull of the template's spring at its centre (recovery: the bounded template)",
+                                    0.5 * mass * model.gravity.norm(), 1e-6, 1e6, ParameterScale::Log});
+    recovery_ = std::make_unique<Recovery>(model, parameters_);
+  }
 
   tracking_signals_ = addSignals(tracking_.signals());
   std::vector<SignalInfo> tilt_commands;
@@ -118,6 +125,9 @@ TiltrotorInversion::TiltrotorInversion(const Model& model, const ControllerSetti
     tilt_commands.push_back({"control.tilt_command." + model.joints[r.tilt_joint].name, "rad",
                              "commanded tilt of joint " + model.joints[r.tilt_joint].name + " (5.28)"});
   tilt_command_signals_ = addSignals(tilt_commands);
+  if (recovery_)
+    recovery_signals_ = addSignals({{"control.recovery", "1", "recovery phase: 0 tracking, 1 stabilizing, 2 returning, 3 rejoining"},
+                                    {"control.delay", "s", "how late the manoeuvre runs against its own timetable (recovery)"}});
 }
 
 void TiltrotorInversion::updateTemplate() {
@@ -126,6 +136,7 @@ void TiltrotorInversion::updateTemplate() {
   const ParameterSet& p = parameters_;
   setNaturalGains(template_.pairs()[0], p[mbar_], Vec3(p[thetabar_[0]], p[thetabar_[1]], p[thetabar_[2]]), p[omega_],
                   p[zeta_], p[omega_rot_], p[zeta_rot_]);
+  if (recovery_) template_.pairs()[0].force_limit = p[force_limit_];
 }
 
 Vec6 TiltrotorInversion::desiredBaseForce(const State& state, const Vec6& a_des) {
@@ -136,7 +147,7 @@ Vec6 TiltrotorInversion::desiredBaseForce(const State& state, const Vec6& a_des)
   return forces_.segment<6>(o);
 }
 
-bool TiltrotorInversion::compute(double /*t*/, const State& state, const ReferenceSample& reference, VecX& u) {
+bool TiltrotorInversion::compute(double t, const State& state, const ReferenceSample& reference, VecX& u) {
   updateTemplate();
   template_.evaluateKinematicsOnly(state, reference, ws_, ws_ref_, evaluation_);
   if (joint_inertia_needed_) computeMassMatrix(model_, ws_);
@@ -151,6 +162,7 @@ bool TiltrotorInversion::compute(double /*t*/, const State& state, const Referen
   vh.noalias() = wrench_inverse_ * f_D;
   const ParameterSet& p = parameters_;
   const double tilt_max = p[tilt_max_], ws = p[servo_omega_], zs = p[servo_zeta_];
+  if (recovery_ && beyondLimits(vh, tilt_max)) prioritize(f_D, tilt_max, vh);
   const double motor_gain = p[motor_gain_];
   u.setZero(model_.numInputs());
   for (std::size_t k = 0; k < rotors_.size(); ++k) {
@@ -173,9 +185,85 @@ bool TiltrotorInversion::compute(double /*t*/, const State& state, const Referen
     signal(tilt_command_signals_, static_cast<int>(k)) = theta_D;
   }
   if (!u.allFinite()) return fail("tiltrotor_inversion: non-finite input");
+  last_t_ = t;
   x_ = state.x;
   x_ref_ = reference.x;
   xi_ref_ = reference.xi;
+  return true;
+}
+
+bool TiltrotorInversion::beyondLimits(const VecX& vh, double tilt_max) const {
+  for (std::size_t k = 0; k < rotors_.size(); ++k) {
+    const Actuator& thrust = model_.actuators[rotors_[k].thrust];
+    const double V = vh[2 * k], H = vh[2 * k + 1], F = std::hypot(V, H);
+    if (F > thrust.upper || F < thrust.lower || std::abs(std::atan2(H, V)) > tilt_max) return true;
+  }
+  return false;
+}
+
+bool TiltrotorInversion::prioritize(const Vec6& f_D, double tilt_max, VecX& vh) {
+  const int arms = static_cast<int>(rotors_.size()), p = 2 * arms;
+  if (arm_rows_tilt_ != tilt_max) {
+    // Per arm the (H, V) = (F sin θ, F cos θ) of F in [lower, upper], |θ| ≤ tilt_max: an annular
+    // sector, replaced by the convex polygon inside it (core/model/input_sets.h).
+    constexpr int kChords = 8;
+    MatX A;
+    VecX c;
+    std::vector<MatX> arm_rows;
+    std::vector<VecX> arm_bounds;
+    int rows = 0;
+    arm_rows_tilt_ = tilt_max;
+    priority_qp_.reset();
+    try {
+      for (const Rotor& r : rotors_) {
+        const Actuator& thrust = model_.actuators[r.thrust];
+        annularSectorPolygon(std::max(thrust.lower, 0.0), thrust.upper, -tilt_max, tilt_max, kChords, A, c);
+        arm_rows.push_back(A);
+        arm_bounds.push_back(c);
+        rows += static_cast<int>(A.rows());
+      }
+    } catch (const std::invalid_argument&) {
+      return false;  // no polygon (tilt_max of 0 or beyond 90°, a thrust range with no room): plain clamping
+    }
+    arm_rows_.setZero(rows, p);
+    arm_bounds_.resize(rows);
+    for (int k = 0, row = 0; k < arms; ++k) {
+      const MatX& Ak = arm_rows[k];
+      arm_rows_.block(row, 2 * k, Ak.rows(), 1) = Ak.col(1);      // u_c = V
+      arm_rows_.block(row, 2 * k + 1, Ak.rows(), 1) = Ak.col(0);  // u_s = H
+      arm_bounds_.segment(row, Ak.rows()) = arm_bounds[k];
+      row += static_cast<int>(Ak.rows());
+    }
+    priority_qp_.emplace(p, rows, 2);
+  }
+  if (!priority_qp_) return false;
+  // The wrench rows as accelerations of the template's inertia: the torques about x and y, then the
+  // force along z, as far as the thrusts along the arms (the V parts) make them; then the whole
+  // wrench in the metric Wᵀ D W (plus a trace-relative ridge where more than three arms leave W
+  // with a null space), where the tilts (the H parts) do their share. The tilts reach the torques
+  // about x and y only through the small offset of the thrust lines from the tilt axes (h_A): a
+  // strict level over them swung the servos from stop to stop for a few per cent of torque, and
+  // the servo lag and the propellers' speed limits turned that into a limit cycle that lost the
+  // loaded tricopter after a 0.8 N m twist of 0.3 s (docs/CONTROL.md "Recovery").
+  const ParameterSet& par = parameters_;
+  const Vec6 scale(1.0 / par[mbar_], 1.0 / par[mbar_], 1.0 / par[mbar_], 1.0 / par[thetabar_[0]],
+                   1.0 / par[thetabar_[1]], 1.0 / par[thetabar_[2]]);
+  weighted_map_.noalias() = scale.asDiagonal() * wrench_map_;
+  LexicographicQp::Level& tilt = priority_levels_[0];
+  LexicographicQp::Level& lift = priority_levels_[1];
+  tilt.C = weighted_map_.middleRows<2>(3);
+  tilt.d = scale.segment<2>(3).cwiseProduct(f_D.segment<2>(3));
+  lift.C = weighted_map_.row(2);
+  for (int k = 0; k < arms; ++k) {
+    tilt.C.col(2 * k + 1).setZero();
+    lift.C.col(2 * k + 1).setZero();
+  }
+  lift.d.setConstant(1, scale(2) * f_D(2));
+  priority_metric_.noalias() = wrench_map_.transpose() * weighted_map_;
+  priority_metric_.diagonal().array() += 1e-12 * priority_metric_.trace() / p;
+  const InequalityQpResult& result = priority_qp_->solve(priority_metric_, vh, priority_levels_, arm_rows_, arm_bounds_);
+  if (result.status != InequalityQpStatus::Optimal) return false;
+  vh = result.u;
   return true;
 }
 
@@ -183,6 +271,10 @@ void TiltrotorInversion::updateSignals() {
   if (x_.size() == 0) return;  // no successful compute() yet
   template_.completeReferenceKinematics(x_ref_, xi_ref_, ws_ref_);
   tracking_.evaluate(ws_, ws_ref_, x_, x_ref_, signalBlock(tracking_signals_));
+  if (recovery_) {
+    signal(recovery_signals_, 0) = static_cast<double>(recovery_->phase());
+    signal(recovery_signals_, 1) = recovery_->delay(last_t_);
+  }
 }
 
 std::unique_ptr<Controller> makeTiltrotorInversion(const Model& model, const ControllerSettings& settings) {

@@ -16,16 +16,25 @@
 //    inertia (servo_omega, servo_zeta). A motor (joint_effort on the propeller's joint) holds the
 //    propeller's initial speed. Other inputs are zero. With propeller models the controller runs on
 //    the force model and core/control/actuation.h turns the thrusts into motor currents.
+//
+// Options: tracked_body; recovery on | off (default off; docs/CONTROL.md "Recovery"): the base pair
+// bounded (parameter force_limit), step 2 with strict priorities when the arms saturate (prioritize),
+// and the recovery supervisor (core/control/recovery.h), whose phases this controller flies with its
+// own template.
 #pragma once
 
+#include <array>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/control/controller.h"
 #include "core/control/prototype_template.h"
+#include "core/control/recovery.h"
 #include "core/control/settings.h"
 #include "core/control/tracking.h"
 #include "core/math/cached_llt.h"
+#include "core/math/lexicographic_qp.h"
 
 namespace rbs {
 
@@ -39,6 +48,7 @@ class TiltrotorInversion : public Controller {
   bool compute(double t, const State& state, const ReferenceSample& reference, VecX& u) override;
   /// The tracking errors of the last compute().
   void updateSignals() override;
+  Recovery* recovery() override { return recovery_.get(); }
 
  private:
   struct Rotor {
@@ -54,6 +64,14 @@ class TiltrotorInversion : public Controller {
   /// elsewhere), by one inverse-dynamics pass (O(n), no M) plus f_K, f_D, −f_E(u = 0) and the
   /// external-force estimate. Requires the kinematics of `state` in ws_.
   Vec6 desiredBaseForce(const State& state, const Vec6& a_des);
+  /// Whether F^{VH} asks some arm for a thrust or tilt beyond its limits.
+  bool beyondLimits(const VecX& vh, double tilt_max) const;
+  /// Recovery: F^{VH} for f_D under strict priorities within the arms' limits (docs/CONTROL.md
+  /// "Recovery", "Tilting rotors"): the base torques about x and y first, the force along z next,
+  /// both as far as the thrusts along the arms (the V parts) make them, then the whole wrench in
+  /// the metric of the template's inertia. False (vh left alone) when there is no polygon for
+  /// tilt_max or the QP fails.
+  bool prioritize(const Vec6& f_D, double tilt_max, VecX& vh);
 
   const Model& model_;
   int base_joint_ = -1;
@@ -61,6 +79,18 @@ class TiltrotorInversion : public Controller {
   MatX wrench_map_;      ///< 6×2K: base wrench per unit vertical / horizontal thrust (5.16c)
   MatX wrench_inverse_;  ///< 2K×6: its (pseudo-)inverse, constant, so computed once
   VecX vertical_horizontal_;  ///< F^{VH} of the last compute()
+  std::unique_ptr<Recovery> recovery_;
+  Parameter force_limit_;  ///< recovery: the base pair's largest pull
+  SignalSlot recovery_signals_;  ///< control.recovery (the phase), control.delay
+  double last_t_ = 0.0;
+  /// prioritize(): the arms' polygons (annularSectorPolygon) for the tilt limit they were made for.
+  MatX arm_rows_;
+  VecX arm_bounds_;
+  double arm_rows_tilt_ = -1.0;
+  std::optional<LexicographicQp> priority_qp_;
+  std::array<LexicographicQp::Level, 2> priority_levels_;
+  MatX weighted_map_;     ///< D W, D = diag(1/m̄, 1/m̄, 1/m̄, 1/Θ̄): the wrench rows as accelerations
+  MatX priority_metric_;  ///< Wᵀ D W
   PrototypeTemplate template_;
   TrackingErrors tracking_;
   Workspace ws_, ws_ref_;

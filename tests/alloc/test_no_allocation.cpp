@@ -459,5 +459,17 @@ TEST(NoAllocation, TiltrotorInversionAllocatesNothing) {
   EXPECT_TRUE(loop->controller().message().empty()) << loop->controller().message();
 }
 
+// The same with recovery, falling fast: (5.28) leaves the arms' limits and the lexicographic QP over
+// the arms' polygons takes over (docs/CONTROL.md "Recovery", "Tilting rotors").
+TEST(NoAllocation, TiltrotorPrioritizedInversionAllocatesNothing) {
+  const Model m = test::torqueTiltedTricopter();
+  auto loop = std::make_shared<ClosedLoop>(makeController(m, {"tiltrotor_inversion", {}, {{"recovery", "on"}}}),
+                                           std::make_unique<HeldPose>(m.initial_state.x, m.nxi));
+  State s = m.initial_state;
+  s.xi.head<6>() << 0.1, -0.2, -15.0, 2.0, -1.5, 0.2;
+  expectRightHandSideAllocatesNothing(m, loop, s);
+  EXPECT_TRUE(loop->controller().message().empty()) << loop->controller().message();
+}
+
 }  // namespace
 }  // namespace rbs
