@@ -90,9 +90,37 @@ PushForces::PushForces(const Model& model)
         most(k) += std::max({0.0, per_unit * a.lower, per_unit * a.upper});
       }
     }
+    // Propellers likewise: the thrust κ_F ϖ² along the spin axis at the rotor's origin, ϖ between
+    // its speed limits.
+    for (const Propeller& p : model.propellers) {
+      const int rotor = model.joints[p.joint].child;
+      if (!(p.max_speed < kUnbounded) || !carries(b, rotor)) continue;
+      const Pose& G = ws.pose[rotor];
+      const Vec3 torque = (G.r - c).cross(G.R * p.thrust_direction);
+      const double lower = p.thrust_coefficient * p.min_speed * p.min_speed;
+      const double upper = p.thrust_coefficient * p.max_speed * p.max_speed;
+      for (int k = 0; k < 3; ++k) {
+        const double per_unit = ws.pose[b].R.col(k).dot(torque);
+        most(k) += std::max({0.0, per_unit * lower, per_unit * upper});
+      }
+    }
     limit.torque = std::max(most.maxCoeff(), joint_effort);
     limit.torque_from_actuators = limit.torque > 0.0;
     if (!limit.torque_from_actuators) limit.torque = kMaxAngularAcceleration * composite_inertia_[b];
+    // The thrust the body carries: bounded body forces and propellers at their top speed.
+    double thrust = 0.0;
+    for (const Actuator& a : model.actuators)
+      if (a.kind == ActuatorKind::BodyForce && std::abs(a.upper) < kUnbounded && carries(b, a.body))
+        thrust += std::max(0.0, a.upper);
+    for (const Propeller& p : model.propellers)
+      if (p.max_speed < kUnbounded && carries(b, model.joints[p.joint].child))
+        thrust += p.thrust_coefficient * p.max_speed * p.max_speed;
+    if (thrust > 0.0 && g > 0.0) {
+      const double weight = m * g;
+      limit.spare_share = std::clamp((thrust - weight) / (2.0 * weight), kMinSpareShare, 1.0);
+      limit.force *= limit.spare_share;
+      limit.torque *= limit.spare_share;
+    }
   }
 }
 

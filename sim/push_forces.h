@@ -54,10 +54,20 @@ struct PushLimits {
   double torque = 0.0;  ///< [N m] the largest control torque, or the fallback (below)
   /// True when `torque` comes from actuators: the largest over the body's axes (at the initial
   /// state) of Σ max(0, aᵀc u_min, aᵀc u_max) over the bounded body forces and torques on the body
-  /// and what it carries (c: their torque about the composite centre of mass per unit input), and
-  /// gain · max|u| of a bounded effort on the joint that moves the body. Otherwise the composite
+  /// and what it carries (c: their torque about the composite centre of mass per unit input) and of
+  /// its propellers (thrust κ_F ϖ² between the speed limits), and gain · max|u| of a bounded effort
+  /// on the joint that moves the body. Otherwise the composite
   /// inertia times PushForces::kMaxAngularAcceleration.
   bool torque_from_actuators = false;
+  /// Both bounds above times this: min(1, (T − W)/(2 W)) for a body that carries thrust — the pull
+  /// is at most half of the thrust it can spare, the other half keeps its attitude and holds on
+  /// while it is pulled — with T the sum of the upper limits of the bounded body forces on it and
+  /// what it carries plus κ_F ϖ_max² of its propellers, W its weight; 1 otherwise (and at least
+  /// kMinSpareShare). A vehicle with little thrust to spare recovers from less: the tricopter
+  /// carrying its load (T/W = 1.48) is lost after pulls of half its weight held for 1.5 s that
+  /// the unloaded one (1.71) and the quadcopter (3.3) recover from (docs/RESULTS.md "The recovery
+  /// envelope").
+  double spare_share = 1.0;
 };
 
 class PushForces {
@@ -72,6 +82,8 @@ class PushForces {
   static constexpr double kMaxAngularAcceleration = 50.0;
   /// SpringPush::harder: the limits times this.
   static constexpr double kHarderFactor = 4.0;
+  /// PushLimits::spare_share is at least this (a vehicle that cannot hover can still be pushed).
+  static constexpr double kMinSpareShare = 0.1;
 
   explicit PushForces(const Model& model);
 

@@ -97,15 +97,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
       const double scale = push->harder ? PushForces::kHarderFactor : 1.0;
       const QString name = QString::fromStdString(model.bodies[push->body].name);
       const QString times = push->harder ? tr("%1 × ").arg(PushForces::kHarderFactor) : QString();
+      const QString spare =
+          limit.spare_share < 1.0 ? tr(" × %1: half its spare thrust").arg(limit.spare_share, 0, 'f', 2) : QString();
       const QString bound =
           push->mode == SpringPush::Mode::Force
-              ? tr("up to %1 N (%2its weight)").arg(scale * limit.force, 0, 'g', 3).arg(times)
-              : tr("up to %1 N m (%2%3)")
+              ? tr("up to %1 N (%2its weight%3)").arg(scale * limit.force, 0, 'g', 3).arg(times, spare)
+              : tr("up to %1 N m (%2%3%4)")
                     .arg(scale * limit.torque, 0, 'g', 3)
                     .arg(times)
                     .arg(limit.torque_from_actuators
                              ? tr("its largest control torque")
-                             : tr("%1 rad/s² of its inertia").arg(PushForces::kMaxAngularAcceleration));
+                             : tr("%1 rad/s² of its inertia").arg(PushForces::kMaxAngularAcceleration))
+                    .arg(spare);
       statusBar()->showMessage((push->mode == SpringPush::Mode::Force ? tr("Pulling '%1' %2") : tr("Turning '%1' %2"))
                                    .arg(name, bound) +
                                (push->harder ? tr(": release Shift to stay within what it can answer")
