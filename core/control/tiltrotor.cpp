@@ -162,7 +162,12 @@ bool TiltrotorInversion::compute(double t, const State& state, const ReferenceSa
   vh.noalias() = wrench_inverse_ * f_D;
   const ParameterSet& p = parameters_;
   const double tilt_max = p[tilt_max_], ws = p[servo_omega_], zs = p[servo_zeta_];
-  if (recovery_ && beyondLimits(vh, tilt_max)) prioritize(f_D, tilt_max, vh);
+  // Priorities only while the supervisor has left the manoeuvre: within it the arms also saturate
+  // for moments (the loaded tricopter at the jerk steps of a degree-7 move with a 300 g load), and
+  // there the clamping of (5.28) rides it out where the prioritized arms, at the corners of their
+  // polygons, set off the chatter between the thrust limits (docs/CONTROL.md "Tilting rotors").
+  if (recovery_ && recovery_->phase() != RecoveryPhase::Tracking && beyondLimits(vh, tilt_max))
+    prioritize(f_D, tilt_max, vh);
   const double motor_gain = p[motor_gain_];
   u.setZero(model_.numInputs());
   for (std::size_t k = 0; k < rotors_.size(); ++k) {

@@ -459,12 +459,21 @@ TEST(NoAllocation, TiltrotorInversionAllocatesNothing) {
   EXPECT_TRUE(loop->controller().message().empty()) << loop->controller().message();
 }
 
-// The same with recovery, falling fast: (5.28) leaves the arms' limits and the lexicographic QP over
-// the arms' polygons takes over (docs/CONTROL.md "Recovery", "Tilting rotors").
+// The same with recovery, falling fast after the supervisor left the manoeuvre: (5.28) leaves the
+// arms' limits and the lexicographic QP over the arms' polygons takes over (docs/CONTROL.md
+// "Recovery", "Tilting rotors").
 TEST(NoAllocation, TiltrotorPrioritizedInversionAllocatesNothing) {
   const Model m = test::torqueTiltedTricopter();
-  auto loop = std::make_shared<ClosedLoop>(makeController(m, {"tiltrotor_inversion", {}, {{"recovery", "on"}}}),
-                                           std::make_unique<HeldPose>(m.initial_state.x, m.nxi));
+  std::unique_ptr<Controller> controller = makeController(m, {"tiltrotor_inversion", {}, {{"recovery", "on"}}});
+  Recovery* supervisor = controller->recovery();
+  ASSERT_NE(supervisor, nullptr);
+  auto loop = std::make_shared<ClosedLoop>(std::move(controller), std::make_unique<HeldPose>(m.initial_state.x, m.nxi));
+  loop->setReferenceFactory(
+      [&m](const ReferenceRetiming&) { return std::make_unique<HeldPose>(m.initial_state.x, m.nxi); });
+  State away = m.initial_state;
+  away.x[0] += 2.0;
+  ASSERT_TRUE(supervisor->supervise(0.0, away));
+  ASSERT_EQ(supervisor->phase(), RecoveryPhase::Stabilizing);
   State s = m.initial_state;
   s.xi.head<6>() << 0.1, -0.2, -15.0, 2.0, -1.5, 0.2;
   expectRightHandSideAllocatesNothing(m, loop, s);

@@ -1,5 +1,6 @@
 // tiltrotor_inversion with recovery (docs/CONTROL.md "Recovery", "Tilting rotors"): when the
-// arms cannot give the template's base wrench, the torques about x and y come first. Checked on
+// arms cannot give the template's base wrench while the supervisor has left the manoeuvre, the
+// torques about x and y come first. Checked on
 // the torque-driven test tricopter by the torque its commands actually make: the commanded thrust
 // of each arm along its propeller axis tilted to the commanded angle, through the model's own
 // kinematics — independent of the controller's wrench map.
@@ -7,6 +8,7 @@
 
 #include <string>
 
+#include "core/control/recovery.h"
 #include "core/control/registry.h"
 #include "core/dynamics/kinematics.h"
 #include "tests/support/example_models.h"
@@ -20,11 +22,41 @@ struct Commands {
   VecX u;
 };
 
+/// The initial pose held at rest (retiming changes nothing).
+class HeldPose : public Reference {
+ public:
+  explicit HeldPose(const Model& m) : x_(m.initial_state.x), nxi_(m.nxi) {}
+  void sample(double, ReferenceSample& out) const override {
+    out.x = x_;
+    out.xi.setZero(nxi_);
+    out.xidot.setZero(nxi_);
+  }
+
+ private:
+  VecX x_;
+  int nxi_;
+};
+
+enum class Phase { Tracking, Stabilizing };
+
 /// Runs the controller once at `state` against the initial pose at rest and sums the base torque
-/// of its thrusts at its tilt commands.
-Commands commandsAt(const Model& m, const std::string& recovery, const State& state) {
+/// of its thrusts at its tilt commands. With recovery "on" and Phase::Stabilizing, the supervisor
+/// has first seen the vehicle 2 m off (beyond recovery_position) and left the manoeuvre.
+Commands commandsAt(const Model& m, const std::string& recovery, const State& state, Phase phase = Phase::Tracking) {
   auto controller = makeController(m, {"tiltrotor_inversion", {}, {{"recovery", recovery}}});
-  ReferenceSample reference{m.initial_state.x, VecX::Zero(m.nxi), VecX::Zero(m.nxi)};
+  const HeldPose held(m);
+  if (phase == Phase::Stabilizing) {
+    Recovery* supervisor = controller->recovery();
+    EXPECT_NE(supervisor, nullptr);
+    if (!supervisor) return {};
+    supervisor->attach(held, [&m](const ReferenceRetiming&) { return std::make_unique<HeldPose>(m); });
+    State away = m.initial_state;
+    away.x[0] += 2.0;
+    EXPECT_TRUE(supervisor->supervise(0.0, away));
+    EXPECT_EQ(supervisor->phase(), RecoveryPhase::Stabilizing);
+  }
+  ReferenceSample reference;
+  held.sample(0.0, reference);
   Commands c;
   EXPECT_TRUE(controller->compute(0.0, state, reference, c.u)) << controller->message();
   State tilted = state;
@@ -56,21 +88,26 @@ Commands commandsAt(const Model& m, const std::string& recovery, const State& st
 
 // Unsaturated, the option changes nothing: at the reference pose with a rate error the inputs are
 // bit for bit those of the controller without recovery (the bounded spring is not stretched, and
-// the priorities are solved only when (5.28) leaves an arm's limits).
+// the priorities are solved only when (5.28) leaves an arm's limits), in either phase.
 TEST(TiltrotorRecovery, WithinTheLimitsTheInputsAreThoseWithoutRecovery) {
   const Model m = test::torqueTiltedTricopter();
   State s = m.initial_state;
   s.xi.head<6>() << 0.1, -0.2, 0.05, 0.3, -0.1, 0.2;
-  const Commands on = commandsAt(m, "on", s), off = commandsAt(m, "off", s);
-  EXPECT_LT(on.largest_thrust, 20.0);
-  EXPECT_GT(on.smallest_thrust, 0.0);
-  EXPECT_EQ(on.u, off.u);
+  const Commands off = commandsAt(m, "off", s);
+  for (const Phase phase : {Phase::Tracking, Phase::Stabilizing}) {
+    const Commands on = commandsAt(m, "on", s, phase);
+    EXPECT_LT(on.largest_thrust, 20.0);
+    EXPECT_GT(on.smallest_thrust, 0.0);
+    EXPECT_EQ(on.u, off.u);
+  }
 }
 
 // A fall at 15 m/s asks the arms for far more lift than their 20 N each; a roll and pitch rate
-// error asks for torques they can give. With recovery the roll and pitch torques are those of the
-// same rate error without the fall (where nothing saturates) within 2 %, every input within its
-// limits; clamping each arm on its own (recovery off) gives up most of them.
+// error asks for torques they can give. With recovery, once the supervisor has left the
+// manoeuvre, the roll and pitch torques are those of the same rate error without the fall (where
+// nothing saturates) within 5 % (the tilts' share through the thrust lines' offset), every input
+// within its limits; clamping each arm on its own — recovery off, or on while still tracking the
+// manoeuvre — gives up most of them.
 TEST(TiltrotorRecovery, SaturatedArmsKeepTheTorquesAboutXAndYFirst) {
   const Model m = test::torqueTiltedTricopter();
   State turning = m.initial_state;
@@ -82,7 +119,8 @@ TEST(TiltrotorRecovery, SaturatedArmsKeepTheTorquesAboutXAndYFirst) {
 
   State falling = turning;
   falling.xi.head<3>() << 0.0, 0.0, -15.0;
-  const Commands on = commandsAt(m, "on", falling), off = commandsAt(m, "off", falling);
+  const Commands on = commandsAt(m, "on", falling, Phase::Stabilizing), off = commandsAt(m, "off", falling);
+  EXPECT_EQ(commandsAt(m, "on", falling, Phase::Tracking).u, off.u);
   EXPECT_LT((on.torque.head<2>() - wanted.torque.head<2>()).norm(), 0.05 * wanted.torque.head<2>().norm())
       << "with recovery " << on.torque.transpose() << ", wanted " << wanted.torque.transpose();
   EXPECT_GT((off.torque.head<2>() - wanted.torque.head<2>()).norm(), 0.3 * wanted.torque.head<2>().norm())
