@@ -55,10 +55,12 @@ struct PushLimits {
   /// True when `torque` comes from actuators: the largest over the body's axes (at the initial
   /// state) of Σ max(0, aᵀc u_min, aᵀc u_max) over the bounded body forces and torques on the body
   /// and what it carries (c: their torque about the composite centre of mass per unit input) and of
-  /// its propellers (thrust κ_F ϖ² between the speed limits), and gain · max|u| of a bounded effort
-  /// on the joint that moves the body. Otherwise the composite
+  /// its propellers (thrust κ_F ϖ² between the speed limits), and kJointEffortShare · gain · max|u|
+  /// of a bounded effort on the joint that moves the body. Otherwise the composite
   /// inertia times PushForces::kMaxAngularAcceleration.
   bool torque_from_actuators = false;
+  /// True when `torque` is the share of the joint's effort (it exceeds the body-axis sum).
+  bool torque_from_joint = false;
   /// Both bounds above times this: min(1, (T − W)/(2 W)) for a body that carries thrust — the pull
   /// is at most half of the thrust it can spare, the other half keeps its attitude and holds on
   /// while it is pulled — with T the sum of the upper limits of the bounded body forces on it and
@@ -82,6 +84,8 @@ class PushForces {
   static constexpr double kMaxAngularAcceleration = 50.0;
   /// SpringPush::harder: the limits times this.
   static constexpr double kHarderFactor = 4.0;
+  /// The share of a joint's effort limit a twist of the body it moves may reach (PushLimits).
+  static constexpr double kJointEffortShare = 0.5;
   /// PushLimits::spare_share is at least this (a vehicle that cannot hover can still be pushed).
   static constexpr double kMinSpareShare = 0.1;
 

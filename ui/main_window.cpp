@@ -105,9 +105,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
               : tr("up to %1 N m (%2%3%4)")
                     .arg(scale * limit.torque, 0, 'g', 3)
                     .arg(times)
-                    .arg(limit.torque_from_actuators
-                             ? tr("its largest control torque")
-                             : tr("%1 rad/s² of its inertia").arg(PushForces::kMaxAngularAcceleration))
+                    .arg(limit.torque_from_joint       ? tr("half its joint's effort limit")
+                         : limit.torque_from_actuators ? tr("its largest control torque")
+                                                       : tr("%1 rad/s² of its inertia").arg(PushForces::kMaxAngularAcceleration))
                     .arg(spare);
       statusBar()->showMessage((push->mode == SpringPush::Mode::Force ? tr("Pulling '%1' %2") : tr("Turning '%1' %2"))
                                    .arg(name, bound) +
