@@ -1,5 +1,7 @@
 #include "render/shapes.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include <osg/BlendFunc>
@@ -10,6 +12,7 @@
 #include <osg/Notify>
 #include <osg/PolygonOffset>
 #include <osg/ShapeDrawable>
+#include <osgDB/Options>
 #include <osgDB/ReadFile>
 
 #include "render/pose_conversion.h"
@@ -84,7 +87,14 @@ osg::ref_ptr<osg::Node> makeVisualNode(const Visual& v, const std::filesystem::p
       // visual's colour); failures are reported below
       const osg::NotifySeverity level = osg::getNotifyLevel();
       osg::setNotifyLevel(osg::FATAL);
-      osg::ref_ptr<osg::Node> mesh = osgDB::readRefNodeFile(file.string());
+      // OSG's OBJ reader turns the mesh by +90° about x (y-up files to z-up) unless told not to;
+      // URDF and the tools beside it (RViz, Gazebo) take the file's coordinates as they are, as
+      // every other format here does.
+      std::string extension = file.extension().string();
+      std::transform(extension.begin(), extension.end(), extension.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      osg::ref_ptr<osgDB::Options> options = extension == ".obj" ? new osgDB::Options("noRotation") : nullptr;
+      osg::ref_ptr<osg::Node> mesh = osgDB::readRefNodeFile(file.string(), options.get());
       osg::setNotifyLevel(level);
       if (!mesh) {
         warning = "cannot read mesh '" + file.string() + "'; drawn as a magenta box";

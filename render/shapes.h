@@ -20,8 +20,9 @@ namespace rbs::render {
 void applyMaterial(osg::StateSet& state, const osg::Vec4& rgba);
 
 /// One visual in its body frame: the shape placed at visual.origin, coloured. Meshes are read
-/// through osgDB from `assets_dir / visual.mesh_file` and scaled by visual.size; a mesh that cannot
-/// be read becomes a small magenta box and `warning` says why.
+/// through osgDB from `assets_dir / visual.mesh_file` in the file's own coordinates (OBJ without
+/// the reader's turn about x) and scaled by visual.size; a mesh that cannot be read becomes a small
+/// magenta box and `warning` says why.
 osg::ref_ptr<osg::Node> makeVisualNode(const Visual& visual, const std::filesystem::path& assets_dir,
                                        std::string& warning);
 

@@ -2,6 +2,10 @@
 // structure and posing of the scene graph, without an OpenGL context.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
+#include <osg/ComputeBoundsVisitor>
 #include <osg/NodeVisitor>
 
 #include "core/dynamics/snapshot.h"
@@ -11,6 +15,7 @@
 #include "render/offscreen.h"
 #include "render/pose_conversion.h"
 #include "render/scene_graph.h"
+#include "render/shapes.h"
 #include "tests/render/render_test_models.h"
 
 namespace rbs::render {
@@ -213,6 +218,46 @@ TEST(SceneGraph, TrailsAreBoundedAndResetWhenTimeGoesBack) {
   s.time = 0.0;
   graph.apply(s);
   EXPECT_EQ(graph.trailSizes()[0], 1);
+}
+
+/// The bounding box of a mesh visual read from `dir / file`.
+osg::BoundingBox meshBounds(const std::filesystem::path& dir, const std::string& file) {
+  Visual v;
+  v.shape = Visual::Shape::Mesh;
+  v.mesh_file = file;
+  v.size = Vec3::Ones();
+  std::string warning;
+  osg::ref_ptr<osg::Node> node = makeVisualNode(v, dir, warning);
+  EXPECT_TRUE(warning.empty()) << warning;
+  osg::ComputeBoundsVisitor bounds;
+  node->accept(bounds);
+  return bounds.getBoundingBox();
+}
+
+// A mesh lies in its file's own coordinates whatever its format: the same asymmetric triangle,
+// (0,0,0), (1,0,0), (0,0.2,1), as OBJ and STL has the same bounds — OSG's OBJ reader would turn
+// it by +90° about x (its z extent becoming −y). The library's propeller (blades along x, chord
+// along y, 12 mm thick along z) lies flat, as the rotor disc it is drawn on.
+TEST(Meshes, ObjAndStlLieInTheFilesCoordinates) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "rbs_mesh_axes";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "tri.obj") << "v 0 0 0\nv 1 0 0\nv 0 0.2 1\nf 1 2 3\n";
+  std::ofstream(dir / "tri.stl") << "solid t\nfacet normal 0 -0.98 0.2\nouter loop\nvertex 0 0 0\nvertex 1 0 0\n"
+                                    "vertex 0 0.2 1\nendloop\nendfacet\nendsolid t\n";
+  for (const char* file : {"tri.obj", "tri.stl"}) {
+    SCOPED_TRACE(file);
+    const osg::BoundingBox b = meshBounds(dir, file);
+    EXPECT_NEAR(b.xMin(), 0.0, 1e-6);
+    EXPECT_NEAR(b.xMax(), 1.0, 1e-6);
+    EXPECT_NEAR(b.yMin(), 0.0, 1e-6);
+    EXPECT_NEAR(b.yMax(), 0.2, 1e-6);
+    EXPECT_NEAR(b.zMin(), 0.0, 1e-6);
+    EXPECT_NEAR(b.zMax(), 1.0, 1e-6);
+  }
+  std::filesystem::remove_all(dir);
+  const osg::BoundingBox propeller = meshBounds(std::string(RBS_SOURCE_DIR) + "/assets", "meshes/propeller.obj");
+  EXPECT_LT(propeller.zMax() - propeller.zMin(), 0.015);
+  EXPECT_GT(propeller.yMax() - propeller.yMin(), 0.02);
 }
 
 TEST(Snapshot, ActuatorForcesInWorldCoordinates) {
