@@ -116,16 +116,23 @@ const std::vector<fs::path>& ResourceResolver::packageRoots(const std::string& n
 ResolvedResource ResourceResolver::resolve(const std::string& uri, const fs::path& naming_file) {
   ResolvedResource out;
   std::error_code ec;
+  // Candidates are made absolute here: relative search folders (--package-path ., ROS_PACKAGE_PATH=.)
+  // are relative to the working directory, as in ROS, and the file must not be read as relative to
+  // anything else later (the renderer joins relative mesh paths to assets/).
   auto tryFile = [&](const fs::path& candidate) {
     if (out.found()) return;
-    out.searched.push_back(candidate.lexically_normal());
-    if (fs::is_regular_file(candidate, ec)) out.file = candidate.lexically_normal();
+    const fs::path absolute = fs::absolute(candidate, ec).lexically_normal();
+    out.searched.push_back(absolute);
+    if (fs::is_regular_file(absolute, ec)) out.file = absolute;
   };
   const fs::path naming_dir = fs::absolute(naming_file, ec).parent_path();
 
   constexpr std::string_view kPackage = "package://", kFile = "file://";
   if (uri.starts_with(kPackage)) {
-    const std::string spec = uri.substr(kPackage.size());
+    // package:///name/… (an empty host, seen in exported files) is package://name/….
+    std::size_t start = kPackage.size();
+    while (start < uri.size() && uri[start] == '/') ++start;
+    const std::string spec = uri.substr(start);
     const std::size_t slash = spec.find('/');
     const std::string name = spec.substr(0, slash);
     const fs::path rest = slash == std::string::npos ? fs::path() : fs::path(spec.substr(slash + 1));

@@ -9,7 +9,9 @@
 //         PKG inside it, or a folder whose package.xml says <name>PKG</name>;
 //      5. the shipped assets folder (assets/PKG/rest).
 //    In 1 and 2 a folder is the package itself (named PKG or with a package.xml naming it) or
-//    holds it at most three levels down (as rospack crawls, but bounded).
+//    holds it at most three levels down (as rospack crawls, but bounded); a relative folder is
+//    relative to the working directory, as in ROS. "package:///PKG/rest" (an empty host) is the
+//    same URI.
 //  - "file:///abs/path" and absolute paths: as they are.
 //  - relative paths: relative to the folder of the file that names them, then to assets/.
 #pragma once
@@ -32,7 +34,7 @@ struct ResourceSearch {
 };
 
 struct ResolvedResource {
-  std::filesystem::path file;  ///< the existing file found; empty if none
+  std::filesystem::path file;  ///< the existing file found, absolute; empty if none
   /// Every candidate tried, in order (the message of a missing file lists them).
   std::vector<std::filesystem::path> searched;
   bool found() const { return !file.empty(); }

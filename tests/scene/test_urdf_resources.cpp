@@ -121,6 +121,37 @@ TEST_F(MeshPaths, PackagePathOptionComesBeforeEnvironmentAndUpwardSearch) {
   EXPECT_EQ(fs::path(meshFiles(loadScene(urdf)).at(0)), ros / "meshes" / "base.stl");
 }
 
+// A relative --package-path or ROS_PACKAGE_PATH entry is relative to the working directory, as in
+// ROS, and the mesh found is an absolute path: before, the renderer joined the relative result to
+// assets/ and drew magenta boxes. package:///PKG/… (three slashes) is package://PKG/….
+TEST_F(MeshPaths, RelativePackagePathsAreRelativeToTheWorkingDirectory) {
+  const fs::path pkg = makePackage(dir() / "vendor" / "robots");
+  const fs::path urdf = dir() / "elsewhere" / "acme.urdf";
+  fs::create_directories(urdf.parent_path());
+  std::ofstream(urdf) << robot("package://acme_description/meshes/base.stl", "package:///acme_description/meshes/arm.dae");
+  const ScopedEnv ament("AMENT_PREFIX_PATH", "");
+  const fs::path working = fs::current_path();
+  fs::current_path(dir());
+  LoadOptions options;
+  options.package_paths = {"vendor"};
+  std::vector<std::string> with_option, with_environment;
+  {
+    const ScopedEnv ros_path("ROS_PACKAGE_PATH", "");
+    with_option = meshFiles(loadScene(urdf, options));
+  }
+  {
+    const ScopedEnv ros_path("ROS_PACKAGE_PATH", ".");
+    with_environment = meshFiles(loadScene(urdf));
+  }
+  fs::current_path(working);
+  for (const auto& files : {with_option, with_environment}) {
+    ASSERT_EQ(files.size(), 2u);
+    EXPECT_EQ(fs::path(files[0]), pkg / "meshes" / "base.stl");
+    EXPECT_EQ(fs::path(files[1]), pkg / "meshes" / "arm.dae");
+    EXPECT_TRUE(fs::path(files[0]).is_absolute());
+  }
+}
+
 TEST_F(MeshPaths, AmentPrefixPathIsSearchedInShare) {
   const fs::path prefix = dir() / "install";
   const fs::path pkg = makePackage(prefix / "share", "acme_description");
