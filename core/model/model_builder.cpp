@@ -193,7 +193,7 @@ void addBodies(const std::vector<BodySpec>& bodies, const Tree& tree, Model& m) 
     body.name = bs.name;
     body.mass = bs.mass;
     body.com = bs.com;
-    body.inertia_com = 0.5 * (bs.inertia + bs.inertia.transpose());
+    body.inertia_com = withoutRoundingNoise(0.5 * (bs.inertia + bs.inertia.transpose()));
     body.spatial_inertia = spatialInertia(bs.mass, bs.com, body.inertia_com);
     body.inertia_origin = body.spatial_inertia.bottomRightCorner<3, 3>();
     m.bodies.push_back(body);
@@ -753,11 +753,18 @@ ModelError::ModelError(ModelElement kind, int index, std::string name, ModelFiel
 
 std::string inertiaProblem(const Mat3& inertia_com) {
   const Vec3 ev = Eigen::SelfAdjointEigenSolver<Mat3>(inertia_com).eigenvalues();  // ascending
-  // Rounding of a tensor rotated into body axes leaves ~1e-16 of its largest moment.
-  if (ev(0) < -1e-12 * std::max(ev(2), 0.0) || ev(2) < 0.0)
+  if (ev(0) < -kInertiaRounding * std::max(ev(2), 0.0) || ev(2) < 0.0)
     return "inertia tensor is not positive semidefinite (principal moments " + str(ev(0)) + ", " + str(ev(1)) + ", " +
            str(ev(2)) + " kg m²)";
   return {};
+}
+
+Mat3 withoutRoundingNoise(const Mat3& inertia_com) {
+  const Eigen::SelfAdjointEigenSolver<Mat3> eigen(inertia_com);
+  // Below 1e-12 of the largest moment is the eigen solver's own rounding: left as it is.
+  if (eigen.eigenvalues()(0) >= -1e-12 * std::max(eigen.eigenvalues()(2), 0.0)) return inertia_com;
+  const Mat3& V = eigen.eigenvectors();
+  return V * eigen.eigenvalues().cwiseMax(0.0).asDiagonal() * V.transpose();
 }
 
 double triangleInequalityExcess(const Mat3& inertia_com) {

@@ -283,6 +283,15 @@ class ModelBuilder {
 /// core/dynamics/mass_matrix_check.h). Empty when it is valid. Used by the builder and by importers
 /// that locate the error in a file.
 std::string inertiaProblem(const Mat3& inertia_com);
+/// inertiaProblem's tolerance: a principal moment down to −kInertiaRounding times the largest one
+/// is rounding, not a mass distribution that cannot exist. Files give inertias with six to nine
+/// significant digits; a rod- or plate-like tensor written so (or rotated from the inertial frame)
+/// can come out a little negative in its smallest moment (iCub: −1.36e-20 kg m²), while a real
+/// error is of the order of the moments themselves.
+inline constexpr double kInertiaRounding = 1e-6;
+/// The tensor with its negative principal moments (rounding: inertiaProblem accepted it) set to 0;
+/// unchanged when they are within 1e-12 of the largest, the eigen solver's own rounding.
+Mat3 withoutRoundingNoise(const Mat3& inertia_com);
 
 /// By how much the principal moments violate the triangle inequality I₁ + I₂ ≥ I₃ that every real
 /// mass distribution satisfies: max(0, I₃ − I₁ − I₂) [kg m²]. CAD exports violate it slightly;

@@ -791,6 +791,30 @@ TEST(UrdfImportErrors, UrdfdomErrorsAreQuoted) {
   EXPECT_EQ(e.line(), 4) << e.what();  // located at the <joint> element urdfdom names
 }
 
+// Rounding noise in a written tensor is not an error (issue 47: iCub's −1.36e-20 kg m² moment was
+// refused): a flat plate whose smallest moment comes out −1e-9 of its largest loads floating, with
+// that moment set to 0; −1e-4 of it is still refused (kInertiaRounding = 1e-6).
+TEST(UrdfImport, RoundingNoiseInAnInertiaLoadsAndIsCleaned) {
+  auto plate = [](const std::string& izz) {
+    return writeTemp(R"(<robot name="r">
+  <link name="plate"><inertial><mass value="1"/><inertia ixx="1e-5" iyy="1e-5" izz=")" + izz +
+                     R"(" ixy="0" ixz="0" iyz="0"/></inertial></link>
+</robot>)");
+  };
+  ModelBuilder b;
+  importUrdf(plate("-1e-14"), b, {.floating_base = true});
+  const Model m = b.build();
+  EXPECT_EQ(m.bodies[0].inertia_com(2, 2), 0.0);
+  EXPECT_EQ(m.bodies[0].inertia_com(0, 0), 1e-5);
+  ModelBuilder refused;
+  try {
+    importUrdf(plate("-1e-9"), refused, {.floating_base = true});
+    FAIL() << "expected SceneError";
+  } catch (const SceneError& e) {
+    EXPECT_TRUE(contains(e.what(), "link 'plate': inertia tensor is not positive semidefinite")) << e.what();
+  }
+}
+
 TEST(UrdfImportErrors, IndefiniteInertiaOfAMovingLinkNamesTheLink) {
   // A negative principal moment (0.01 ± 0.02 in the xy plane) is no mass distribution at all. On a
   // root fixed to the world it would not matter (not validated); floating, it is an error.
