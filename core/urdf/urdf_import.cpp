@@ -633,7 +633,12 @@ class Importer {
       const std::string& leader = j->mimic->joint_name;
       if (!scalar(j->name))
         failAt("joint", j->name, "has <mimic>, but only revolute, continuous and prismatic joints can mimic another");
-      if (!model_->getJoint(leader)) failAt("joint", j->name, "<mimic joint=\"" + leader + "\">: no joint of that name");
+      if (!model_->getJoint(leader)) {
+        // What ROS tools do with it: the follower is an ordinary joint (issue 47: a hand whose
+        // mimic names a joint of another file).
+        warnAt("joint", j->name, "<mimic joint=\"" + leader + "\">: no joint of that name; the joint moves on its own");
+        continue;
+      }
       if (!scalar(leader))
         failAt("joint", j->name,
                "<mimic joint=\"" + leader + "\">: that joint is not a moving revolute, continuous or prismatic joint");

@@ -402,14 +402,26 @@ TEST_F(UrdfMimic, AMimicJointFollowsItsLeaderAsTheOneDegreeOfFreedomSystemDoes) 
   EXPECT_LT(drift, 1e-4);
 }
 
-TEST_F(UrdfMimic, CyclesAndBadLeadersAreErrorsAtTheJoint) {
+TEST_F(UrdfMimic, CyclesAreErrorsAtTheJoint) {
   std::string cycle = kTwins;
   cycle.replace(cycle.find(R"(<axis xyz="0 1 0"/></joint>)"), 27,
                 R"(<axis xyz="0 1 0"/><mimic joint="twin_joint"/></joint>)");
   expectFileError(write("cycle.urdf", cycle), 5, 3, {"joint 'arm_joint': <mimic> joints form a cycle: 'arm_joint' → 'twin_joint' → 'arm_joint'"});
+}
+
+// A mimic naming a joint the file does not have is a warning at the joint, which then moves on its
+// own (no coupling), as ROS tools take it.
+TEST_F(UrdfMimic, AMimicOfAMissingJointIsAWarningAndTheJointIsFree) {
   std::string ghost = kTwins;
   ghost.replace(ghost.find(R"(joint="arm_joint")"), 17, R"(joint="arm_jiont")");
-  expectFileError(write("ghost.urdf", ghost), 6, 3, {"joint 'twin_joint': <mimic joint=\"arm_jiont\">"});
+  const Scene scene = loadScene(write("ghost.urdf", ghost));
+  ASSERT_EQ(scene.warnings.size(), 1u);
+  EXPECT_NE(scene.warnings[0].text().find("joint 'twin_joint': <mimic joint=\"arm_jiont\">: no joint of that name; the joint "
+                                          "moves on its own"),
+            std::string::npos)
+      << scene.warnings[0].text();
+  EXPECT_EQ(scene.warnings[0].line, 6);
+  EXPECT_TRUE(scene.model.loop_closures.empty());
 }
 
 }  // namespace
