@@ -3,8 +3,13 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
+#include <iostream>
+
+#include <unistd.h>
 
 #include <osg/BlendFunc>
+#include <osg/ComputeBoundsVisitor>
 #include <osg/CullFace>
 #include <osg/Depth>
 #include <osg/Geometry>
@@ -24,6 +29,24 @@ namespace {
 /// Render bins (drawn in ascending order): sky first, opaque, transparent, overlays.
 constexpr int kSkyBin = -100;
 constexpr int kTransparentBin = 10;
+
+/// Reads a mesh with what the third-party readers print sent to stderr: the COLLADA DOM writes
+/// its errors ("Failed to resolve …") to stdout, which rbsim-cli keeps for results. File
+/// descriptor 1 points at 2 while the reader runs.
+osg::ref_ptr<osg::Node> readMeshToStderr(const std::string& file, const osgDB::Options* options) {
+  std::cout.flush();
+  std::fflush(stdout);
+  const int saved = ::dup(1);
+  if (saved >= 0) ::dup2(2, 1);
+  osg::ref_ptr<osg::Node> node = osgDB::readRefNodeFile(file, options);
+  std::cout.flush();
+  std::fflush(stdout);
+  if (saved >= 0) {
+    ::dup2(saved, 1);
+    ::close(saved);
+  }
+  return node;
+}
 
 void makeTranslucent(osg::StateSet& state) {
   state.setMode(GL_BLEND, osg::StateAttribute::ON);
@@ -94,10 +117,19 @@ osg::ref_ptr<osg::Node> makeVisualNode(const Visual& v, const std::filesystem::p
       std::transform(extension.begin(), extension.end(), extension.begin(),
                      [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
       osg::ref_ptr<osgDB::Options> options = extension == ".obj" ? new osgDB::Options("noRotation") : nullptr;
-      osg::ref_ptr<osg::Node> mesh = osgDB::readRefNodeFile(file.string(), options.get());
+      osg::ref_ptr<osg::Node> mesh = readMeshToStderr(file.string(), options.get());
       osg::setNotifyLevel(level);
       if (!mesh) {
         warning = "cannot read mesh '" + file.string() + "'; drawn as a magenta box";
+        placed->addChild(placeholderBox());
+        return placed;
+      }
+      // A file the reader opens but takes nothing from (a COLLADA file whose ids have non-ASCII
+      // characters: OSG's reader resolves none of its references) would be an invisible body.
+      osg::ComputeBoundsVisitor bounds;
+      mesh->accept(bounds);
+      if (!bounds.getBoundingBox().valid()) {
+        warning = "mesh '" + file.string() + "' has no geometry the reader could take; drawn as a magenta box";
         placed->addChild(placeholderBox());
         return placed;
       }

@@ -2,6 +2,9 @@
 // structure and posing of the scene graph, without an OpenGL context.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -258,6 +261,51 @@ TEST(Meshes, ObjAndStlLieInTheFilesCoordinates) {
   const osg::BoundingBox propeller = meshBounds(std::string(RBS_SOURCE_DIR) + "/assets", "meshes/propeller.obj");
   EXPECT_LT(propeller.zMax() - propeller.zMin(), 0.015);
   EXPECT_GT(propeller.yMax() - propeller.yMin(), 0.02);
+}
+
+// A COLLADA file whose ids have non-ASCII characters opens, but OSG's reader resolves none of its
+// references and takes no geometry (issue 47: six meshes of a Go1): a warning naming the file and a
+// magenta box, not an invisible body. What the COLLADA DOM prints about it goes to stderr, not to
+// stdout, which rbsim-cli keeps for results.
+TEST(Meshes, AMeshWithNoGeometryIsAWarningAndNothingReachesStdout) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "rbs_mesh_empty";
+  std::filesystem::create_directories(dir);
+  const std::string id = "tr\u00ed_\u00f1";
+  std::ofstream(dir / "ids.dae")
+      << R"(<?xml version="1.0" encoding="utf-8"?>
+<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">
+  <asset><unit name="meter" meter="1"/><up_axis>Z_UP</up_axis></asset>
+  <library_geometries><geometry id=")" << id << R"("><mesh>
+    <source id=")" << id << R"(-p"><float_array id=")" << id << R"(-a" count="9">0 0 0 1 0 0 0 1 0</float_array>
+      <technique_common><accessor source="#)" << id << R"(-a" count="3" stride="3">
+        <param name="X" type="float"/><param name="Y" type="float"/><param name="Z" type="float"/>
+      </accessor></technique_common></source>
+    <vertices id=")" << id << R"(-v"><input semantic="POSITION" source="#)" << id << R"(-p"/></vertices>
+    <triangles count="1"><input semantic="VERTEX" source="#)" << id << R"(-v" offset="0"/><p>0 1 2</p></triangles>
+  </mesh></geometry></library_geometries>
+  <library_visual_scenes><visual_scene id="s"><node id="n"><instance_geometry url="#)" << id << R"("/></node></visual_scene></library_visual_scenes>
+  <scene><instance_visual_scene url="#s"/></scene>
+</COLLADA>
+)";
+  Visual v;
+  v.shape = Visual::Shape::Mesh;
+  v.mesh_file = "ids.dae";
+  std::string warning;
+  // stdout into a file for the call
+  const std::filesystem::path captured = dir / "stdout.txt";
+  std::fflush(stdout);
+  const int saved = ::dup(1);
+  FILE* sink = std::fopen(captured.c_str(), "w");
+  ::dup2(::fileno(sink), 1);
+  const osg::ref_ptr<osg::Node> node = makeVisualNode(v, dir, warning);
+  std::fflush(stdout);
+  ::dup2(saved, 1);
+  ::close(saved);
+  std::fclose(sink);
+  EXPECT_EQ(std::filesystem::file_size(captured), 0u) << "stdout got the reader's messages";
+  EXPECT_NE(warning.find("ids.dae' has no geometry the reader could take; drawn as a magenta box"), std::string::npos)
+      << warning;
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Snapshot, ActuatorForcesInWorldCoordinates) {
