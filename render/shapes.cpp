@@ -63,7 +63,7 @@ osg::ref_ptr<osg::Drawable> shapeDrawable(osg::Shape* shape) {
   return d;
 }
 
-osg::ref_ptr<osg::Node> placeholderBox() {
+osg::ref_ptr<osg::Node> missingMeshBox() {
   osg::ref_ptr<osg::Geode> g = new osg::Geode;
   g->addDrawable(shapeDrawable(new osg::Box(osg::Vec3(), 0.05f)));
   applyMaterial(*g->getOrCreateStateSet(), osg::Vec4(1.0f, 0.0f, 1.0f, 1.0f));
@@ -121,7 +121,7 @@ osg::ref_ptr<osg::Node> makeVisualNode(const Visual& v, const std::filesystem::p
       osg::setNotifyLevel(level);
       if (!mesh) {
         warning = "cannot read mesh '" + file.string() + "'; drawn as a magenta box";
-        placed->addChild(placeholderBox());
+        placed->addChild(missingMeshBox());
         return placed;
       }
       // A file the reader opens but takes nothing from (a COLLADA file whose ids have non-ASCII
@@ -130,7 +130,7 @@ osg::ref_ptr<osg::Node> makeVisualNode(const Visual& v, const std::filesystem::p
       mesh->accept(bounds);
       if (!bounds.getBoundingBox().valid()) {
         warning = "mesh '" + file.string() + "' has no geometry the reader could take; drawn as a magenta box";
-        placed->addChild(placeholderBox());
+        placed->addChild(missingMeshBox());
         return placed;
       }
       osg::ref_ptr<osg::MatrixTransform> scaled =
