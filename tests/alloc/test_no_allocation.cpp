@@ -224,27 +224,43 @@ TEST(NoAllocation, FreeFlyerForwardDynamicsAllocatesNothing) {
   EXPECT_EQ(allocationsDuring([&] { computeForwardDynamics(m, s.x, s.xi, u, ws); }), 0);
 }
 
+/// The random allocation problem of the allocator tests: M = A Aᵀ + 1 and M̄ = 2 M + 1 (positive
+/// definite), B (n×p), b = b̄ = 1, bounds ±bound, drawn from `seed` in that order; `rng` continues
+/// the draws.
+struct RandomAllocation {
+  RandomAllocation(unsigned seed, double bound) : rng(seed) {
+    const MatX A = MatX::NullaryExpr(n, n, [&] { return test::uniform(rng, -1, 1); });
+    M = A * A.transpose() + MatX::Identity(n, n);
+    Mbar = 2.0 * M + MatX::Identity(n, n);
+    B = MatX::NullaryExpr(n, p, [&] { return test::uniform(rng, -1, 1); });
+    lower = VecX::Constant(p, -bound);
+    upper = VecX::Constant(p, bound);
+  }
+  /// The constrained allocation (4.63) of this problem as it stands.
+  bool solve(Allocator& allocator, AllocationResult& out) const {
+    return allocator.solve(M, b, B, Mbar, bbar, lower, upper, AllocationMode::Constrained, out);
+  }
+  static constexpr int n = 6, p = 4;
+  test::Rng rng;
+  MatX M, Mbar, B;
+  VecX b = VecX::Ones(n), bbar = VecX::Ones(n), lower, upper;
+};
+
 // The allocator sizes its factorizations and explicit inverses at the first call; with the same
 // M, B, M̄ after that, new b and b̄ allocate nothing, nor do the diagnostics.
 TEST(NoAllocation, AllocatorWithUnchangedMatricesAllocatesNothing) {
-  const int n = 6, p = 4;
-  test::Rng rng(12);
-  MatX A = MatX::NullaryExpr(n, n, [&] { return test::uniform(rng, -1, 1); });
-  const MatX M = A * A.transpose() + MatX::Identity(n, n);
-  const MatX Mbar = 2.0 * M + MatX::Identity(n, n);
-  const MatX B = MatX::NullaryExpr(n, p, [&] { return test::uniform(rng, -1, 1); });
-  VecX b = VecX::Ones(n), bbar = VecX::Ones(n);
-  const VecX lower = VecX::Constant(p, -0.1), upper = VecX::Constant(p, 0.1);
+  RandomAllocation problem(12, 0.1);
+  const int n = problem.n, p = problem.p;
   Allocator allocator(n, p, /*constant_matrices=*/true);
   AllocationResult out;
   for (int k = 0; k < 2; ++k)
-    ASSERT_TRUE(allocator.solve(M, b, B, Mbar, bbar, lower, upper, AllocationMode::Constrained, out));
+    ASSERT_TRUE(problem.solve(allocator, out));
   out.saturated.reserve(p);
   EXPECT_EQ(allocationsDuring([&] {
               for (int k = 0; k < 10; ++k) {
-                b(0) = k;
-                bbar(1) = -k;
-                allocator.solve(M, b, B, Mbar, bbar, lower, upper, AllocationMode::Constrained, out);
+                problem.b(0) = k;
+                problem.bbar(1) = -k;
+                problem.solve(allocator, out);
                 allocator.evaluateDeviations(out);  // the diagnostics of an output sample
               }
             }),
@@ -254,14 +270,8 @@ TEST(NoAllocation, AllocatorWithUnchangedMatricesAllocatesNothing) {
 // With priorities (issue 46) a saturated allocation runs the lexicographic QP: after the first
 // solves of each reduced size it allocates nothing either, whichever levels and bounds are active.
 TEST(NoAllocation, PrioritizedAllocationAllocatesNothing) {
-  const int n = 6, p = 4;
-  test::Rng rng(17);
-  MatX A = MatX::NullaryExpr(n, n, [&] { return test::uniform(rng, -1, 1); });
-  const MatX M = A * A.transpose() + MatX::Identity(n, n);
-  const MatX Mbar = 2.0 * M + MatX::Identity(n, n);
-  const MatX B = MatX::NullaryExpr(n, p, [&] { return test::uniform(rng, -1, 1); });
-  VecX b = VecX::Ones(n), bbar = VecX::Ones(n);
-  const VecX lower = VecX::Constant(p, -0.1), upper = VecX::Constant(p, 0.1);
+  RandomAllocation problem(17, 0.1);
+  const int n = problem.n, p = problem.p;
   Allocator allocator(n, p, /*constant_matrices=*/true);
   std::vector<MatX> levels{MatX::Zero(2, n), MatX::Zero(1, n)};
   levels[0](0, 3) = levels[0](1, 4) = 1.0;
@@ -270,10 +280,10 @@ TEST(NoAllocation, PrioritizedAllocationAllocatesNothing) {
   AllocationResult out;
   const auto solveAll = [&] {
     for (int k = 0; k < 20; ++k) {
-      b(0) = 3.0 * std::sin(k);
-      bbar(1) = -2.0 * std::cos(1.7 * k);
-      bbar(4) = 4.0 * std::sin(0.3 * k);
-      ASSERT_TRUE(allocator.solve(M, b, B, Mbar, bbar, lower, upper, AllocationMode::Constrained, out));
+      problem.b(0) = 3.0 * std::sin(k);
+      problem.bbar(1) = -2.0 * std::cos(1.7 * k);
+      problem.bbar(4) = 4.0 * std::sin(0.3 * k);
+      ASSERT_TRUE(problem.solve(allocator, out));
     }
   };
   solveAll();  // every reduced size once
@@ -287,14 +297,13 @@ TEST(NoAllocation, PrioritizedAllocationAllocatesNothing) {
 // With input sets the constrained allocation runs the dual QP on the polygon; with varying M (no
 // caching) it allocates nothing after the first calls, nor does the simulator's projection.
 TEST(NoAllocation, AllocatorWithInputSetsAndTheProjectionAllocateNothing) {
-  const int n = 6, p = 4;
-  test::Rng rng(13);
-  MatX A = MatX::NullaryExpr(n, n, [&] { return test::uniform(rng, -1, 1); });
-  MatX M = A * A.transpose() + MatX::Identity(n, n);
-  const MatX Mbar = 2.0 * M + MatX::Identity(n, n);
-  const MatX B = MatX::NullaryExpr(n, p, [&] { return test::uniform(rng, -1, 1); });
-  VecX b = VecX::Ones(n), bbar = VecX::Ones(n);
-  const VecX lower = VecX::Constant(p, -1.0), upper = VecX::Constant(p, 1.0);
+  RandomAllocation problem(13, 1.0);
+  const int n = problem.n, p = problem.p;
+  MatX& M = problem.M;
+  const MatX &Mbar = problem.Mbar, &B = problem.B;
+  VecX &b = problem.b, &bbar = problem.bbar;
+  const VecX &lower = problem.lower, &upper = problem.upper;
+  test::Rng& rng = problem.rng;
   const MatX W = MatX::NullaryExpr(5, p, [&] { return test::uniform(rng, -1, 1); });
   const VecX l = VecX::Constant(5, 0.05);
   Allocator allocator(n, p);
@@ -378,21 +387,6 @@ TEST(NoAllocation, InequalityQpAllocatesNothingAfterConstruction) {
   EXPECT_EQ(infeasible, 1);
 }
 
-/// A fixed reference: the configuration x held at rest (nxi velocity coordinates).
-class HeldPose : public Reference {
- public:
-  HeldPose(const VecX& x, int nxi) : x_(x), nxi_(nxi) {}
-  void sample(double, ReferenceSample& out) const override {
-    out.x = x_;
-    out.xi.setZero(nxi_);
-    out.xidot.setZero(nxi_);
-  }
-
- private:
-  VecX x_;
-  int nxi_;
-};
-
 /// The closed loop's right-hand side at `s` (and at states that differ in the velocities) allocates
 /// nothing once it has run.
 void expectRightHandSideAllocatesNothing(const Model& m, std::shared_ptr<ClosedLoop> loop, const State& s) {
@@ -441,7 +435,7 @@ TEST(NoAllocation, InverseDynamicsAllocationAllocatesNothing) {
   for (int i = 0; i < m.nxi; ++i) s.x[i] = 0.1 * (i + 1), s.xi[i] = 0.2 - 0.05 * i;
   auto loop = std::make_shared<ClosedLoop>(
       makeController(m, {"prototype_body", {}, {{"template", "joints"}}}),
-      std::make_unique<HeldPose>(VecX::Constant(m.nx, 0.3), m.nxi));
+      std::make_unique<test::HeldPose>(VecX::Constant(m.nx, 0.3), m.nxi));
   expectSharedRightHandSideAllocatesNothing(m, loop, s);
   EXPECT_TRUE(dynamic_cast<const PrototypeController&>(loop->controller()).allocatedByInverseDynamics());
 }
@@ -452,7 +446,7 @@ TEST(NoAllocation, InverseDynamicsAllocationAllocatesNothing) {
 TEST(NoAllocation, TiltrotorInversionAllocatesNothing) {
   const Model m = test::torqueTiltedTricopter();
   auto loop = std::make_shared<ClosedLoop>(makeController(m, {"tiltrotor_inversion", {}, {}}),
-                                           std::make_unique<HeldPose>(m.initial_state.x, m.nxi));
+                                           std::make_unique<test::HeldPose>(m.initial_state.x, m.nxi));
   State s = m.initial_state;
   s.xi.head<6>() << 0.1, -0.2, 0.05, 0.3, -0.1, 0.2;
   expectRightHandSideAllocatesNothing(m, loop, s);
@@ -467,9 +461,9 @@ TEST(NoAllocation, TiltrotorPrioritizedInversionAllocatesNothing) {
   std::unique_ptr<Controller> controller = makeController(m, {"tiltrotor_inversion", {}, {{"recovery", "on"}}});
   Recovery* supervisor = controller->recovery();
   ASSERT_NE(supervisor, nullptr);
-  auto loop = std::make_shared<ClosedLoop>(std::move(controller), std::make_unique<HeldPose>(m.initial_state.x, m.nxi));
+  auto loop = std::make_shared<ClosedLoop>(std::move(controller), std::make_unique<test::HeldPose>(m.initial_state.x, m.nxi));
   loop->setReferenceFactory(
-      [&m](const ReferenceRetiming&) { return std::make_unique<HeldPose>(m.initial_state.x, m.nxi); });
+      [&m](const ReferenceRetiming&) { return std::make_unique<test::HeldPose>(m.initial_state.x, m.nxi); });
   State away = m.initial_state;
   away.x[0] += 2.0;
   ASSERT_TRUE(supervisor->supervise(0.0, away));

@@ -12,6 +12,7 @@
 #include "core/control/registry.h"
 #include "core/dynamics/kinematics.h"
 #include "tests/support/example_models.h"
+#include "tests/support/reference_fixtures.h"
 
 namespace rbs {
 namespace {
@@ -22,21 +23,6 @@ struct Commands {
   VecX u;
 };
 
-/// The initial pose held at rest (retiming changes nothing).
-class HeldPose : public Reference {
- public:
-  explicit HeldPose(const Model& m) : x_(m.initial_state.x), nxi_(m.nxi) {}
-  void sample(double, ReferenceSample& out) const override {
-    out.x = x_;
-    out.xi.setZero(nxi_);
-    out.xidot.setZero(nxi_);
-  }
-
- private:
-  VecX x_;
-  int nxi_;
-};
-
 enum class Phase { Tracking, Stabilizing };
 
 /// Runs the controller once at `state` against the initial pose at rest and sums the base torque
@@ -44,12 +30,12 @@ enum class Phase { Tracking, Stabilizing };
 /// has first seen the vehicle 2 m off (beyond recovery_position) and left the manoeuvre.
 Commands commandsAt(const Model& m, const std::string& recovery, const State& state, Phase phase = Phase::Tracking) {
   auto controller = makeController(m, {"tiltrotor_inversion", {}, {{"recovery", recovery}}});
-  const HeldPose held(m);
+  const test::HeldPose held(m.initial_state.x, m.nxi);
   if (phase == Phase::Stabilizing) {
     Recovery* supervisor = controller->recovery();
     EXPECT_NE(supervisor, nullptr);
     if (!supervisor) return {};
-    supervisor->attach(held, [&m](const ReferenceRetiming&) { return std::make_unique<HeldPose>(m); });
+    supervisor->attach(held, [&m](const ReferenceRetiming&) { return std::make_unique<test::HeldPose>(m.initial_state.x, m.nxi); });
     State away = m.initial_state;
     away.x[0] += 2.0;
     EXPECT_TRUE(supervisor->supervise(0.0, away));

@@ -7,6 +7,21 @@
 
 namespace rbs::test {
 
+/// A fixed reference: the configuration x held at rest (nxi velocity coordinates).
+class HeldPose : public Reference {
+ public:
+  HeldPose(const VecX& x, int nxi) : x_(x), nxi_(nxi) {}
+  void sample(double, ReferenceSample& out) const override {
+    out.x = x_;
+    out.xi.setZero(nxi_);
+    out.xidot.setZero(nxi_);
+  }
+
+ private:
+  VecX x_;
+  int nxi_;
+};
+
 /// A planar base spinning about the origin: x_R = (0, 0, ω t), ξ_R = (0, 0, ω), ξ̇_R = 0 (thesis
 /// 4.7.5 with ω = π).
 class SpinningReference : public Reference {

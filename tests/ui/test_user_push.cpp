@@ -43,6 +43,30 @@ std::vector<std::vector<double>> readCsv(const std::filesystem::path& file, std:
   return rows;
 }
 
+/// What the window holds, exported by the user through File → Export run as CSV into a fresh
+/// folder `folder`: the rows and the columns of the push force.
+struct ExportedRun {
+  bool answered = false;  ///< the file dialog was answered
+  std::string header;
+  std::vector<std::vector<double>> rows;
+  int fx = -1, fy = -1, fz = -1;
+  double force(const std::vector<double>& row) const { return std::hypot(row[fx], row[fy], row[fz]); }
+};
+
+ExportedRun exportRun(UserSession& user, const std::string& folder) {
+  const std::filesystem::path dir = test::freshDir(folder);
+  user.answerFileDialog(dir / "run.csv");
+  user.menu("File", "Export run as CSV");
+  ExportedRun run;
+  run.answered = user.allDialogsAnswered();
+  if (!run.answered) return run;
+  run.rows = readCsv(dir / "run.csv", run.header);
+  run.fx = column(run.header, "perturbation.force.x");
+  run.fy = column(run.header, "perturbation.force.y");
+  run.fz = column(run.header, "perturbation.force.z");
+  return run;
+}
+
 TEST(UserPush, PullingTheLoopingQuadcopterRaisesTheErrorAndTheControllerRecovers) {
   UserSession user;
   user.openLibraryScene("quadcopter_looping");
@@ -82,20 +106,16 @@ TEST(UserPush, PullingTheLoopingQuadcopterRaisesTheErrorAndTheControllerRecovers
   ASSERT_TRUE(user.waitFor([&] { return user.shownTime() == 9.5 && user.rateText() == "paused"; }))
       << user.shownTime() << " " << user.rateText().toStdString();
 
-  const std::filesystem::path dir = test::freshDir("user_push");
-  user.answerFileDialog(dir / "run.csv");
-  user.menu("File", "Export run as CSV");
-  ASSERT_TRUE(user.allDialogsAnswered());
-  std::string header;
-  const auto rows = readCsv(dir / "run.csv", header);
-  const int fx = column(header, "perturbation.force.x"), fy = column(header, "perturbation.force.y");
-  const int fz = column(header, "perturbation.force.z"), err = column(header, "error.position");
-  ASSERT_GE(fx, 0);
+  const ExportedRun run = exportRun(user, "user_push");
+  ASSERT_TRUE(run.answered);
+  const auto& rows = run.rows;
+  const int err = column(run.header, "error.position");
+  ASSERT_GE(run.fx, 0);
   ASSERT_GE(err, 0);
   // the push: one unbroken stretch of non-zero force, inside the time the button was down
   double first = NAN, last = NAN, before = 0.0, peak = 0.0;
   for (const auto& r : rows) {
-    const double f = std::hypot(r[fx], r[fy], r[fz]);
+    const double f = run.force(r);
     if (f > 0.0) {
       if (std::isnan(first)) first = r[0];
       EXPECT_TRUE(std::isnan(last) || r[0] - last < 0.011) << "the push stopped and started again at t = " << r[0];
@@ -193,19 +213,14 @@ TEST(UserPush, ThePullIsBoundedByTheWeightUnlessShiftIsHeld) {
   user.click("run.pause");
   ASSERT_TRUE(user.waitFor([&] { return user.rateText() == "paused"; }));
 
-  const std::filesystem::path dir = test::freshDir("user_push_bound");
-  user.answerFileDialog(dir / "run.csv");
-  user.menu("File", "Export run as CSV");
-  ASSERT_TRUE(user.allDialogsAnswered());
-  std::string header;
-  const auto rows = readCsv(dir / "run.csv", header);
-  const int fx = column(header, "perturbation.force.x"), fy = column(header, "perturbation.force.y");
-  const int fz = column(header, "perturbation.force.z");
-  ASSERT_GE(fx, 0);
+  const ExportedRun run = exportRun(user, "user_push_bound");
+  ASSERT_TRUE(run.answered);
+  const auto& rows = run.rows;
+  ASSERT_GE(run.fx, 0);
   const double weight = 1.001 * 9.81;
   double before_shift = 0.0, largest = 0.0;
   for (const auto& r : rows) {
-    const double f = std::hypot(r[fx], r[fy], r[fz]);
+    const double f = run.force(r);
     if (r[0] < t_shift - 0.05) before_shift = std::max(before_shift, f);
     largest = std::max(largest, f);
   }
