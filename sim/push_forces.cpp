@@ -73,9 +73,18 @@ PushForces::PushForces(const Model& model)
     limit.force = m * (g > 0.0 ? g : kMaxAcceleration);
     // The torque per unit input of each bounded actuator on the body or what it carries, about
     // the composite centre of mass c (world axes); per body axis the most the inputs can add up to.
+    // On the way, the thrust the body carries: bounded body forces and propellers at top speed.
     Vec3 most = Vec3::Zero();
-    double joint_effort = 0.0;
+    double joint_effort = 0.0, thrust = 0.0;
+    auto addInput = [&](const Vec3& torque_per_unit, double lower, double upper) {
+      for (int k = 0; k < 3; ++k) {
+        const double per_unit = ws.pose[b].R.col(k).dot(torque_per_unit);
+        most(k) += std::max({0.0, per_unit * lower, per_unit * upper});
+      }
+    };
     for (const Actuator& a : model.actuators) {
+      if (a.kind == ActuatorKind::BodyForce && std::abs(a.upper) < kUnbounded && carries(b, a.body))
+        thrust += std::max(0.0, a.upper);
       if (!(std::abs(a.lower) < kUnbounded && std::abs(a.upper) < kUnbounded)) continue;
       if (a.kind == ActuatorKind::JointEffort && a.joint >= 0 && model.joints[a.joint].child == b) {
         joint_effort = std::max(joint_effort, std::abs(a.gain) * std::max(std::abs(a.lower), std::abs(a.upper)));
@@ -84,11 +93,7 @@ PushForces::PushForces(const Model& model)
       if ((a.kind != ActuatorKind::BodyForce && a.kind != ActuatorKind::BodyTorque) || !carries(b, a.body)) continue;
       const Pose& G = ws.pose[a.body];
       const Vec3 f = G.R * a.unit_wrench.head<3>();
-      const Vec3 torque = G.R * a.unit_wrench.tail<3>() + (G.r - c).cross(f);  // unit_wrench is about the body origin
-      for (int k = 0; k < 3; ++k) {
-        const double per_unit = ws.pose[b].R.col(k).dot(torque);
-        most(k) += std::max({0.0, per_unit * a.lower, per_unit * a.upper});
-      }
+      addInput(G.R * a.unit_wrench.tail<3>() + (G.r - c).cross(f), a.lower, a.upper);  // unit_wrench is about the body origin
     }
     // Propellers likewise: the thrust κ_F ϖ² along the spin axis at the rotor's origin, ϖ between
     // its speed limits.
@@ -96,13 +101,9 @@ PushForces::PushForces(const Model& model)
       const int rotor = model.joints[p.joint].child;
       if (!(p.max_speed < kUnbounded) || !carries(b, rotor)) continue;
       const Pose& G = ws.pose[rotor];
-      const Vec3 torque = (G.r - c).cross(G.R * p.thrust_direction);
-      const double lower = p.thrust_coefficient * p.min_speed * p.min_speed;
       const double upper = p.thrust_coefficient * p.max_speed * p.max_speed;
-      for (int k = 0; k < 3; ++k) {
-        const double per_unit = ws.pose[b].R.col(k).dot(torque);
-        most(k) += std::max({0.0, per_unit * lower, per_unit * upper});
-      }
+      addInput((G.r - c).cross(G.R * p.thrust_direction), p.thrust_coefficient * p.min_speed * p.min_speed, upper);
+      thrust += upper;
     }
     // A joint's effort counts half: it must hold against the twist while the push lasts, and at its
     // full effort there is no margin left to bring the body back (robot_arm_6r's 0.6 kg flange,
@@ -112,14 +113,6 @@ PushForces::PushForces(const Model& model)
     limit.torque_from_joint = kJointEffortShare * joint_effort > most.maxCoeff();
     limit.torque_from_actuators = limit.torque > 0.0;
     if (!limit.torque_from_actuators) limit.torque = kMaxAngularAcceleration * composite_inertia_[b];
-    // The thrust the body carries: bounded body forces and propellers at their top speed.
-    double thrust = 0.0;
-    for (const Actuator& a : model.actuators)
-      if (a.kind == ActuatorKind::BodyForce && std::abs(a.upper) < kUnbounded && carries(b, a.body))
-        thrust += std::max(0.0, a.upper);
-    for (const Propeller& p : model.propellers)
-      if (p.max_speed < kUnbounded && carries(b, model.joints[p.joint].child))
-        thrust += p.thrust_coefficient * p.max_speed * p.max_speed;
     if (thrust > 0.0 && g > 0.0) {
       const double weight = m * g;
       limit.spare_share = std::clamp((thrust - weight) / (2.0 * weight), kMinSpareShare, 1.0);
