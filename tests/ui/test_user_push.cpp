@@ -126,7 +126,9 @@ TEST(UserPush, PullingTheLoopingQuadcopterRaisesTheErrorAndTheControllerRecovers
   }
   ASSERT_FALSE(std::isnan(first)) << "no push recorded";
   EXPECT_GE(first, t_press - 1e-9);
-  EXPECT_LE(last, t_after_release + 1e-9);
+  // The worker can be one output sample (10 ms) ahead of the time the window shows when the release
+  // reaches it (seen once in CI: the last pushed sample at 2.91 s, shown 2.905 s at the release).
+  EXPECT_LE(last, t_after_release + 0.011);
   EXPECT_GE(last, t_before_release - 0.011);
   EXPECT_GT(last - first, 0.25);
   // the error jumps well above what tracking alone shows, then the controller brings it back
