@@ -10,6 +10,7 @@
 #include "core/dynamics/dynamics.h"
 #include "core/dynamics/kinematics.h"
 #include "core/control/recovery.h"
+#include "core/control/reference_settings_reader.h"
 
 namespace rbs {
 namespace {
@@ -19,6 +20,10 @@ constexpr double kBig = 1e6;
 /// Tolerance on transportMapResidual(): rounding of a few 6×6 products (≈ 1e-15) times the
 /// condition of the stacked Jacobian; a real mismatch is O(1).
 constexpr double kTransportMapTolerance = 1e-8;
+/// recovery: the spin about the thrust axis gets the first priority while stabilizing when the
+/// vehicle's largest angular acceleration about it is at least this share of the smaller one about
+/// the tilt axes (makeRecoveryPriorities).
+constexpr double kSpinFirstAuthority = 0.5;
 
 ParameterSpec positive(const char* name, const char* unit, const char* what, double def) {
   return {name, unit, what, def, 1e-6, kBig, ParameterScale::Log};
@@ -36,23 +41,39 @@ struct Quartic {
   explicit Quartic(double p) : p3(4 * p), p2(6 * p * p), p1(4 * p * p * p), p0(p * p * p * p) {}
 };
 
-/// Recovery's stabilizing template and priorities take the thrust along the base's z axis: every
-/// body force must act on the base, or on a body fixed to it (a locked rotor), along that axis — a
-/// multicopter's rotors. Tilting rotors and thrust vectors, as the bicopter's, are refused
-/// (ControlError); the tricopter's tilting arms recover with tiltrotor_inversion.
-void checkThrustAlongBaseZ(const Model& model, int base_body, Workspace& ws) {
+/// Recovery's stabilizing template and priorities take the base's z axis as the thrust axis. Every
+/// body force must act on the base, or on a body fixed to it (a locked rotor), and together the
+/// forces must push harder along base z than along any other base axis direction (±x, ±y, −z):
+/// Σᵢ max(uᵢ_min dᵢ·e, uᵢ_max dᵢ·e) is largest for e = e_z. That holds for a multicopter's rotors
+/// and for thrust vectors tilted about the z axis (the bicopter's: 27.6 N up against 14 N along x).
+/// Rotors on bodies that move on the base are refused (ControlError); the tricopter's tilting arms
+/// recover with tiltrotor_inversion.
+void checkThrustAxisIsBaseZ(const Model& model, int base_body, Workspace& ws) {
   computeKinematics(model, model.initial_state.x, model.initial_state.xi, ws);
+  Eigen::Matrix<double, 6, 1> reach = Eigen::Matrix<double, 6, 1>::Zero();  // along +x, −x, +y, −y, +z, −z
+  bool any = false;
   for (const Actuator& a : model.actuators) {
     if (a.kind != ActuatorKind::BodyForce) continue;
+    any = true;
     bool fixed = true;
     int b = a.body;
     for (; b >= 0 && b != base_body; b = model.joints[b].parent) fixed = fixed && model.joints[b].nxi == 0;
+    if (b != base_body || !fixed)
+      throw ControlError("recovery needs the thrusts on the base body or on bodies fixed to it; actuator '" + a.name +
+                         "' pushes a body that moves on the base (tilting arms are not supported by this controller)");
     const Vec3 in_base = ws.pose[base_body].R.transpose() * ws.pose[a.body].R * a.direction;
-    if (b != base_body || !fixed || in_base.head<2>().norm() > 1e-9)
-      throw ControlError("recovery needs the thrusts fixed along the base body's z axis; actuator '" + a.name +
-                         "' pushes " + (b != base_body || !fixed ? "a body that moves on the base" : "in another direction") +
-                         " (tilting rotors and thrust vectors are not supported by this controller)");
+    for (int k = 0; k < 6; ++k) {
+      const double along = (k % 2 == 0 ? 1.0 : -1.0) * in_base(k / 2);
+      if (std::abs(along) > 1e-12) reach(k) += std::max(a.lower * along, a.upper * along);
+    }
   }
+  if (!any) return;
+  static constexpr const char* kDirections[6] = {"+x", "-x", "+y", "-y", "+z", "-z"};
+  for (int k = 0; k < 6; ++k)
+    if (k != 4 && !(reach(4) > reach(k)))
+      throw ControlError(std::string("recovery needs the base's z axis as the thrust axis: the actuators push up to ") +
+                         formatNumber(reach(k)) + " N along base " + kDirections[k] + " against " +
+                         formatNumber(reach(4)) + " N along +z");
 }
 
 }  // namespace
@@ -68,7 +89,8 @@ PrototypeController::PrototypeController(const Model& model, VelocityError varia
       // A single rigid body with body wrenches has constant M and B; the base pair's M̄ is
       // constant too (J = I), so the allocation can keep explicit inverses.
       allocator_(model.nxi, model.numInputs(), model.single_rigid_body) {
-  checkControllerOptions(settings, {"template", "gains", "matching", "allocation", "tracked_body", "tool_body", "recovery"});
+  checkControllerOptions(settings, {"template", "gains", "matching", "allocation", "tracked_body", "tool_body", "recovery",
+                                    "rejoin_heading"});
   if (model.numInputs() == 0) throw ControlError(std::string(name()) + ": the model has no actuators");
   gravity_ = model.gravity.norm();
 
@@ -89,6 +111,7 @@ PrototypeController::PrototypeController(const Model& model, VelocityError varia
                                           : Matching::TwoMass;
   const std::string alloc = controllerOption(settings, "allocation", "auto", {"auto", "exact", "least_squares", "constrained"});
   recovery_requested_ = controllerOption(settings, "recovery", "off", {"on", "off"}) == "on";
+  const RejoinHeading rejoin_heading = Recovery::headingOption(settings);
   bool bounded = false;
   lower_.resize(model.numInputs());
   upper_.resize(model.numInputs());
@@ -166,14 +189,6 @@ PrototypeController::PrototypeController(const Model& model, VelocityError varia
         !hasIdentityMotionSubspace(model.joints[base]) || model.joints[base].parent >= 0)
       throw ControlError(std::string(name()) + ": option recovery needs a vehicle on a free root joint (without child "
                          "placement) and a template with its base pair (template base or base_joints)");
-    // Strict priorities of a saturated free flyer (docs/CONTROL.md "Recovery"): its thrust
-    // direction (angular accelerations about body x and y), then its acceleration along the thrust
-    // axis body z, then the template metric. The base body's twist is the root joint's ξ (S_e = I).
-    const int o = model.joints[base].xi_offset;
-    std::vector<MatX> levels{MatX::Zero(2, model.nxi), MatX::Zero(1, model.nxi)};
-    levels[0](0, o + 3) = levels[0](1, o + 4) = 1.0;
-    levels[1](0, o + 2) = 1.0;
-    allocator_.setPriorities(levels);
   }
 
   declareParameters();
@@ -211,11 +226,12 @@ PrototypeController::PrototypeController(const Model& model, VelocityError varia
     sets.push_back({"input_set." + set.name, "1", "1 while an edge of the input set " + set.name + " holds the input, else 0"});
   input_set_signals_ = addSignals(sets);
   if (recovery_requested_) {
-    checkThrustAlongBaseZ(model, base_body_, ws_);
-    recovery_ = std::make_unique<Recovery>(model, parameters_);
+    checkThrustAxisIsBaseZ(model, base_body_, ws_);
+    recovery_ = std::make_unique<Recovery>(model, parameters_, rejoin_heading);
     recovery_signals_ = addSignals({{"control.recovery", "1", "recovery phase: 0 tracking, 1 stabilizing, 2 returning, 3 rejoining"},
                                     {"control.delay", "s", "how late the manoeuvre runs against its own timetable (recovery)"}});
     makeStabilizingTemplate();
+    makeRecoveryPriorities();
   }
   updatePairs();
 }
@@ -506,6 +522,54 @@ void PrototypeController::makeStabilizingTemplate() {
   composite_inertia_ = (R_base.transpose() * I * R_base).diagonal();
 }
 
+void PrototypeController::makeRecoveryPriorities() {
+  // Strict priorities of a saturated free flyer (docs/CONTROL.md "Recovery"): its thrust
+  // direction (angular accelerations about body x and y), then its acceleration along the thrust
+  // axis body z, then the template metric. The base body's twist is the root joint's ξ (S_e = I).
+  const Model& model = model_;
+  const int o = model.joints[baseJointIndex(model)].xi_offset;
+  std::vector<MatX> levels{MatX::Zero(2, model.nxi), MatX::Zero(1, model.nxi)};
+  levels[0](0, o + 3) = levels[0](1, o + 4) = 1.0;
+  levels[1](0, o + 2) = 1.0;
+  tracking_priorities_ = levels;
+  allocator_.setPriorities(tracking_priorities_);
+  // A vehicle that turns about its thrust axis about as readily as it tilts (the bicopter's thrust
+  // vectors: 146 rad/s² about z against 133 about x) stops its spin first while stabilizing: a
+  // spinning body carries H = Θ_z ω_z, and its thrust axis only precesses under tilt torques much
+  // below H × its tilt rate (a bicopter twisted about z to 73 rad/s has H = 1.75 N m s against its
+  // 1.1 N m of pitch torque). A multicopter's yaw torque is its rotors' drag, a tenth of its tilt
+  // authority or less, and bought with thrust: its heading stays last. The reach of each axis is
+  // the smaller of its two directions, Σᵢ max(uᵢ_min B_ki, uᵢ_max B_ki), over the composite inertia.
+  evaluatePlant(model, model.initial_state, ws_, plant_);
+  Vec3 reach;
+  for (int k = 0; k < 3; ++k) {
+    double up = 0.0, down = 0.0;
+    for (int i = 0; i < model.numInputs(); ++i) {
+      const double b = plant_.B(o + 3 + k, i);
+      if (b == 0.0) continue;
+      up += std::max(lower_(i) * b, upper_(i) * b);
+      down += std::max(-lower_(i) * b, -upper_(i) * b);
+    }
+    reach(k) = std::min(up, down) / composite_inertia_(k);
+  }
+  spin_first_ = reach.z() >= kSpinFirstAuthority * std::min(reach.x(), reach.y());
+  if (spin_first_) {
+    stabilizing_priorities_ = levels;
+    MatX spin = MatX::Zero(1, model.nxi);
+    spin(0, o + 5) = 1.0;
+    stabilizing_priorities_.insert(stabilizing_priorities_.begin(), std::move(spin));
+  }
+}
+
+void PrototypeController::selectPriorities() {
+  // Switched at the supervision instants only (the phase changes there), where the supervisor
+  // builds its references anyway; the allocator's priority solver is rebuilt for the new levels.
+  const bool stabilizing = spin_first_ && recovery_->phase() == RecoveryPhase::Stabilizing;
+  if (stabilizing == stabilizing_priorities_active_) return;
+  allocator_.setPriorities(stabilizing ? stabilizing_priorities_ : tracking_priorities_);
+  stabilizing_priorities_active_ = stabilizing;
+}
+
 void PrototypeController::updateStabilizingTemplate() {
   const double spin = recovery_->spin();
   if (stabilizing_version_ == parameters_.version() && stabilizing_spin_ == spin) return;
@@ -622,6 +686,7 @@ bool PrototypeController::compute(double t, const State& state, const ReferenceS
   last_t_ = t;
   updatePairs();
   PrototypeTemplate& active = activeTemplate();
+  if (recovery_) selectPriorities();
   evaluated_template_ = &active;  // updateSignals reads this one's state, whatever the phase is by then
   plant_b_shifted_ = externalForceEstimate().size() != 0;
   const bool transport_check =

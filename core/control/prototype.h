@@ -26,12 +26,16 @@
 //   allocation  auto | exact | least_squares | constrained (auto: constrained when an input has
 //               a finite bound, else least squares, which is exact for p = n). It is also the
 //               choice parameter "allocation" (exact only for p = n), switchable during a run.
-//   recovery    on | off — large errors of a vehicle on a free root joint (docs/CONTROL.md
-//               "Recovery"): the bounded template (parameter force_limit: the largest pull of its
-//               springs at their centres), strict allocation priorities (tilt, then the thrust
-//               along body z, then the template metric), and the supervisor of core/control/
-//               recovery.h with the stabilizing template (the plant's own inertia, the thrust
-//               direction and altitude, no heading spring: parameter recovery_omega). Default off.
+//   recovery    on | off — large errors of a vehicle on a free root joint whose thrust axis is
+//               the base's z (docs/CONTROL.md "Recovery"): the bounded template (parameter
+//               force_limit: the largest pull of its springs at their centres), strict allocation
+//               priorities (tilt, then the thrust along body z, then the template metric; while
+//               stabilizing a vehicle with a yaw authority like its tilt authority stops its spin
+//               first), and the supervisor of core/control/recovery.h with the stabilizing
+//               template (the plant's own inertia, the thrust direction and altitude, no heading
+//               spring: parameter recovery_omega). Default off.
+//   rejoin_heading  vehicle | manoeuvre — recovery: the heading the manoeuvre is rejoined at
+//               (RejoinHeading). Default vehicle.
 //   tracked_body  the body whose errors are reported (TrackingErrors).
 //   tool_body   for template: tool.
 #pragma once
@@ -83,6 +87,11 @@ class PrototypeController : public Controller {
   /// parameters recovery_omega and force_limit.
   void makeStabilizingTemplate();
   void updateStabilizingTemplate();
+  /// recovery: the allocation's strict priorities (tilt, thrust; spin_first_ and the stabilizing
+  /// levels with the spin first), from the plant's input matrix at the initial state.
+  void makeRecoveryPriorities();
+  /// recovery: the levels of the phase (the stabilizing ones for a spin_first_ vehicle).
+  void selectPriorities();
   /// The template of the recovery phase: the stabilizing one while stabilizing, else the scene's.
   PrototypeTemplate& activeTemplate();
   /// base_joints: the joint pairs from joint_mbar, joint_thetabar, joint_omega, joint_zeta.
@@ -141,6 +150,9 @@ class PrototypeController : public Controller {
   std::uint64_t stabilizing_version_ = ~std::uint64_t{0};
   double stabilizing_spin_ = -1.0;      ///< the spin the stabilizing template was made for [rad/s]
   double composite_mass_ = 0.0;         ///< recovery: of every body that moves with the base
+  bool spin_first_ = false;             ///< recovery: stop the spin before tilting while stabilizing
+  std::vector<MatX> tracking_priorities_, stabilizing_priorities_;
+  bool stabilizing_priorities_active_ = false;
   Vec3 composite_inertia_ = Vec3::Zero();  ///< recovery: the diagonal of the composite inertia about the composite CoM in base axes (initial state)
   TrackingErrors tracking_;
   Workspace ws_, ws_ref_;

@@ -9,6 +9,7 @@
 #include "core/control/base_coordinates.h"
 #include "core/control/base_motion.h"
 #include "core/control/reference_steps.h"
+#include "core/control/registry.h"
 #include "core/control/settings.h"
 #include "core/control/tracking.h"
 #include "core/dynamics/kinematics.h"
@@ -105,8 +106,8 @@ std::string_view toString(RecoveryPhase phase) {
   return "unknown";
 }
 
-Recovery::Recovery(const Model& model, ParameterSet& parameters)
-    : model_(model), parameters_(parameters), ws_(model), ws_ref_(model) {
+Recovery::Recovery(const Model& model, ParameterSet& parameters, RejoinHeading heading)
+    : model_(model), heading_(heading), parameters_(parameters), ws_(model), ws_ref_(model) {
   base_joint_ = baseJointIndex(model);
   if (base_joint_ < 0 || !isFreeType(model.joints[base_joint_].type) || model.joints[base_joint_].parent >= 0)
     throw ControlError("recovery needs a vehicle on a free or free_quaternion root joint");
@@ -124,6 +125,14 @@ Recovery::Recovery(const Model& model, ParameterSet& parameters)
                                   5.0, 0.05, 20.0, ParameterScale::Log});
   rejoin_ramp_ = parameters.add({"rejoin_ramp", "s", "recovery: the manoeuvre's run-up from rest when it is rejoined",
                                  2.0, 0.1, 60.0, ParameterScale::Log});
+}
+
+RejoinHeading Recovery::headingOption(const ControllerSettings& settings) {
+  // Validated with recovery off too (so a scene that switches it off keeps a correct file), used
+  // only with it on.
+  return controllerOption(settings, "rejoin_heading", "vehicle", {"vehicle", "manoeuvre"}) == "manoeuvre"
+             ? RejoinHeading::Manoeuvre
+             : RejoinHeading::Vehicle;
 }
 
 void Recovery::attach(const Reference& manoeuvre, ReferenceFactory factory) {
@@ -181,6 +190,13 @@ void Recovery::holdPose(double t, double tau, double yaw, ReferenceSample& out) 
   hold.ramp = std::numeric_limits<double>::infinity();  // the clock never starts: at rest at τ
   hold.yaw = yaw;
   factory_(hold)->sample(t, out);
+}
+
+double Recovery::holdYaw(double tau, double vehicle_yaw) {
+  if (heading_ == RejoinHeading::Vehicle) return vehicle_yaw;
+  manoeuvre_->sample(tau, sample_);
+  computeKinematics(model_, sample_.x, sample_.xi, ws_ref_);
+  return eulerZYXFromRotation(ws_ref_.pose[base_body_].R)(2);
 }
 
 bool Recovery::supervise(double t, const State& state) {
@@ -241,7 +257,7 @@ void Recovery::stabilize(double t, bool entering) {
   if (entering) {
     tau_hold_ = manoeuvreTime(t);
     altitude_hold_ = G.r.z();
-    holdPose(t, tau_hold_, yaw, hold_);  // the other joints hold the manoeuvre's pose there
+    holdPose(t, tau_hold_, holdYaw(tau_hold_, yaw), hold_);  // the other joints hold the manoeuvre's pose there
   }
   phase_ = RecoveryPhase::Stabilizing;
   spin_ = std::abs(ws_.twist[base_body_](5));
@@ -310,7 +326,7 @@ double Recovery::rejoinTime(double tau, double yaw) {
     retiming.t_start = 0.0;
     retiming.tau_start = candidate;
     retiming.ramp = ramp;
-    retiming.yaw = yaw;
+    retiming.yaw = holdYaw(candidate, yaw);
     const RunUp rejoin = runUp(*factory_(retiming), 0.0, ramp + kRunUpAfter);
     if (rejoin.max_rate <= kRunUpRateMargin * own.max_rate + 1.0 &&
         rejoin.min_thrust >= std::min(kRunUpThrust * g, 0.9 * own.min_thrust))
@@ -324,9 +340,9 @@ void Recovery::startReturn(double t, const State& state) {
   const Vec3 v = G.R * ws_.twist[base_body_].head<3>();
   const Vec3 w_world = G.R * ws_.twist[base_body_].tail<3>();
   const double yaw = eulerZYXFromRotation(G.R)(2);
-  // The manoeuvre at rest at τ_h; an integrated heading starts there from the vehicle's heading.
+  // The manoeuvre at rest at τ_h; an integrated heading starts there from the hold heading.
   tau_hold_ = rejoinTime(tau_hold_, yaw);
-  holdPose(t, tau_hold_, yaw, hold_);
+  holdPose(t, tau_hold_, holdYaw(tau_hold_, yaw), hold_);
   computeKinematics(model_, hold_.x, hold_.xi, ws_ref_);
   const Pose& H = ws_ref_.pose[base_body_];
   const Move position = brakeThenMove({G.r.x(), G.r.y(), G.r.z()}, {v.x(), v.y(), v.z()}, {H.r.x(), H.r.y(), H.r.z()},

@@ -35,6 +35,7 @@
 
 #include "core/control/parameters.h"
 #include "core/control/reference.h"
+#include "core/control/settings.h"
 #include "core/control/trajectory.h"
 #include "core/dynamics/workspace.h"
 
@@ -42,6 +43,15 @@ namespace rbs {
 
 enum class RecoveryPhase { Tracking = 0, Stabilizing = 1, Returning = 2, Rejoining = 3 };
 std::string_view toString(RecoveryPhase phase);
+
+/// Which heading the way back ends with and an integrated flat heading (5.70) restarts from when
+/// the manoeuvre is rejoined (controller option `rejoin_heading`):
+///  * Vehicle: the vehicle's heading when it is stabilized — no turn on the way back; for vehicles
+///    alike about their thrust axis (multicopters), whose manoeuvre does not depend on the heading.
+///  * Manoeuvre: the manoeuvre's own heading at the hold point — for vehicles whose template and
+///    manoeuvre are laid out in the body axes (the bicopter's circle lies in its y–z plane, its
+///    template is the PVTOL's in that plane: rejoined at another heading the circle leaves it).
+enum class RejoinHeading { Vehicle, Manoeuvre };
 
 /// The scene's reference in manoeuvre time (makeReference with a ReferenceRetiming).
 using ReferenceFactory = std::function<std::unique_ptr<Reference>(const ReferenceRetiming&)>;
@@ -55,7 +65,11 @@ class Recovery {
 
   /// `model`: the controller's model, with a free or free_quaternion root joint (else
   /// ControlError); declares the recovery parameters in `parameters` (the controller's).
-  Recovery(const Model& model, ParameterSet& parameters);
+  Recovery(const Model& model, ParameterSet& parameters, RejoinHeading heading = RejoinHeading::Vehicle);
+
+  /// The controller option `rejoin_heading` (`vehicle`, the default, or `manoeuvre`); ControlError
+  /// for other values.
+  static RejoinHeading headingOption(const ControllerSettings& settings);
 
   /// The manoeuvre (the scene's reference, which must outlive this) and how to retime it. Before
   /// the first supervise(); again after reset() is fine. Throws (ControlError) what the factory
@@ -92,6 +106,9 @@ class Recovery {
   /// The manoeuvre at rest at τ_h (the hold pose), sampled at t, with an integrated heading
   /// starting from `yaw`.
   void holdPose(double t, double tau, double yaw, ReferenceSample& out);
+  /// The heading of the hold point at manoeuvre time τ (heading_): the vehicle's `vehicle_yaw`, or
+  /// the manoeuvre's own heading there.
+  double holdYaw(double tau, double vehicle_yaw);
   /// ws_ holds the state's kinematics (errors() ran at this instant).
   void stabilize(double t, bool entering);
   void startReturn(double t, const State& state);
@@ -110,6 +127,7 @@ class Recovery {
   void startRejoin(double t);
 
   const Model& model_;
+  RejoinHeading heading_;
   int base_joint_ = -1, base_body_ = -1;
   Parameter position_threshold_, tilt_threshold_, rate_threshold_, return_speed_, rejoin_ramp_;
   const ParameterSet& parameters_;

@@ -30,7 +30,7 @@ TiltrotorInversion::TiltrotorInversion(const Model& model, const ControllerSetti
       tracking_(model, settings.options.count("tracked_body") ? settings.options.at("tracked_body") : ""),
       ws_(model),
       ws_ref_(model) {
-  checkControllerOptions(settings, {"tracked_body", "recovery"});
+  checkControllerOptions(settings, {"tracked_body", "recovery", "rejoin_heading"});
   base_joint_ = baseJointIndex(model);
   if (base_joint_ < 0 || !isFreeType(model.joints[base_joint_].type))
     throw ControlError("tiltrotor_inversion: the model needs a free base joint");
@@ -112,11 +112,13 @@ TiltrotorInversion::TiltrotorInversion(const Model& model, const ControllerSetti
   motor_gain_ = parameters_.add(
       {"motor_gain", "1/s", "propeller speed loop: bandwidth of holding the initial speed", 20.0, 0.0, 1e3});
   template_.pairs() = {TemplatePair{"base", Frame{}, Frame{base, Pose{}}}};
-  if (controllerOption(settings, "recovery", "off", {"on", "off"}) == "on") {
+  const bool recovery = controllerOption(settings, "recovery", "off", {"on", "off"}) == "on";
+  const RejoinHeading heading = Recovery::headingOption(settings);
+  if (recovery) {
     force_limit_ = parameters_.add({"force_limit", "N",
                                     "largest pull of the template's spring at its centre (recovery: the bounded template)",
                                     0.5 * mass * model.gravity.norm(), 1e-6, 1e6, ParameterScale::Log});
-    recovery_ = std::make_unique<Recovery>(model, parameters_);
+    recovery_ = std::make_unique<Recovery>(model, parameters_, heading);
   }
 
   tracking_signals_ = addSignals(tracking_.signals());

@@ -280,15 +280,19 @@ TEST(Recovery, TheTricoptersEnvelopeBoundsHold) {
             6);
 }
 
-// The recovery takes the thrust along the base's z axis: a vehicle with thrust vectors (the
-// bicopter's tilting rotors) is refused with the actuator and the reason, at the controller's line;
-// locked rotors on a body fixed to the base (the propeller model's force model) are accepted.
-TEST(Recovery, VehiclesWhoseThrustTiltsAreRefusedByName) {
+// The recovery takes the base's z axis as the thrust axis: the bicopter's thrust vectors (27.6 N
+// along z at most, 14 N along x) are accepted, and so are locked rotors on a body fixed to the base
+// (the propeller model's force model); the same bicopter with tilts that could push 40 N along x
+// is refused with the reason, at the controller's line.
+TEST(Recovery, TheThrustAxisMustBeTheBasesZ) {
+  const SceneRun bicopter = runLibraryScene("bicopter.yaml", {"controller.options.recovery=on", "integrator.t_end=0.1"});
+  EXPECT_TRUE(bicopter.ok) << bicopter.message;
   try {
-    runLibraryScene("bicopter.yaml", {"controller.options.recovery=on", "integrator.t_end=0.1"});
-    ADD_FAILURE() << "the bicopter was accepted";
+    runLibraryScene("bicopter.yaml", {"controller.options.recovery=on", "actuators.0.limits=[-20, 20]",
+                                      "actuators.2.limits=[-20, 20]", "integrator.t_end=0.1"});
+    ADD_FAILURE() << "a bicopter that pushes harder along x than along z was accepted";
   } catch (const SceneError& e) {
-    EXPECT_NE(std::string(e.what()).find("actuator 'prop1_tangential' pushes in another direction"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("push up to 40 N along base +x against 27.5746 N along +z"), std::string::npos)
         << e.what();
     EXPECT_GT(e.line(), 0);
   }
