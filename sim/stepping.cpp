@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <type_traits>
 
+#include "core/dynamics/time_scale.h"
 #include "core/math/time_grid.h"
 #include "sim/rkmk4.h"
 
@@ -215,6 +216,23 @@ void Stepping::restart(double t, const VecX& z) {
   max_drift_ = 0.0;
 }
 
+std::string Stepping::stiffnessHint() const {
+  // A fixed step beyond the fastest joint mode (core/dynamics/time_scale.h): say which step or
+  // stepper would run. rk4's and rkmk4's stability reach about 2.8 / dt, Euler's 2 / dt; 2.5 and
+  // 1.8 leave a margin.
+  if (isAdaptive(opt_.stepper)) return {};
+  const double reach = opt_.stepper == StepperKind::Euler ? 1.8 : 2.5;
+  const FastestRate fastest = fastestJointRate(model_, model_.initial_state.x);
+  if (fastest.rate * opt_.dt <= reach) return {};
+  std::ostringstream h;
+  h.precision(3);
+  h << "; the model's fastest joint mode runs at " << fastest.rate << " 1/s"
+    << (fastest.joint >= 0 ? " (joint '" + model_.joints[fastest.joint].name + "')" : "") << ", beyond "
+    << stepperName(opt_.stepper) << " at dt = " << opt_.dt << " s: use the error-controlled rk_dopri5, or dt below "
+    << reach / fastest.rate << " s";
+  return h.str();
+}
+
 bool Stepping::accept(double t, VecX& z) {
   ++steps_;
   if (rhs_.status() != DynamicsStatus::Ok) return fail(t, std::string(toString(rhs_.status())));
@@ -223,7 +241,7 @@ bool Stepping::accept(double t, VecX& z) {
     std::ostringstream c;
     c << "the integration diverged: " << (i < model_.nx ? "coordinate x[" : "velocity xi[")
       << (i < model_.nx ? i : i - model_.nx) << "] = " << z[i] << " exceeds " << kDivergedMagnitude
-      << " in magnitude";
+      << " in magnitude" << stiffnessHint();
     return fail(t, c.str());
   }
   const double drift = drift_.measure(z);

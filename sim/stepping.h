@@ -85,6 +85,9 @@ class Stepping {
   /// After an accepted step to time t: divergence checks, drift statistics, projection by policy.
   bool accept(double t, VecX& z);
   bool fail(double t, const std::string& cause);
+  /// For a divergence under a fixed step: which step or stepper the model's fastest joint mode
+  /// needs (empty when the step resolves it or the stepper is adaptive).
+  std::string stiffnessHint() const;
   bool underflow(double t, double h);
   /// Two times closer than this are the same event.
   static double tolerance(double t);

@@ -27,6 +27,10 @@ struct IntegratorSettings {
   double t_end = 10.0;
   double dt_out = 0.01;
   double control_rate = 0.0;  ///< [Hz] controller as a zero-order hold at this rate; 0: inside the RHS
+  /// Set when the scene names no stepper and the model is too stiff for rk4 at dt: the loader then
+  /// takes rk_dopri5 and says why here (its fastest joint mode, core/dynamics/time_scale.h);
+  /// `check` prints it. Empty otherwise.
+  std::string default_stepper_note;
 };
 
 struct PlotGroup {

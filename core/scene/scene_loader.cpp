@@ -20,6 +20,7 @@
 
 #include "core/control/state_estimator.h"
 #include "core/dynamics/mass_matrix_check.h"
+#include "core/dynamics/time_scale.h"
 #include "core/io/resource_path.h"
 #include "core/model/input_sets.h"
 #include "core/model/model_builder.h"
@@ -184,7 +185,10 @@ class Loader {
   void readController(const YAML::Node& n, ControllerSettings& c) const;
   void readReference(const YAML::Node& n, ReferenceSettings& r) const;
   void readOptions(const MapView& m, std::map<std::string, std::string>& options) const;
-  void readIntegrator(const YAML::Node& n, IntegratorSettings& s) const;
+  void readIntegrator(const YAML::Node& n, IntegratorSettings& s);
+  /// No integrator.stepper in the scene: rk4 unless the model's fastest joint mode is beyond its
+  /// reach at dt, then rk_dopri5 with IntegratorSettings::default_stepper_note.
+  void chooseDefaultStepper(const Model& model, IntegratorSettings& s) const;
   void readPerturbation(const YAML::Node& n, PerturbationSettings& p) const;
   void readPlots(const YAML::Node& n, std::vector<PlotGroup>& plots) const;
   void readCamera(const YAML::Node& n, CameraSettings& c);
@@ -205,6 +209,7 @@ class Loader {
   bool balance_inertia_;
   bool joint_friction_;
   bool urdf_file_;
+  bool stepper_named_ = false;  ///< the scene (or --set) names integrator.stepper
   ResourceSearch resource_search_;
   ResourceResolver resources_;             ///< the scene file's own meshes
   std::set<std::string> reported_meshes_;  ///< mesh paths already warned about
@@ -960,10 +965,31 @@ void Loader::readReference(const YAML::Node& n, ReferenceSettings& r) const {
   }
 }
 
-void Loader::readIntegrator(const YAML::Node& n, IntegratorSettings& s) const {
+void Loader::chooseDefaultStepper(const Model& model, IntegratorSettings& s) const {
+  // rk4's stability region reaches about 2.8 along the negative real axis and the imaginary axis;
+  // a model whose fastest joint mode needs more than kRk4Reach / dt (a robot hand's damped
+  // fingers: 10⁵ 1/s) gets the error-controlled rk_dopri5, which takes the steps it needs.
+  constexpr double kRk4Reach = 2.5;
+  const FastestRate fastest = fastestJointRate(model, model.initial_state.x);
+  if (fastest.rate * s.dt <= kRk4Reach) return;
+  s.stepper = "rk_dopri5";
+  std::ostringstream note;
+  note.precision(3);
+  note << "integrator: rk_dopri5 (rtol " << s.rtol << ", atol " << s.atol << "), the default for this model: its fastest "
+       << "joint mode runs at " << fastest.rate << " 1/s"
+       << (fastest.joint >= 0 ? " (joint '" + model.joints[fastest.joint].name + "': damping, friction or servo on a light link)" : "")
+       << ", beyond rk4 at dt = " << s.dt << " s (stable to about " << kRk4Reach / s.dt
+       << " 1/s); name integrator.stepper to choose another";
+  s.default_stepper_note = note.str();
+}
+
+void Loader::readIntegrator(const YAML::Node& n, IntegratorSettings& s) {
   MapView m(src_, n, "integrator",
             {"stepper", "dt", "rtol", "atol", "drift", "stabilization_gain", "t_end", "dt_out", "control_rate"});
-  if (const YAML::Node* st = m.find("stepper")) s.stepper = readChoice(src_, *st, m.at("stepper"), kSteppers);
+  if (const YAML::Node* st = m.find("stepper")) {
+    s.stepper = readChoice(src_, *st, m.at("stepper"), kSteppers);
+    stepper_named_ = true;
+  }
   for (auto [key, value] : {std::pair<const char*, double*>{"dt", &s.dt}, {"rtol", &s.rtol}, {"atol", &s.atol},
                             {"t_end", &s.t_end}, {"dt_out", &s.dt_out}})
     if (m.has(key)) *value = positive(m, key);
@@ -1292,6 +1318,7 @@ Scene Loader::load(const YAML::Node& root, const std::vector<DeferredValue>& def
   } catch (const ModelError& e) {
     throw mapModelError(ModelError(e.kind(), builder_.jointDeclarationIndex(e.name()), e.name(), e.field(), e.what()));
   }
+  if (!stepper_named_) chooseDefaultStepper(model, scene.integrator);
   if (const YAML::Node* n = top.find("pushes")) readPushes(*n, model);
   if (camera_target_node_ && model.bodyIndex(scene.camera.target_body) < 0) {
     std::vector<std::string> names;

@@ -55,6 +55,44 @@ TEST_F(Cli, WarningsGoToStderrWithTheirPlaceAndTheCommandGoesOn) {
   EXPECT_EQ(loadScene(keyed).model.joint_spring_dampers.at(0).friction, 0.3);
 }
 
+// A robot hand's fingers: strong joint damping on light links makes modes of 10⁵ 1/s, beyond rk4
+// at 1 ms (the public Allegro hand diverged at t = 0.002 s on the defaults, issue 47). With no
+// stepper named the scene gets rk_dopri5 and `check` says why; the run on the defaults finishes;
+// rk4 asked for diverges with a message that names the joint and what would run; a named stepper
+// is kept.
+TEST_F(Cli, AStiffHandRunsOnTheDefaults) {
+  const auto hand = write("hand.urdf", R"(<robot name="hand">
+  <link name="world"/>
+  <link name="palm"><inertial><mass value="0.4"/><inertia ixx="1e-4" iyy="1e-4" izz="1e-4" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="mount" type="fixed"><parent link="world"/><child link="palm"/></joint>
+  <link name="proximal"><inertial><origin xyz="0 0 0.02"/><mass value="0.01"/><inertia ixx="1e-6" iyy="1e-6" izz="5e-7" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="knuckle" type="revolute"><parent link="palm"/><child link="proximal"/><origin xyz="0 0 0.05"/><axis xyz="0 1 0"/>
+    <limit lower="-1" upper="1" effort="1" velocity="5"/><dynamics damping="0.3"/></joint>
+  <link name="distal"><inertial><origin xyz="0 0 0.015"/><mass value="0.008"/><inertia ixx="5e-7" iyy="5e-7" izz="2e-7" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="tip" type="revolute"><parent link="proximal"/><child link="distal"/><origin xyz="0 0 0.04"/><axis xyz="0 1 0"/>
+    <limit lower="-1" upper="1" effort="1" velocity="5"/><dynamics damping="0.3"/></joint>
+</robot>
+)");
+  const CliResult check = run("check '" + hand.string() + "'");
+  EXPECT_EQ(check.exit_code, 0) << check.err;
+  EXPECT_NE(check.out.find("integrator: rk_dopri5 (rtol 1e-08, atol 1e-08), the default for this model: its fastest "
+                           "joint mode runs at"), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("(joint 'tip': "), std::string::npos) << check.out;
+  const std::string bent = " --set joint.knuckle.position=0.5 --set joint.tip.position=-0.5 --t-end 1 --out '" +
+                           (dir_ / "hand.csv").string() + "'";
+  const CliResult defaults = run("run '" + hand.string() + "'" + bent);
+  EXPECT_EQ(defaults.exit_code, 0) << defaults.err;
+  EXPECT_NE(defaults.err.find("simulated 1 s"), std::string::npos) << defaults.err;
+  EXPECT_NE(defaults.err.find("stepper rk_dopri5"), std::string::npos) << defaults.err;
+  const CliResult rk4 = run("run '" + hand.string() + "'" + bent + " --integrator rk4");
+  EXPECT_NE(rk4.err.find("the integration diverged"), std::string::npos) << rk4.err;
+  EXPECT_NE(rk4.err.find("(joint 'tip'), beyond rk4 at dt = 0.001 s: use the error-controlled rk_dopri5, or dt below"),
+            std::string::npos) << rk4.err;
+  const CliResult named = run("check '" + hand.string() + "' --set integrator.stepper=rk4");
+  EXPECT_EQ(named.exit_code, 0) << named.err;
+  EXPECT_EQ(named.out.find("integrator:"), std::string::npos) << named.out;
+}
+
 TEST_F(Cli, CheckAppliesSetAndFloating) {
   const auto file = write("pendulum.yaml", kPendulum);
   const CliResult r = run("check '" + file.string() + "' --set joint.hinge.position=0.3 --set=gravity=[0,0,-1]");
