@@ -127,7 +127,7 @@ void checkBodies(const std::vector<BodySpec>& bodies, Tree& tree) {
     const double scale = b.inertia.cwiseAbs().maxCoeff();
     if ((b.inertia - b.inertia.transpose()).cwiseAbs().maxCoeff() > 1e-9 * std::max(scale, 1e-300))
       fail(e, ModelField::Inertia, "inertia tensor is not symmetric");
-    if (const std::string problem = inertiaProblem(b.inertia); !problem.empty()) fail(e, ModelField::Inertia, problem);
+    if (const std::string problem = inertiaProblem(b.inertia, b.mass); !problem.empty()) fail(e, ModelField::Inertia, problem);
     if (!tree.body_by_name.emplace(b.name, static_cast<int>(i)).second)
       fail(e, ModelField::Name, "name is used by more than one body");
   }
@@ -751,9 +751,12 @@ const char* modelFieldName(ModelField field) {
 ModelError::ModelError(ModelElement kind, int index, std::string name, ModelField field, const std::string& message)
     : std::runtime_error(message), kind_(kind), index_(index), name_(std::move(name)), field_(field) {}
 
-std::string inertiaProblem(const Mat3& inertia_com) {
+std::string inertiaProblem(const Mat3& inertia_com, double mass) {
   const Vec3 ev = Eigen::SelfAdjointEigenSolver<Mat3>(inertia_com).eigenvalues();  // ascending
-  if (ev(0) < -kInertiaRounding * std::max(ev(2), 0.0) || ev(2) < 0.0)
+  // The body's own scale: its largest moment, or its mass at kRoundingLength for a point mass
+  // whose file writes noise for the moments (iCub's l_ankle_2: 0.2675 kg, moments ±1.36e-20).
+  const double scale = std::max({ev(2), mass * kRoundingLength * kRoundingLength, 0.0});
+  if (ev(0) < -kInertiaRounding * scale || ev(2) < -kInertiaRounding * scale)
     return "inertia tensor is not positive semidefinite (principal moments " + str(ev(0)) + ", " + str(ev(1)) + ", " +
            str(ev(2)) + " kg m²)";
   return {};

@@ -282,13 +282,17 @@ class ModelBuilder {
 /// bodies; whether every joint direction has inertia is a property of the assembled mass matrix,
 /// core/dynamics/mass_matrix_check.h). Empty when it is valid. Used by the builder and by importers
 /// that locate the error in a file.
-std::string inertiaProblem(const Mat3& inertia_com);
-/// inertiaProblem's tolerance: a principal moment down to −kInertiaRounding times the largest one
-/// is rounding, not a mass distribution that cannot exist. Files give inertias with six to nine
-/// significant digits; a rod- or plate-like tensor written so (or rotated from the inertial frame)
-/// can come out a little negative in its smallest moment (iCub: −1.36e-20 kg m²), while a real
-/// error is of the order of the moments themselves.
+std::string inertiaProblem(const Mat3& inertia_com, double mass);
+/// inertiaProblem's tolerance: a principal moment down to −kInertiaRounding times the body's scale —
+/// its largest moment, or mass × kRoundingLength² if that is larger — is rounding, not a mass
+/// distribution that cannot exist. Files give inertias with six to nine significant digits; a rod-
+/// or plate-like tensor written so (or rotated from the inertial frame) can come out a little
+/// negative in its smallest moment, and a point mass may come with noise for all of them (iCub's
+/// l_ankle_2: 0.2675 kg, moments −1.36e-20, 0, 1.36e-20 kg m²), while a real error is of the order
+/// of the moments themselves.
 inline constexpr double kInertiaRounding = 1e-6;
+/// [m] the length at which a body's mass sets the scale of its moments for the rounding tolerance.
+inline constexpr double kRoundingLength = 1e-3;
 /// The tensor with its negative principal moments (rounding: inertiaProblem accepted it) set to 0;
 /// unchanged when they are within 1e-12 of the largest, the eigen solver's own rounding.
 Mat3 withoutRoundingNoise(const Mat3& inertia_com);

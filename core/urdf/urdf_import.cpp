@@ -346,11 +346,14 @@ class Importer {
     b.mass = in.mass;
     b.com = inertial.r;
     if (check == Inertia::Ignore) {
-      if (!I.allFinite() || !inertiaProblem(I).empty()) I.setZero();
+      if (!I.allFinite() || !inertiaProblem(I, in.mass).empty()) I.setZero();
     } else {
       if (!I.allFinite()) failAt("link", link.name, "<inertial> contains NaN or infinite values");
       // The builder's physical-validity check, here so that the error is located in the file.
-      if (const std::string problem = inertiaProblem(I); !problem.empty()) failAt("link", link.name, problem);
+      if (const std::string problem = inertiaProblem(I, in.mass); !problem.empty()) failAt("link", link.name, problem);
+      // Moments that are all rounding noise (a point mass written with ±1e-20 entries) are a point
+      // mass: zero, without a triangle-inequality warning about the noise.
+      if (I.cwiseAbs().maxCoeff() <= kInertiaRounding * in.mass * kRoundingLength * kRoundingLength) I.setZero();
       I = checkTriangleInequality(I, link.name);
     }
     b.inertia = inertial.R * I * inertial.R.transpose();

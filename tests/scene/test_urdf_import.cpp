@@ -793,7 +793,9 @@ TEST(UrdfImportErrors, UrdfdomErrorsAreQuoted) {
 
 // Rounding noise in a written tensor is not an error (issue 47: iCub's −1.36e-20 kg m² moment was
 // refused): a flat plate whose smallest moment comes out −1e-9 of its largest loads floating, with
-// that moment set to 0; −1e-4 of it is still refused (kInertiaRounding = 1e-6).
+// that moment set to 0; −1e-4 of it is still refused (kInertiaRounding = 1e-6). A point mass whose
+// moments are all noise (iCub's l_ankle_2: 0.2675 kg, ixz 1.36e-20, so ±1.36e-20) is measured
+// against its mass at 1 mm, not against its noise.
 TEST(UrdfImport, RoundingNoiseInAnInertiaLoadsAndIsCleaned) {
   auto plate = [](const std::string& izz) {
     return writeTemp(R"(<robot name="r">
@@ -813,6 +815,14 @@ TEST(UrdfImport, RoundingNoiseInAnInertiaLoadsAndIsCleaned) {
   } catch (const SceneError& e) {
     EXPECT_TRUE(contains(e.what(), "link 'plate': inertia tensor is not positive semidefinite")) << e.what();
   }
+  ModelBuilder point;
+  importUrdf(writeTemp(R"(<robot name="r">
+  <link name="point"><inertial><mass value="0.2675"/><inertia ixx="0" iyy="0" izz="0" ixy="0" ixz="1.35525e-20" iyz="0"/></inertial></link>
+</robot>)"),
+             point, {.floating_base = true});
+  const Model point_mass = point.build();
+  EXPECT_EQ(point_mass.bodies[0].mass, 0.2675);
+  EXPECT_EQ(point_mass.bodies[0].inertia_com, Mat3::Zero());
 }
 
 TEST(UrdfImportErrors, IndefiniteInertiaOfAMovingLinkNamesTheLink) {
