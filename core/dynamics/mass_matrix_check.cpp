@@ -56,7 +56,9 @@ void checkMassMatrix(const Model& model) {
   msg << "joint '" << joint.name << "': the mass matrix is singular at the initial pose: moving this joint";
   if (joint.nxi > 1) msg << " (velocity coordinate " << deficiency->coordinate - joint.xi_offset + 1 << " of " << joint.nxi << ")";
   msg << " moves no inertia (pivot " << deficiency->pivot << " of M's largest diagonal entry " << deficiency->scale
-      << "); the bodies it carries have no mass or no moment of inertia about its axis";
+      << "); the bodies it carries have no mass or no moment of inertia about its axis (a robot file's point "
+         "masses on intersecting axes: --bound-inertia, scene key bound_inertia, gives every moving link a least "
+         "moment, e.g. 1e-5 kg m²)";
   throw ModelError(ModelElement::Joint, -1, joint.name, ModelField::None, msg.str());
 }
 

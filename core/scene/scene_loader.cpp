@@ -40,7 +40,7 @@ constexpr double kUnitTolerance = 1e-3;         // quaternions and rotation axes
 constexpr double kOrthonormalTolerance = 1e-4;  // rotation matrices, then projected onto SO(3)
 
 const std::vector<std::string> kTopKeys = {
-    "name",    "description",   "include",       "floating_base",     "balance_inertia", "joint_friction", "joint_actuators", "initial_positions", "gravity",
+    "name",    "description",   "include",       "floating_base",     "balance_inertia", "bound_mass", "bound_inertia", "joint_friction", "joint_actuators", "initial_positions", "gravity",
     "bodies",  "joints",        "springs",       "dampers",           "joint_springs",
     "loop_closures", "external_wrenches", "actuators", "propellers", "input_sets", "controller",  "reference",
     "integrator", "plots",      "camera",        "perturbation", "pushes"};
@@ -144,7 +144,8 @@ class Loader {
  public:
   Loader(Source& src, fs::path file, const LoadOptions& options, bool urdf_file)
       : src_(src), file_(std::move(file)), floating_base_(options.floating_base),
-        balance_inertia_(options.balance_inertia), joint_friction_(options.joint_friction), urdf_file_(urdf_file),
+        balance_inertia_(options.balance_inertia), joint_friction_(options.joint_friction),
+        bound_mass_(options.bound_mass), bound_inertia_(options.bound_inertia), urdf_file_(urdf_file),
         resource_search_(resourceSearch(options)), resources_(resource_search_) {}
 
   Scene load(const YAML::Node& root, const std::vector<DeferredValue>& deferred);
@@ -208,6 +209,7 @@ class Loader {
   bool floating_base_;
   bool balance_inertia_;
   bool joint_friction_;
+  double bound_mass_, bound_inertia_;  ///< LoadOptions', raised by the scene keys
   bool urdf_file_;
   bool stepper_named_ = false;  ///< the scene (or --set) names integrator.stepper
   ResourceSearch resource_search_;
@@ -1125,6 +1127,8 @@ void Loader::readInclude(const MapView& top) {
                                  .resources = resource_search_,
                                  .balance_inertia = balance_inertia_,
                                  .joint_friction = joint_friction_,
+                                 .bound_mass = bound_mass_,
+                                 .bound_inertia = bound_inertia_,
                                  .link_inertials = link_inertials_,
                                  .unknown_link = [this](const std::string& link, const std::vector<std::string>& links) {
                                    src_.fail(link_inertial_nodes_.at(link),
@@ -1223,6 +1227,13 @@ Scene Loader::load(const YAML::Node& root, const std::vector<DeferredValue>& def
   if (top.has("floating_base") && !top.has("include"))
     src_.fail(*top.find("floating_base"), "floating_base: applies to an included URDF ('include')");
   if (const YAML::Node* b = top.find("balance_inertia")) balance_inertia_ = balance_inertia_ || readBool(src_, *b, "balance_inertia");
+  for (auto [key, bound] : {std::pair<const char*, double*>{"bound_mass", &bound_mass_}, {"bound_inertia", &bound_inertia_}})
+    if (const YAML::Node* b = top.find(key)) {
+      if (!top.has("include")) src_.fail(*b, std::string(key) + ": applies to an included URDF ('include')");
+      const double value = readNumber(src_, *b, key);
+      if (!(value >= 0.0)) src_.fail(*b, std::string(key) + ": expected a number ≥ 0");
+      *bound = std::max(*bound, value);
+    }
   if (const YAML::Node* f = top.find("joint_friction")) {
     if (!top.has("include")) src_.fail(*f, "joint_friction: applies to an included URDF ('include')");
     joint_friction_ = joint_friction_ || readBool(src_, *f, "joint_friction");

@@ -4,6 +4,7 @@
 // located at the <link>/<joint> element they concern.
 #include "core/urdf/urdf_import.h"
 
+#include <Eigen/Eigenvalues>
 #include <console_bridge/console.h>
 #include <tinyxml.h>
 #include <urdf_parser/urdf_parser.h>
@@ -135,6 +136,7 @@ class Importer {
     summary.merged_links = std::move(merged_links_);
     summary.scalar_joints = std::move(scalar_joints_);
     if (!friction_joints_.empty()) warnAboutFriction();
+    if (!bounded_bodies_.empty()) warnAboutBounds();
     summary.warnings = std::move(warnings_);
     return summary;
   }
@@ -164,12 +166,48 @@ class Importer {
     const auto [line, column] = locate(kind, name);
     warnings_.push_back(SceneWarning{file_, line, column, kind + " '" + name + "': " + message});
   }
+  /// UrdfOptions::bound_mass and bound_inertia on a moving body: the mass raised to its bound (a
+  /// massless body's centre of mass at its origin), principal moments below the bound raised to it.
+  void applyBounds(BodySpec& b) {
+    bool raised = false;
+    if (b.mass < options_.bound_mass) {
+      if (b.mass == 0.0) b.com.setZero();
+      b.mass = options_.bound_mass;
+      raised = true;
+    }
+    const Eigen::SelfAdjointEigenSolver<Mat3> eigen(b.inertia);
+    if (options_.bound_inertia > 0.0 && eigen.eigenvalues()(0) < options_.bound_inertia) {
+      const Mat3& V = eigen.eigenvectors();
+      b.inertia = V * eigen.eigenvalues().cwiseMax(options_.bound_inertia).asDiagonal() * V.transpose();
+      raised = true;
+    }
+    if (raised) bounded_bodies_.push_back(b.name);
+  }
+
+  /// One warning for the file, at the first body the bounds raised, naming up to five of them.
+  void warnAboutBounds() {
+    const std::size_t n = bounded_bodies_.size();
+    const auto [line, column] = locate("link", bounded_bodies_.front());
+    std::ostringstream what;
+    what << "bound_mass " << options_.bound_mass << " kg and bound_inertia " << options_.bound_inertia
+         << " kg m² raised the mass or the least principal moment of " << n << (n == 1 ? " body: " : " bodies: ")
+         << firstNames(bounded_bodies_);
+    warnings_.push_back(SceneWarning{file_, line, column, what.str()});
+  }
+
+  /// Up to five names, quoted, and how many more.
+  static std::string firstNames(const std::vector<std::string>& all) {
+    const std::size_t n = all.size();
+    std::string names;
+    for (std::size_t i = 0; i < std::min<std::size_t>(n, 5); ++i) names += (i ? ", '" : "'") + all[i] + "'";
+    if (n > 5) names += " and " + std::to_string(n - 5) + " more";
+    return names;
+  }
+
   /// One warning for the file, at its first joint with friction, naming up to five of them.
   void warnAboutFriction() {
     const std::size_t n = friction_joints_.size();
-    std::string names;
-    for (std::size_t i = 0; i < std::min<std::size_t>(n, 5); ++i) names += (i ? ", '" : "'") + friction_joints_[i] + "'";
-    if (n > 5) names += " and " + std::to_string(n - 5) + " more";
+    const std::string names = firstNames(friction_joints_);
     const auto [line, column] = locate("joint", friction_joints_.front());
     const std::string why = options_.joint_friction
                                 ? "is modelled on revolute, continuous and prismatic joints only; ignored on "
@@ -406,6 +444,7 @@ class Importer {
       failAt("link", name, "has mass, but the name 'world' is reserved for the inertial frame");
     if (builder_.hasBody(name)) failAt("link", name, "a body of this name already exists in the scene");
     BodySpec b = composeGroup(name, group, check);
+    if (check == Inertia::Validate) applyBounds(b);
     builder_.addBody(std::move(b));
     // the merged links keep their frames (recorded as frame.LINK.* channels)
     for (const Member& m : group) {
@@ -429,10 +468,12 @@ class Importer {
     const urdf::Link* child = &childLink(j);
     const Pose placement = jointPlacement(j, parent_link_pose);
     const std::vector<Member> group = fixedGroup(*child);
-    if (std::none_of(group.begin(), group.end(), [&](const Member& m) { return hasMass(*m.link); }))
+    if (options_.bound_mass <= 0.0 && std::none_of(group.begin(), group.end(), [&](const Member& m) { return hasMass(*m.link); }))
       failAt("link", child->name,
              "has no mass (no <inertial> or mass 0), nor has any link fixed to it, but it is attached to its "
-             "parent by the moving joint '" + j.name + "'; give it or a link fixed to it a mass");
+             "parent by the moving joint '" + j.name + "'; give it or a link fixed to it a mass, or bound every "
+             "moving body's mass and inertia from below (--bound-mass and --bound-inertia, scene keys bound_mass and "
+             "bound_inertia; e.g. 0.001 kg and 1e-5 kg m²)");
     addGroupBody(child->name, group, Inertia::Validate);
     addJoint(j, parent, placement);
     if (parent == kWorld) world_children_.push_back(child->name);
@@ -715,6 +756,7 @@ class Importer {
   std::map<std::string, UrdfSummary::Position> joint_positions_;  ///< every joint added, by its rbs name
   std::vector<SceneWarning> warnings_;
   std::vector<std::string> friction_joints_;  ///< moving joints with <dynamics friction>, in file order
+  std::vector<std::string> bounded_bodies_;   ///< moving bodies whose mass or inertia the bounds raised
   ResourceResolver resources_;
   std::set<std::string> reported_meshes_;  ///< mesh URIs already warned about
 };

@@ -72,6 +72,12 @@ struct UrdfOptions {
   /// <dynamics friction="μ"> becomes smooth Coulomb friction μ tanh(q̇ / 0.01) on revolute,
   /// continuous and prismatic joints; otherwise it is reported (one warning) and ignored.
   bool joint_friction = false;
+  /// Lower bounds on every moving body's mass [kg] and principal moments of inertia about its
+  /// centre of mass [kg m²] (MuJoCo's boundmass and boundinertia; 0: none). A massless link on a
+  /// moving joint then gets the bounds (its centre of mass at its origin) instead of an error, and
+  /// a point mass on intersecting axes a least inertia; one warning names the bodies raised.
+  double bound_mass = 0.0;
+  double bound_inertia = 0.0;
   /// Link name → replaced <inertial> values.
   std::map<std::string, UrdfLinkInertial> link_inertials;
   /// Called with a link_inertials name the file has no link of, and the names it has (the caller

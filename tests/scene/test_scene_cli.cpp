@@ -93,6 +93,21 @@ TEST_F(Cli, AStiffHandRunsOnTheDefaults) {
   EXPECT_EQ(named.out.find("integrator:"), std::string::npos) << named.out;
 }
 
+// The bounds as scene keys for an included URDF (the larger of key and option wins) and on the
+// command line; without an include the keys are errors at the key.
+TEST_F(Cli, BoundsOnMassAndInertiaAsSceneKeysAndOptions) {
+  write("finger.urdf", "<robot name=\"f\"><link name=\"world\"/><link name=\"finger\"/>"
+                       "<joint name=\"curl\" type=\"continuous\"><parent link=\"world\"/><child link=\"finger\"/>"
+                       "<origin xyz=\"0.1 0 0\"/><axis xyz=\"0 1 0\"/></joint></robot>\n");
+  const Scene keyed = load("name: f\ninclude: finger.urdf\nbound_mass: 0.002\nbound_inertia: 1.0e-6\n");
+  EXPECT_EQ(keyed.model.bodies[0].mass, 0.002);
+  EXPECT_EQ(keyed.model.bodies[0].inertia_com(1, 1), 1e-6);
+  const CliResult r = run("check '" + (dir_ / "finger.urdf").string() + "' --bound-mass 0.001 --bound-inertia 1e-5");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("raised the mass or the least principal moment of 1 body: 'finger'"), std::string::npos) << r.err;
+  expectError("name: f\nbound_mass: 0.001\nbodies: []\n", 2, 13, {"bound_mass: applies to an included URDF ('include')"});
+}
+
 TEST_F(Cli, CheckAppliesSetAndFloating) {
   const auto file = write("pendulum.yaml", kPendulum);
   const CliResult r = run("check '" + file.string() + "' --set joint.hinge.position=0.3 --set=gravity=[0,0,-1]");

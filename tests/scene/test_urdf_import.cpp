@@ -825,6 +825,57 @@ TEST(UrdfImport, RoundingNoiseInAnInertiaLoadsAndIsCleaned) {
   EXPECT_EQ(point_mass.bodies[0].inertia_com, Mat3::Zero());
 }
 
+// MuJoCo-style lower bounds (issue 47: Romeo's and the Bravo 7's massless fingers on moving
+// joints were refused, iCub's point-mass head on three intersecting neck axes has a singular mass
+// matrix). Without bounds the refusals name the options; with them the massless finger gets the
+// bounds at its origin, the point mass a least moment, and one warning names the bodies raised.
+TEST(UrdfImport, BoundsOnMassAndInertiaMakeMasslessAndPointMassLinksSimulable) {
+  const std::filesystem::path finger = writeTemp(R"(<robot name="r">
+  <link name="world"/>
+  <link name="palm"><inertial><mass value="0.5"/><inertia ixx="1e-3" iyy="1e-3" izz="1e-3" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="mount" type="revolute"><parent link="world"/><child link="palm"/><axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+  <link name="finger"/>
+  <joint name="curl" type="revolute"><parent link="palm"/><child link="finger"/><origin xyz="0.1 0 0"/><axis xyz="0 1 0"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+</robot>)");
+  try {
+    importAndBuild(finger);
+    FAIL() << "expected SceneError";
+  } catch (const SceneError& e) {
+    EXPECT_TRUE(contains(e.what(), "link 'finger': has no mass")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "--bound-mass and --bound-inertia, scene keys bound_mass and bound_inertia")) << e.what();
+  }
+  ModelBuilder b;
+  const UrdfSummary s = importUrdf(finger, b, {.bound_mass = 0.001, .bound_inertia = 1e-5});
+  const Model m = b.build();
+  const Body& body = m.bodies[m.bodyIndex("finger")];
+  EXPECT_EQ(body.mass, 0.001);
+  EXPECT_EQ(body.com, Vec3::Zero());
+  EXPECT_MATRIX_NEAR(body.inertia_com, 1e-5 * Mat3::Identity(), 1e-20);
+  EXPECT_EQ(m.bodies[m.bodyIndex("palm")].mass, 0.5);  // above the bounds: as written
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_TRUE(contains(s.warnings[0].message, "raised the mass or the least principal moment of 1 body: 'finger'"))
+      << s.warnings[0].message;
+
+  // A point mass on three intersecting axes (a gimbal): it moves on a sphere, two directions for
+  // three joints.
+  const std::filesystem::path gimbal = writeTemp(R"(<robot name="g">
+  <link name="world"/>
+  <link name="a"/><link name="b"/>
+  <link name="head"><inertial><origin xyz="0.02 0 0.1"/><mass value="1.3"/><inertia ixx="0" iyy="0" izz="0" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="pitch" type="revolute"><parent link="world"/><child link="a"/><axis xyz="0 1 0"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+  <joint name="roll" type="revolute"><parent link="a"/><child link="b"/><axis xyz="1 0 0"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+  <joint name="yaw" type="revolute"><parent link="b"/><child link="head"/><axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+</robot>)");
+  try {
+    loadScene(gimbal, LoadOptions{.bound_mass = 0.001});  // the massless a and b get a mass, the head no moment
+    FAIL() << "expected SceneError";
+  } catch (const SceneError& e) {
+    EXPECT_TRUE(contains(e.what(), "the mass matrix is singular")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "--bound-inertia, scene key bound_inertia")) << e.what();
+  }
+  EXPECT_EQ(loadScene(gimbal, LoadOptions{.bound_mass = 0.001, .bound_inertia = 1e-5}).model.nxi, 3);
+}
+
 TEST(UrdfImportErrors, IndefiniteInertiaOfAMovingLinkNamesTheLink) {
   // A negative principal moment (0.01 ± 0.02 in the xy plane) is no mass distribution at all. On a
   // root fixed to the world it would not matter (not validated); floating, it is an error.
