@@ -11,6 +11,7 @@
 #include <osg/BlendFunc>
 #include <osg/ComputeBoundsVisitor>
 #include <osg/CullFace>
+#include <osg/FrontFace>
 #include <osg/Depth>
 #include <osg/Geometry>
 #include <osg/LineWidth>
@@ -136,6 +137,12 @@ osg::ref_ptr<osg::Node> makeVisualNode(const Visual& v, const std::filesystem::p
       osg::ref_ptr<osg::MatrixTransform> scaled =
           new osg::MatrixTransform(osg::Matrixd::scale(v.size[0], v.size[1], v.size[2]));
       scaled->getOrCreateStateSet()->setMode(GL_NORMALIZE, osg::StateAttribute::ON);
+      // A negative scale mirrors the mesh, which reverses its triangles' winding on screen: their
+      // front faces would count as back faces, and the two-sided lighting model would light them
+      // with the reversed normal (dark where lit). Clockwise front faces undo the reversal; the
+      // normals themselves are mirrored correctly by the inverse transpose.
+      if (v.size.prod() < 0.0)
+        scaled->getOrCreateStateSet()->setAttributeAndModes(new osg::FrontFace(osg::FrontFace::CLOCKWISE));
       scaled->addChild(mesh);
       applyMaterial(*scaled->getOrCreateStateSet(), toOsgColor(v.color));
       placed->addChild(scaled);

@@ -581,7 +581,9 @@ void addVisuals(const std::vector<VisualSpec>& visuals, const Tree& tree, Model&
     const ElementRef e{ModelElement::Visual, static_cast<int>(i), v.body};
     if (!tree.hasBody(v.body)) fail(e, ModelField::Body, "body does not exist");
     checkPose(v.origin, e, ModelField::Origin, "origin");
-    if (!v.size.allFinite() || (v.size.array() < 0.0).any()) fail(e, ModelField::Size, "sizes must be finite and ≥ 0");
+    if (!v.size.allFinite()) fail(e, ModelField::Size, "sizes must be finite");
+    if (v.shape != Visual::Shape::Mesh && (v.size.array() < 0.0).any())
+      fail(e, ModelField::Size, "sizes must be ≥ 0 (a mesh's negative scale mirrors it; a primitive's size is a length)");
     if (!v.color.allFinite() || (v.color.array() < 0.0).any() || (v.color.array() > 1.0).any())
       fail(e, ModelField::Colour, "colour components must lie in [0, 1]");
     if (v.shape == Visual::Shape::Mesh && v.mesh_file.empty()) fail(e, ModelField::Mesh, "mesh without a file");

@@ -567,7 +567,9 @@ class Importer {
           break;
         }
       }
-      if (!s.size.allFinite() || (s.size.array() < 0.0).any())
+      // A mesh's negative scale mirrors it (CAD exports of symmetric parts: Talos' and TIAGo's
+      // left/right links); a primitive's size is a length.
+      if (!s.size.allFinite() || (s.shape != Visual::Shape::Mesh && (s.size.array() < 0.0).any()))
         failAt("link", link.name, "visual geometry sizes must be finite and ≥ 0");
       if (const urdf::Material* mat = material(*v)) {
         s.color = Vec4(mat->color.r, mat->color.g, mat->color.b, mat->color.a);

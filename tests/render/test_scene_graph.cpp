@@ -223,12 +223,12 @@ TEST(SceneGraph, TrailsAreBoundedAndResetWhenTimeGoesBack) {
   EXPECT_EQ(graph.trailSizes()[0], 1);
 }
 
-/// The bounding box of a mesh visual read from `dir / file`.
-osg::BoundingBox meshBounds(const std::filesystem::path& dir, const std::string& file) {
+/// The bounding box of a mesh visual read from `dir / file`, scaled by `scale`.
+osg::BoundingBox meshBounds(const std::filesystem::path& dir, const std::string& file, const Vec3& scale = Vec3::Ones()) {
   Visual v;
   v.shape = Visual::Shape::Mesh;
   v.mesh_file = file;
-  v.size = Vec3::Ones();
+  v.size = scale;
   std::string warning;
   osg::ref_ptr<osg::Node> node = makeVisualNode(v, dir, warning);
   EXPECT_TRUE(warning.empty()) << warning;
@@ -257,6 +257,11 @@ TEST(Meshes, ObjAndStlLieInTheFilesCoordinates) {
     EXPECT_NEAR(b.zMin(), 0.0, 1e-6);
     EXPECT_NEAR(b.zMax(), 1.0, 1e-6);
   }
+  // A negative scale mirrors it (Talos' and TIAGo's left/right links, issue 47): x in [−1, 0].
+  const osg::BoundingBox mirrored = meshBounds(dir, "tri.stl", Vec3(-1, 1, 1));
+  EXPECT_NEAR(mirrored.xMin(), -1.0, 1e-6);
+  EXPECT_NEAR(mirrored.xMax(), 0.0, 1e-6);
+  EXPECT_NEAR(mirrored.zMax(), 1.0, 1e-6);
   std::filesystem::remove_all(dir);
   const osg::BoundingBox propeller = meshBounds(std::string(RBS_SOURCE_DIR) + "/assets", "meshes/propeller.obj");
   EXPECT_LT(propeller.zMax() - propeller.zMin(), 0.015);

@@ -876,6 +876,32 @@ TEST(UrdfImport, BoundsOnMassAndInertiaMakeMasslessAndPointMassLinksSimulable) {
   EXPECT_EQ(loadScene(gimbal, LoadOptions{.bound_mass = 0.001, .bound_inertia = 1e-5}).model.nxi, 3);
 }
 
+// A mesh's negative scale mirrors it (issue 47: every full Talos, TIAGo dual and pro were refused
+// as "visual geometry sizes must be ≥ 0"); a primitive's negative size is still an error.
+TEST(UrdfImport, NegativeMeshScaleMirrorsAndNegativeBoxSizeIsRefused) {
+  test::writeBinaryStlBox(std::filesystem::path(testing::TempDir()) / "rbs_urdf_tests" / "leg.stl", Vec3(0.1, 0.1, 0.4));
+  ModelBuilder b;
+  importUrdf(writeTemp(R"(<robot name="r"><link name="world"/>
+  <link name="leg"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+    <visual><geometry><mesh filename="leg.stl" scale="-1 1 1"/></geometry></visual></link>
+  <joint name="fix" type="fixed"><parent link="world"/><child link="leg"/></joint>
+</robot>)"), b);
+  const Model m = b.build();
+  ASSERT_EQ(m.visuals.size(), 1u);
+  EXPECT_EQ(m.visuals[0].size, Vec3(-1, 1, 1));
+  ModelBuilder refused;
+  try {
+    importUrdf(writeTemp(R"(<robot name="r"><link name="world"/>
+  <link name="leg"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+    <visual><geometry><box size="-0.1 0.1 0.1"/></geometry></visual></link>
+  <joint name="fix" type="fixed"><parent link="world"/><child link="leg"/></joint>
+</robot>)", "_box"), refused);
+    FAIL() << "expected SceneError";
+  } catch (const SceneError& e) {
+    EXPECT_TRUE(contains(e.what(), "link 'leg': visual geometry sizes must be finite and ≥ 0")) << e.what();
+  }
+}
+
 TEST(UrdfImportErrors, IndefiniteInertiaOfAMovingLinkNamesTheLink) {
   // A negative principal moment (0.01 ± 0.02 in the xy plane) is no mass distribution at all. On a
   // root fixed to the world it would not matter (not validated); floating, it is an error.

@@ -137,6 +137,53 @@ TEST(Offscreen, MeshedUrdfRobotIsDrawnWithItsMeshesWhereItsLinksAre) {
   EXPECT_GT(green, 150);  // the 0.4 m (0.2 m scaled by 2) DAE box
 }
 
+// A negative mesh scale mirrors the mesh (issue 47: Talos' and TIAGo's left/right links) and keeps
+// its lighting: a box symmetric about its centre, drawn with scale (−1, 1, 1), is the same picture
+// as with (1, 1, 1). Without the clockwise front face the mirrored box's visible faces count as
+// back faces and the two-sided lighting shades them with the reversed normals.
+TEST(Offscreen, AMirroredMeshIsLitAsTheOriginal) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(testing::TempDir()) / "rbs_mirrored_mesh";
+  fs::create_directories(dir);
+  test::writeBinaryStlBox(dir / "box.stl", Vec3(0.4, 0.3, 0.2));
+  auto picture = [&](const char* scale) {
+    const fs::path urdf = dir / (std::string("box") + (scale[0] == '-' ? "_mirrored" : "") + ".urdf");
+    std::ofstream(urdf) << R"(<robot name="m"><link name="world"/>
+  <link name="box"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+    <visual><geometry><mesh filename="box.stl" scale=")" << scale << R"("/></geometry>
+      <material name="grey"><color rgba="0.7 0.7 0.7 1"/></material></visual></link>
+  <joint name="fix" type="fixed"><parent link="world"/><child link="box"/><origin xyz="0 0 1"/></joint>
+</robot>)";
+    const Scene scene = loadScene(urdf);
+    SceneGraph graph(scene.model);
+    EXPECT_TRUE(graph.warnings().empty()) << graph.warnings().front();
+    for (Overlay o : allOverlays()) graph.setOverlay(o, false);
+    Workspace ws(scene.model);
+    Snapshot snapshot;
+    fillBodyPoses(scene.model, scene.model.initial_state.x, 0.0, ws, snapshot);
+    graph.apply(snapshot);
+    OffscreenRenderer renderer(160, 120, 0);
+    renderer.setScene(graph.root());
+    renderer.setCamera(CameraPose{Vec3(1.5, -1.2, 1.8), Vec3(0, 0, 1), Vec3::UnitZ()}, 0.61);
+    return renderer.render();
+  };
+  const Image plain = picture("1 1 1");
+  const Image mirrored = picture("-1 1 1");
+  ASSERT_EQ(plain.width, mirrored.width);
+  int differing = 0, box = 0;
+  for (int y = 0; y < plain.height; ++y)
+    for (int x = 0; x < plain.width; ++x) {
+      const std::uint8_t* a = plain.pixel(x, y);
+      const std::uint8_t* b = mirrored.pixel(x, y);
+      int worst = 0;
+      for (int k = 0; k < 3; ++k) worst = std::max(worst, std::abs(int(a[k]) - int(b[k])));
+      differing += worst > 8;
+      box += a[0] > 40 && std::abs(int(a[0]) - int(a[2])) < 20;  // grey
+    }
+  EXPECT_GT(box, 400);
+  EXPECT_LT(differing, 20);  // edge pixels at most
+}
+
 // Two renderers on one thread (the live view and a video export) draw in turn, and one of them
 // goes away in between: each draws into its own context every time, so each picture equals what
 // it draws alone. Was: osgViewer kept the context it made current last and drew the other
