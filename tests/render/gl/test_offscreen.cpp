@@ -79,6 +79,21 @@ TEST(Offscreen, ImageIsNotBlankAndTheBodyIsWhereProjected) {
 // A robot as published: meshes named package://, found through package.xml above the URDF, STL
 // coloured by the URDF's material and COLLADA by its own. Each mesh is drawn where its link's pose
 // projects, in its colour, and nothing is the magenta placeholder.
+/// The scene's bodies at its initial state, without overlays, on `renderer` seen from `camera`; the
+/// graph must live while the renderer draws it.
+SceneGraph showAtRest(const Scene& scene, OffscreenRenderer& renderer, const CameraPose& camera) {
+  SceneGraph graph(scene.model);
+  EXPECT_TRUE(graph.warnings().empty()) << graph.warnings().front();
+  for (Overlay o : allOverlays()) graph.setOverlay(o, false);
+  Workspace ws(scene.model);
+  Snapshot snapshot;
+  fillBodyPoses(scene.model, scene.model.initial_state.x, 0.0, ws, snapshot);
+  graph.apply(snapshot);
+  renderer.setScene(graph.root());
+  renderer.setCamera(camera, 0.61);
+  return graph;
+}
+
 TEST(Offscreen, MeshedUrdfRobotIsDrawnWithItsMeshesWhereItsLinksAre) {
   namespace fs = std::filesystem;
   const fs::path pkg = fs::path(testing::TempDir()) / "rbs_meshed_robot" / "src" / "acme_robot";
@@ -101,16 +116,8 @@ TEST(Offscreen, MeshedUrdfRobotIsDrawnWithItsMeshesWhereItsLinksAre) {
 </robot>)";
   const Scene scene = loadScene(urdf);
   ASSERT_TRUE(scene.warnings.empty()) << scene.warnings.front().text();
-  SceneGraph graph(scene.model);
-  EXPECT_TRUE(graph.warnings().empty()) << graph.warnings().front();
-  for (Overlay o : allOverlays()) graph.setOverlay(o, false);
-  Workspace ws(scene.model);
-  Snapshot snapshot;
-  fillBodyPoses(scene.model, scene.model.initial_state.x, 0.0, ws, snapshot);
-  graph.apply(snapshot);
   OffscreenRenderer renderer(320, 240, 0);
-  renderer.setScene(graph.root());
-  renderer.setCamera(CameraPose{Vec3(3, -2.5, 2.0), Vec3(0, 0.45, 0.6), Vec3::UnitZ()}, 0.61);
+  const SceneGraph graph = showAtRest(scene, renderer, CameraPose{Vec3(3, -2.5, 2.0), Vec3(0, 0.45, 0.6), Vec3::UnitZ()});
   const Image& img = renderer.render();
   auto project = [&](const Vec3& w) {
     const osg::Vec3d win = osg::Vec3d(w.x(), w.y(), w.z()) * renderer.worldToWindow();
@@ -155,16 +162,8 @@ TEST(Offscreen, AMirroredMeshIsLitAsTheOriginal) {
   <joint name="fix" type="fixed"><parent link="world"/><child link="box"/><origin xyz="0 0 1"/></joint>
 </robot>)";
     const Scene scene = loadScene(urdf);
-    SceneGraph graph(scene.model);
-    EXPECT_TRUE(graph.warnings().empty()) << graph.warnings().front();
-    for (Overlay o : allOverlays()) graph.setOverlay(o, false);
-    Workspace ws(scene.model);
-    Snapshot snapshot;
-    fillBodyPoses(scene.model, scene.model.initial_state.x, 0.0, ws, snapshot);
-    graph.apply(snapshot);
     OffscreenRenderer renderer(160, 120, 0);
-    renderer.setScene(graph.root());
-    renderer.setCamera(CameraPose{Vec3(1.5, -1.2, 1.8), Vec3(0, 0, 1), Vec3::UnitZ()}, 0.61);
+    const SceneGraph graph = showAtRest(scene, renderer, CameraPose{Vec3(1.5, -1.2, 1.8), Vec3(0, 0, 1), Vec3::UnitZ()});
     return renderer.render();
   };
   const Image plain = picture("1 1 1");
