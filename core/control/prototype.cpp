@@ -41,16 +41,27 @@ struct Quartic {
   explicit Quartic(double p) : p3(4 * p), p2(6 * p * p), p1(4 * p * p * p), p0(p * p * p * p) {}
 };
 
+/// How far the inputs can push the generalized force along row k of B in the sense `sign`, within
+/// their bounds: Σᵢ max(uᵢ_min s B_ki, uᵢ_max s B_ki) (the input sets are tighter; an input that
+/// does not act along the row adds nothing, even when unbounded).
+double inputReach(const MatX& B, Eigen::Index k, double sign, const VecX& lower, const VecX& upper) {
+  double reach = 0.0;
+  for (Eigen::Index i = 0; i < B.cols(); ++i) {
+    const double b = sign * B(k, i);
+    if (std::abs(b) > 1e-12) reach += std::max(lower(i) * b, upper(i) * b);
+  }
+  return reach;
+}
+
 /// Recovery's stabilizing template and priorities take the base's z axis as the thrust axis. Every
 /// body force must act on the base, or on a body fixed to it (a locked rotor), and together the
 /// forces must push harder along base z than along any other base axis direction (±x, ±y, −z):
-/// Σᵢ max(uᵢ_min dᵢ·e, uᵢ_max dᵢ·e) is largest for e = e_z. That holds for a multicopter's rotors
-/// and for thrust vectors tilted about the z axis (the bicopter's: 27.6 N up against 14 N along x).
-/// Rotors on bodies that move on the base are refused (ControlError); the tricopter's tilting arms
-/// recover with tiltrotor_inversion.
-void checkThrustAxisIsBaseZ(const Model& model, int base_body, Workspace& ws) {
-  computeKinematics(model, model.initial_state.x, model.initial_state.xi, ws);
-  Eigen::Matrix<double, 6, 1> reach = Eigen::Matrix<double, 6, 1>::Zero();  // along +x, −x, +y, −y, +z, −z
+/// the inputReach of B's force rows (o, o + 1, o + 2: the root joint's ξ is the base's twist in
+/// base axes) is largest along +z. That holds for a multicopter's rotors and for thrust vectors
+/// tilted about the z axis (the bicopter's: 27.6 N up against 14 N along x). Rotors on bodies that
+/// move on the base are refused (ControlError); the tricopter's tilting arms recover with
+/// tiltrotor_inversion. `B`: at the initial state.
+void checkThrustAxisIsBaseZ(const Model& model, int base_body, int o, const MatX& B, const VecX& lower, const VecX& upper) {
   bool any = false;
   for (const Actuator& a : model.actuators) {
     if (a.kind != ActuatorKind::BodyForce) continue;
@@ -61,19 +72,17 @@ void checkThrustAxisIsBaseZ(const Model& model, int base_body, Workspace& ws) {
     if (b != base_body || !fixed)
       throw ControlError("recovery needs the thrusts on the base body or on bodies fixed to it; actuator '" + a.name +
                          "' pushes a body that moves on the base (tilting arms are not supported by this controller)");
-    const Vec3 in_base = ws.pose[base_body].R.transpose() * ws.pose[a.body].R * a.direction;
-    for (int k = 0; k < 6; ++k) {
-      const double along = (k % 2 == 0 ? 1.0 : -1.0) * in_base(k / 2);
-      if (std::abs(along) > 1e-12) reach(k) += std::max(a.lower * along, a.upper * along);
-    }
   }
   if (!any) return;
   static constexpr const char* kDirections[6] = {"+x", "-x", "+y", "-y", "+z", "-z"};
-  for (int k = 0; k < 6; ++k)
-    if (k != 4 && !(reach(4) > reach(k)))
+  const double up = inputReach(B, o + 2, 1.0, lower, upper);
+  for (int k = 0; k < 6; ++k) {
+    const double reach = inputReach(B, o + k / 2, k % 2 == 0 ? 1.0 : -1.0, lower, upper);
+    if (k != 4 && !(up > reach))
       throw ControlError(std::string("recovery needs the base's z axis as the thrust axis: the actuators push up to ") +
-                         formatNumber(reach(k)) + " N along base " + kDirections[k] + " against " +
-                         formatNumber(reach(4)) + " N along +z");
+                         formatNumber(reach) + " N along base " + kDirections[k] + " against " + formatNumber(up) +
+                         " N along +z");
+  }
 }
 
 }  // namespace
@@ -226,7 +235,8 @@ PrototypeController::PrototypeController(const Model& model, VelocityError varia
     sets.push_back({"input_set." + set.name, "1", "1 while an edge of the input set " + set.name + " holds the input, else 0"});
   input_set_signals_ = addSignals(sets);
   if (recovery_requested_) {
-    checkThrustAxisIsBaseZ(model, base_body_, ws_);
+    evaluatePlant(model, model.initial_state, ws_, plant_);  // B at the start: what the inputs reach
+    checkThrustAxisIsBaseZ(model, base_body_, model.joints[base].xi_offset, plant_.B, lower_, upper_);
     recovery_ = std::make_unique<Recovery>(model, parameters_, rejoin_heading);
     recovery_signals_ = addSignals({{"control.recovery", "1", "recovery phase: 0 tracking, 1 stabilizing, 2 returning, 3 rejoining"},
                                     {"control.delay", "s", "how late the manoeuvre runs against its own timetable (recovery)"}});
@@ -539,19 +549,13 @@ void PrototypeController::makeRecoveryPriorities() {
   // below H × its tilt rate (a bicopter twisted about z to 73 rad/s has H = 1.75 N m s against its
   // 1.1 N m of pitch torque). A multicopter's yaw torque is its rotors' drag, a tenth of its tilt
   // authority or less, and bought with thrust: its heading stays last. The reach of each axis is
-  // the smaller of its two directions, Σᵢ max(uᵢ_min B_ki, uᵢ_max B_ki), over the composite inertia.
-  evaluatePlant(model, model.initial_state, ws_, plant_);
+  // the smaller of its two senses (inputReach of B's torque rows at the initial state, plant_ from
+  // the constructor) over the composite inertia.
   Vec3 reach;
-  for (int k = 0; k < 3; ++k) {
-    double up = 0.0, down = 0.0;
-    for (int i = 0; i < model.numInputs(); ++i) {
-      const double b = plant_.B(o + 3 + k, i);
-      if (b == 0.0) continue;
-      up += std::max(lower_(i) * b, upper_(i) * b);
-      down += std::max(-lower_(i) * b, -upper_(i) * b);
-    }
-    reach(k) = std::min(up, down) / composite_inertia_(k);
-  }
+  for (int k = 0; k < 3; ++k)
+    reach(k) = std::min(inputReach(plant_.B, o + 3 + k, 1.0, lower_, upper_),
+                        inputReach(plant_.B, o + 3 + k, -1.0, lower_, upper_)) /
+               composite_inertia_(k);
   spin_first_ = reach.z() >= kSpinFirstAuthority * std::min(reach.x(), reach.y());
   if (spin_first_) {
     stabilizing_priorities_ = levels;
