@@ -137,6 +137,7 @@ class Importer {
     summary.scalar_joints = std::move(scalar_joints_);
     if (!friction_joints_.empty()) warnAboutFriction();
     if (!bounded_bodies_.empty()) warnAboutBounds();
+    if (!undrawn_bodies_.empty()) warnAboutUndrawnBodies();
     summary.warnings = std::move(warnings_);
     return summary;
   }
@@ -182,6 +183,35 @@ class Importer {
       raised = true;
     }
     if (raised) bounded_bodies_.push_back(b.name);
+  }
+
+  /// What a body without any <visual> is drawn as (peers draw its collision geometry or, lacking
+  /// that, its inertia): the uniform box with its mass and principal moments, translucent, at its
+  /// centre of mass along its principal axes. Sides² = 6 (I_j + I_k − I_i) / m, at least 1 cm.
+  static VisualSpec inertiaBox(const BodySpec& b) {
+    const Eigen::SelfAdjointEigenSolver<Mat3> eigen(0.5 * (b.inertia + b.inertia.transpose()));
+    const Vec3& I = eigen.eigenvalues();
+    Mat3 axes = eigen.eigenvectors();
+    if (axes.determinant() < 0.0) axes.col(2) = -axes.col(2);
+    VisualSpec box;
+    box.body = b.name;
+    box.shape = Visual::Shape::Box;
+    constexpr double kLeastSide = 0.01;  // [m] a point mass is still seen
+    for (int i = 0; i < 3; ++i)
+      box.size(i) = std::sqrt(std::max(6.0 * (I.sum() - 2.0 * I(i)) / b.mass, kLeastSide * kLeastSide));
+    box.origin = Pose{axes, b.com};
+    box.color = Vec4(0.55, 0.6, 0.7, 0.35);
+    return box;
+  }
+
+  /// One warning for the file, at the first body drawn as its inertia box, naming up to five.
+  void warnAboutUndrawnBodies() {
+    const std::size_t n = undrawn_bodies_.size();
+    const auto [line, column] = locate("link", undrawn_bodies_.front());
+    warnings_.push_back(SceneWarning{file_, line, column,
+                                     std::to_string(n) + (n == 1 ? " body has" : " bodies have") + " no <visual>: " +
+                                         firstNames(undrawn_bodies_) +
+                                         "; drawn as the translucent box of its mass and principal moments"});
   }
 
   /// One warning for the file, at the first body the bounds raised, naming up to five of them.
@@ -445,6 +475,13 @@ class Importer {
     if (builder_.hasBody(name)) failAt("link", name, "a body of this name already exists in the scene");
     BodySpec b = composeGroup(name, group, check);
     if (check == Inertia::Validate) applyBounds(b);
+    const bool drawn = std::any_of(group.begin(), group.end(), [](const Member& m) {
+      return !m.link->visual_array.empty() || m.link->visual;
+    });
+    if (!drawn && b.mass > 0.0 && inertiaProblem(b.inertia, b.mass).empty()) {
+      builder_.addVisual(inertiaBox(b));
+      undrawn_bodies_.push_back(name);
+    }
     builder_.addBody(std::move(b));
     // the merged links keep their frames (recorded as frame.LINK.* channels)
     for (const Member& m : group) {
@@ -759,6 +796,7 @@ class Importer {
   std::vector<SceneWarning> warnings_;
   std::vector<std::string> friction_joints_;  ///< moving joints with <dynamics friction>, in file order
   std::vector<std::string> bounded_bodies_;   ///< moving bodies whose mass or inertia the bounds raised
+  std::vector<std::string> undrawn_bodies_;   ///< bodies without any <visual>, drawn as their inertia box
   ResourceResolver resources_;
   std::set<std::string> reported_meshes_;  ///< mesh URIs already warned about
 };

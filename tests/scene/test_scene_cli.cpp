@@ -36,7 +36,8 @@ TEST_F(Cli, WarningsGoToStderrWithTheirPlaceAndTheCommandGoesOn) {
                           "<robot name=\"arm\">\n"
                           "  <link name=\"world\"/>\n"
                           "  <link name=\"a\"><inertial><mass value=\"1\"/><inertia ixx=\"0.01\" iyy=\"0.01\" izz=\"0.01\" "
-                          "ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>\n"
+                          "ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial><visual><geometry><box size=\"0.1 0.1 0.1\"/></geometry>"
+                          "</visual></link>\n"
                           "  <joint name=\"j1\" type=\"continuous\"><parent link=\"world\"/><child link=\"a\"/>"
                           "<axis xyz=\"0 1 0\"/><dynamics friction=\"0.3\"/></joint>\n"
                           "</robot>\n");

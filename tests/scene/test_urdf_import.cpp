@@ -5,6 +5,7 @@
 // file, malformed XML, zero axis, massless moving link, urdfdom-level errors).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <filesystem>
@@ -18,6 +19,7 @@
 #include "core/dynamics/kinematics.h"
 #include "core/scene/scene.h"
 #include "core/urdf/urdf_import.h"
+#include "tests/scene/scene_test_util.h"
 #include "tests/support/matrix_compare.h"
 #include "tests/support/mesh_files.h"
 #include "tests/support/report.h"
@@ -494,8 +496,9 @@ TEST(UrdfImport, MasslessFixedLinksAreFoldedIntoTheirParent) {
                         homogeneous(Mat3::Identity(), Vec3(0.1, 0, 0)) *
                         homogeneous(rpy(0, 0, 0.6), Vec3::Zero());
   EXPECT_LT(poseError(ws.pose[m.bodyIndex("tool")], expected), kPoseTol);
-  // The flange's mesh moved to the base with the composed origin, its file found.
-  ASSERT_EQ(m.visuals.size(), 1u);
+  // The flange's mesh moved to the base with the composed origin, its file found (then the tool's
+  // inertia box: it has no <visual>).
+  ASSERT_EQ(m.visuals.size(), 2u);
   const Visual& v = m.visuals[0];
   EXPECT_EQ(v.body, m.bodyIndex("base"));
   EXPECT_EQ(v.shape, Visual::Shape::Mesh);
@@ -599,11 +602,11 @@ TEST(UrdfImport, JointFrictionIsOptInSmoothCoulombFrictionThatDissipatesWhatTheE
   UrdfSummary summary;
   const Model off = importAndBuild(writeTemp(text), {}, &summary);
   EXPECT_EQ(off.joint_spring_dampers.at(0).friction, 0.0);
-  ASSERT_EQ(summary.warnings.size(), 1u);
+  ASSERT_EQ(test::besidesInertiaBoxes(summary.warnings).size(), 1u);
   EXPECT_NE(summary.warnings[0].message.find("joint friction (<dynamics friction>) is off (--joint-friction"), std::string::npos)
       << summary.warnings[0].message;
   const Model model = importAndBuild(writeTemp(text), {.joint_friction = true}, &summary);
-  EXPECT_TRUE(summary.warnings.empty());
+  EXPECT_TRUE(test::besidesInertiaBoxes(summary.warnings).empty());
   ASSERT_EQ(model.joint_spring_dampers.size(), 1u);
   EXPECT_EQ(model.joint_spring_dampers[0].friction, mu);
   EXPECT_EQ(model.joint_spring_dampers[0].friction_velocity, vs);
@@ -666,7 +669,7 @@ TEST(UrdfImport, WhatIsNotModelledIsAWarningWithItsPlaceNotASilentDrop) {
   EXPECT_TRUE(m.joint_spring_dampers.empty());
   ASSERT_EQ(m.loop_closures.size(), 1u);
   EXPECT_EQ(m.loop_closures[0].kind, LoopClosure::Kind::JointCoupling);
-  ASSERT_EQ(summary.warnings.size(), 2u);
+  ASSERT_EQ(test::besidesInertiaBoxes(summary.warnings).size(), 2u);
   for (const SceneWarning& w : summary.warnings) {
     EXPECT_EQ(w.file, file.string());
     std::cout << w.text() << "\n";
@@ -852,7 +855,7 @@ TEST(UrdfImport, BoundsOnMassAndInertiaMakeMasslessAndPointMassLinksSimulable) {
   EXPECT_EQ(body.com, Vec3::Zero());
   EXPECT_MATRIX_NEAR(body.inertia_com, 1e-5 * Mat3::Identity(), 1e-20);
   EXPECT_EQ(m.bodies[m.bodyIndex("palm")].mass, 0.5);  // above the bounds: as written
-  ASSERT_EQ(s.warnings.size(), 1u);
+  ASSERT_EQ(test::besidesInertiaBoxes(s.warnings).size(), 1u);
   EXPECT_TRUE(contains(s.warnings[0].message, "raised the mass or the least principal moment of 1 body: 'finger'"))
       << s.warnings[0].message;
 
@@ -900,6 +903,39 @@ TEST(UrdfImport, NegativeMeshScaleMirrorsAndNegativeBoxSizeIsRefused) {
   } catch (const SceneError& e) {
     EXPECT_TRUE(contains(e.what(), "link 'leg': visual geometry sizes must be finite and ≥ 0")) << e.what();
   }
+}
+
+// A link with no <visual> was an empty picture with nothing said (issue 47: a simple humanoid).
+// It is drawn as the uniform box with its mass and principal moments (here the 0.2 × 0.1 × 0.4 m
+// box of 2 kg the inertia was written from), at its centre of mass, and one warning says so; a
+// link with a visual keeps its own.
+TEST(UrdfImport, ABodyWithoutVisualIsDrawnAsTheBoxOfItsInertia) {
+  ModelBuilder b;
+  const UrdfSummary s = importUrdf(writeTemp(R"(<robot name="r">
+  <link name="torso"><inertial><origin xyz="0 0 0.1"/><mass value="2"/>
+    <inertia ixx="0.0283333333333" iyy="0.0333333333333" izz="0.00833333333333" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="arm"><inertial><mass value="0.5"/><inertia ixx="1e-3" iyy="1e-3" izz="1e-3" ixy="0" ixz="0" iyz="0"/></inertial>
+    <visual><geometry><box size="0.05 0.05 0.3"/></geometry></visual></link>
+  <joint name="shoulder" type="revolute"><parent link="torso"/><child link="arm"/><origin xyz="0 0.1 0.2"/><axis xyz="0 1 0"/>
+    <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+</robot>)"), b, {.floating_base = true});
+  const Model m = b.build();
+  ASSERT_EQ(m.visuals.size(), 2u);
+  const Visual& box = m.visuals[0].body == m.bodyIndex("torso") ? m.visuals[0] : m.visuals[1];
+  const Visual& arm = m.visuals[0].body == m.bodyIndex("torso") ? m.visuals[1] : m.visuals[0];
+  EXPECT_EQ(arm.body, m.bodyIndex("arm"));
+  EXPECT_EQ(arm.size, Vec3(0.05, 0.05, 0.3));
+  EXPECT_EQ(box.shape, Visual::Shape::Box);
+  std::array<double, 3> sides{box.size(0), box.size(1), box.size(2)};
+  std::sort(sides.begin(), sides.end());
+  EXPECT_NEAR(sides[0], 0.1, 1e-9);
+  EXPECT_NEAR(sides[1], 0.2, 1e-9);
+  EXPECT_NEAR(sides[2], 0.4, 1e-9);
+  EXPECT_MATRIX_NEAR(box.origin.r, Vec3(0, 0, 0.1), 1e-12);
+  EXPECT_LT(box.color(3), 1.0);  // translucent
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_TRUE(contains(s.warnings[0].message, "1 body has no <visual>: 'torso'; drawn as the translucent box"))
+      << s.warnings[0].message;
 }
 
 TEST(UrdfImportErrors, IndefiniteInertiaOfAMovingLinkNamesTheLink) {

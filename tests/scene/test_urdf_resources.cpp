@@ -48,8 +48,8 @@ class ScopedEnv {
 std::string robot(const std::string& base_mesh, const std::string& arm_mesh, const std::string& tool_mesh = "") {
   const std::string inertial =
       R"(<inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>)";
-  auto visual = [](const std::string& mesh) {
-    return mesh.empty() ? std::string()
+  auto visual = [](const std::string& mesh) {  // a link without a mesh: a box, so that nothing is drawn from its inertia
+    return mesh.empty() ? std::string(R"(<visual><geometry><box size="0.1 0.1 0.1"/></geometry></visual>)")
                         : R"(<visual><geometry><mesh filename=")" + mesh + R"(" scale="0.5 0.5 0.5"/></geometry>
       <material name="steel"><color rgba="0.2 0.4 0.6 1"/></material></visual>)";
   };
