@@ -764,12 +764,17 @@ std::string inertiaProblem(const Mat3& inertia_com, double mass) {
   return {};
 }
 
-Mat3 withoutRoundingNoise(const Mat3& inertia_com) {
+Mat3 withLeastPrincipalMoment(const Mat3& inertia_com, double least, double tolerance) {
   const Eigen::SelfAdjointEigenSolver<Mat3> eigen(inertia_com);
-  // Below 1e-12 of the largest moment is the eigen solver's own rounding: left as it is.
-  if (eigen.eigenvalues()(0) >= -1e-12 * std::max(eigen.eigenvalues()(2), 0.0)) return inertia_com;
+  if (eigen.eigenvalues()(0) >= least - tolerance) return inertia_com;
   const Mat3& V = eigen.eigenvectors();
-  return V * eigen.eigenvalues().cwiseMax(0.0).asDiagonal() * V.transpose();
+  return V * eigen.eigenvalues().cwiseMax(least).asDiagonal() * V.transpose();
+}
+
+Mat3 withoutRoundingNoise(const Mat3& inertia_com) {
+  // Below 1e-12 of the largest moment is the eigen solver's own rounding: left as it is.
+  const double largest = Eigen::SelfAdjointEigenSolver<Mat3>(inertia_com, Eigen::EigenvaluesOnly).eigenvalues()(2);
+  return withLeastPrincipalMoment(inertia_com, 0.0, 1e-12 * std::max(largest, 0.0));
 }
 
 double triangleInequalityExcess(const Mat3& inertia_com) {

@@ -296,6 +296,9 @@ inline constexpr double kRoundingLength = 1e-3;
 /// The tensor with its negative principal moments (rounding: inertiaProblem accepted it) set to 0;
 /// unchanged when they are within 1e-12 of the largest, the eigen solver's own rounding.
 Mat3 withoutRoundingNoise(const Mat3& inertia_com);
+/// The tensor with its principal moments below `least` raised to it along their principal axes;
+/// unchanged when none is below least − tolerance.
+Mat3 withLeastPrincipalMoment(const Mat3& inertia_com, double least, double tolerance = 0.0);
 
 /// By how much the principal moments violate the triangle inequality I₁ + I₂ ≥ I₃ that every real
 /// mass distribution satisfies: max(0, I₃ − I₁ − I₂) [kg m²]. CAD exports violate it slightly;

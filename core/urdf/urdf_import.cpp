@@ -176,11 +176,10 @@ class Importer {
       b.mass = options_.bound_mass;
       raised = true;
     }
-    const Eigen::SelfAdjointEigenSolver<Mat3> eigen(b.inertia);
-    if (options_.bound_inertia > 0.0 && eigen.eigenvalues()(0) < options_.bound_inertia) {
-      const Mat3& V = eigen.eigenvectors();
-      b.inertia = V * eigen.eigenvalues().cwiseMax(options_.bound_inertia).asDiagonal() * V.transpose();
-      raised = true;
+    if (options_.bound_inertia > 0.0) {
+      const Mat3 bounded = withLeastPrincipalMoment(b.inertia, options_.bound_inertia);
+      raised = raised || bounded != b.inertia;
+      b.inertia = bounded;
     }
     if (raised) bounded_bodies_.push_back(b.name);
   }
