@@ -94,10 +94,18 @@ bool FlatForceFilter::step(const Vec4& f_desired, double dt) {
   const Vec4 next = w + dt * w_dot;
   speed_ = next.cwiseMax(min_speed_).cwiseMin(max_speed_);
   if (speed_ != next) {
-    // Anti-windup: ĥ consistent with the motion the limits allowed, ĥ = ḟ_stat + K_1 f_stat.
+    // Anti-windup, in rotor space where the limits are: the rate of ϖ̂² that ĥ now implies,
+    // q̇ = B⁻¹(ĥ − K_1 f_stat) (from ĥ = ḟ_stat + K_1 f_stat), may not push a rotor at a limit
+    // further into it; the rest of ĥ, the input integrated over this step, stays. (Resetting all of
+    // ĥ to the motion the limits allowed threw that away: a rotor touching its limit by round-off
+    // then held the filter in its corner while f_D asked for the opposite one, and a quadcopter
+    // pushed into saturation tumbled with its rotors pinned; docs/CONTROL.md "Recovery".)
+    const Vec4 f_next = static_map_ * speed_.array().square().matrix();
+    Vec4 q_dot = static_map_inverse_ * (h_ - k1_.cwiseProduct(f_next));
+    for (int i = 0; i < 4; ++i)
+      if ((speed_(i) <= min_speed_(i) && q_dot(i) < 0.0) || (speed_(i) >= max_speed_(i) && q_dot(i) > 0.0)) q_dot(i) = 0.0;
+    h_ = static_map_ * q_dot + k1_.cwiseProduct(f_next);
     w_dot = (speed_ - w) / dt;
-    h_ = static_map_ * (2.0 * speed_.array() * w_dot.array()).matrix() +
-         k1_.cwiseProduct(static_map_ * speed_.array().square().matrix());
   }
   speed_rate_ = w_dot;
   return h_.allFinite() && speed_.allFinite();

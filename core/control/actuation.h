@@ -102,7 +102,7 @@ class JointSubsetMap {
 /// The quadcopter's force-vector filter (5.35)–(5.37): state ϖ̂ (4 propeller speeds) and ĥ,
 ///   ϖ̂̇ = diag(2ϖ̂)⁻¹ B⁻¹ (ĥ − K_1 f_stat(ϖ̂)),   ĥ̇ = K_0 (f_D − f(ϖ̂, ϖ̂̇)),
 /// f = f_stat + f_dyn = B ϖ̂² + D ϖ̂̇ on [F_z, τ_x, τ_y, τ_z], forward Euler, ϖ̂ clamped to its limits
-/// (ĥ then reset to the motion the limits allowed: anti-windup).
+/// (anti-windup: ĥ then implies no rate of ϖ̂² further into a limit a rotor sits at).
 class FlatForceFilter {
  public:
   using Vec4 = Eigen::Vector4d;

@@ -101,5 +101,42 @@ TEST(FlatForceFilter, SpeedsStayWithinTheirLimits) {
   EXPECT_DOUBLE_EQ(filter.speed().maxCoeff(), 754.0);
 }
 
+TEST(FlatForceFilter, GoesFromEveryCornerOfItsLimitsToEveryOther) {
+  // What a saturated recovery asks for, at quadcopter_table51.yaml's cut-offs (150 rad/s, heading
+  // 30 rad/s, at 5 ms, lead 1): each rotor at 100 or 754 rad/s, held, then another such corner.
+  // Held at a corner, the filter's rates are round-off (1e-11 rad/s²) into the limits; an
+  // anti-windup that reset ĥ to the motion the limits allowed then dropped each period's input:
+  // 3 of the 240 switches never arrived (e.g. rotors 1 and 2 full, 3 and 4 least → only rotor 1
+  // full) and others took up to 378 periods.
+  const QuadMaps q;
+  const auto force = [&](const Eigen::Vector4d& w) { return Eigen::Vector4d(q.B * w.cwiseProduct(w)); };
+  std::vector<Eigen::Vector4d> corners;
+  for (int m = 0; m < 16; ++m)
+    corners.emplace_back((m & 1) ? 754 : 100, (m & 2) ? 754 : 100, (m & 4) ? 754 : 100, (m & 8) ? 754 : 100);
+  int slowest = 0;
+  for (const Eigen::Vector4d& from : corners) {
+    for (const Eigen::Vector4d& to : corners) {
+      if (from == to) continue;
+      FlatForceFilter filter(q.B, q.D, Eigen::Vector4d::Constant(100.0), Eigen::Vector4d::Constant(754.0));
+      filter.setGains(150.0, 150.0, 30.0, p4(), true);
+      filter.setLead(1.0);
+      filter.reset(Eigen::Vector4d::Constant(hoverSpeed()));
+      for (int k = 0; k < 200; ++k) ASSERT_TRUE(filter.step(force(from), kTs));
+      int reached = -1;
+      for (int k = 0; k < 400 && reached < 0; ++k) {
+        ASSERT_TRUE(filter.step(force(to), kTs));
+        if ((filter.speed() - to).norm() < 5.0) reached = k + 1;
+      }
+      EXPECT_GT(reached, 0) << from.transpose() << " → " << to.transpose() << ": stayed at " << filter.speed().transpose();
+      // The two corners of pure yaw torque (rotors 1, 3 or 2, 4 full) go through the slow heading
+      // channel (the hover pole −ω_H after the pole-zero cancellation): measured 329–372 periods.
+      const bool pure_yaw = to(0) == to(2) && to(1) == to(3) && to(0) != to(1);
+      if (!pure_yaw) slowest = std::max(slowest, reached);
+    }
+  }
+  std::printf("[ corners ] slowest switch to a corner other than pure yaw: %d periods\n", slowest);
+  EXPECT_LE(slowest, 40);  // 0.2 s (measured 13)
+}
+
 }  // namespace
 }  // namespace rbs
