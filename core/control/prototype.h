@@ -90,7 +90,8 @@ class PrototypeController : public Controller {
   /// recovery: the allocation's strict priorities (tilt, thrust; spin_first_ and the stabilizing
   /// levels with the spin first), from the plant's input matrix at the initial state.
   void makeRecoveryPriorities();
-  /// recovery: the levels of the phase (the stabilizing ones for a spin_first_ vehicle).
+  /// recovery: the levels of the phase (none while tracking; the stabilizing ones for a spin_first_
+  /// vehicle while it stabilizes).
   void selectPriorities();
   /// The template of the recovery phase: the stabilizing one while stabilizing, else the scene's.
   PrototypeTemplate& activeTemplate();
@@ -151,8 +152,11 @@ class PrototypeController : public Controller {
   double stabilizing_spin_ = -1.0;      ///< the spin the stabilizing template was made for [rad/s]
   double composite_mass_ = 0.0;         ///< recovery: of every body that moves with the base
   bool spin_first_ = false;             ///< recovery: stop the spin before tilting while stabilizing
-  std::vector<MatX> tracking_priorities_, stabilizing_priorities_;
-  bool stabilizing_priorities_active_ = false;
+  std::vector<MatX> recovering_priorities_, stabilizing_priorities_;
+  /// recovery: the allocation's levels in effect — none while tracking, tilt and thrust first
+  /// while recovering, the spin before them while a spin_first_ vehicle stabilizes.
+  enum class PriorityLevels { None, TiltFirst, SpinFirst };
+  PriorityLevels active_priorities_ = PriorityLevels::None;
   Vec3 composite_inertia_ = Vec3::Zero();  ///< recovery: the diagonal of the composite inertia about the composite CoM in base axes (initial state)
   TrackingErrors tracking_;
   Workspace ws_, ws_ref_;

@@ -288,7 +288,7 @@ TEST(SceneControl, BicopterInputsStayInTheirSectorsAndTheSetsAreActiveWhileItCon
   EXPECT_GT(active_early, 100);  // 0 … 1.01 s: the turn onto the circle presses against the sectors
   EXPECT_EQ(active_late, 0);
   // The thesis' reading of Fig. 4.22, converged within about two loops: below 1 cm from 3 s on
-  // (measured with the scene's recovery: from 2.57 s on, at most 6.7 mm after 3 s; the thesis'
+  // (measured with the scene's recovery: from 2.24 s on, at most 5.0 mm after 3 s; the thesis'
   // controller alone, recovery off: from 1.35 s on — docs/RESULTS.md).
   const int position = run.column("error.position");
   for (std::size_t k = 0; k < run.rec.time.size(); ++k)

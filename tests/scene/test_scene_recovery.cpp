@@ -330,17 +330,19 @@ TEST(Recovery, WithoutItTheTwistedBicopterIsLost) {
 // weight sideways for 1.5 s at the circle's top, or twisted with half its pitch torque for 1.5 s,
 // it leaves the circle and comes back to its own tracking errors: over the last loop at most
 // 10 cm and 0.35 rad (unpushed: 7.8 cm and 0.30 rad at 200 Hz). With recovery off both are lost
-// (docs/RESULTS.md).
+// (docs/RESULTS.md). The pull sinks it to −14 m before the supervisor steps in (its tilt
+// threshold is 1 rad; while tracking the allocation is the template's weighted one): it is back on
+// the circle at 48 s (22 s when the tilt priorities held in phase 0 too, from −1 m).
 TEST(Recovery, TheBicopterWithServosComesBack) {
   for (const char* push : {"pushes=[{body: central, force: [0, 8.8, 0], t_start: 3.75, duration: 1.5}]",
                            "pushes=[{body: central, torque: [0, 0.56, 0], t_start: 3.75, duration: 1.5}]"}) {
     SCOPED_TRACE(push);
-    const SceneRun run = runLibraryScene("bicopter_servos.yaml", {push, "integrator.t_end=40"});
+    const SceneRun run = runLibraryScene("bicopter_servos.yaml", {push, "integrator.t_end=60"});
     ASSERT_TRUE(run.ok) << run.message;
     EXPECT_GE(run.max("control.recovery"), 3.0);
     EXPECT_EQ(run.end("control.recovery"), 0.0);
-    EXPECT_LT(largestSince(run, "error.position", 38.5), 0.1);
-    EXPECT_LT(largestSince(run, "error.attitude", 38.5), 0.35);
+    EXPECT_LT(largestSince(run, "error.position", 58.5), 0.1);
+    EXPECT_LT(largestSince(run, "error.attitude", 58.5), 0.35);
   }
 }
 
