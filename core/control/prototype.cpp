@@ -347,8 +347,12 @@ void PrototypeController::declareParameters() {
       break;
   }
   if (recovery_requested_) {
+    // ½ m g of the whole vehicle (every body of the model rides on its free root joint), not of the
+    // base alone: the propeller quadcopter's central body is 0.961 of its 1.001 kg.
+    double vehicle_mass = 0.0;
+    for (const Body& b : model_.bodies) vehicle_mass += b.mass;
     p_.force_limit = p.add(positive("force_limit", "N", "largest pull of the template's spring at its centre (recovery: the bounded template)",
-                                    0.5 * m0 * gravity_));
+                                    0.5 * vehicle_mass * gravity_));
     p_.recovery_omega = p.add({"recovery_omega", "rad/s", "recovery: tilt frequency of the stabilizing template", 6.0,
                                0.1, 100.0, ParameterScale::Log});
   }

@@ -385,7 +385,9 @@ TEST(ShippedStudies, LoadAndCheck) {
                                                    {"recovery_envelope_tricopter_before.yaml", 48},
                                                    {"recovery_envelope_tricopter_load.yaml", 72},
                                                    {"recovery_envelope_bicopter.yaml", 48},
-                                                   {"recovery_envelope_bicopter_before.yaml", 48}};
+                                                   {"recovery_envelope_bicopter_before.yaml", 48},
+                                                   {"recovery_envelope_table51.yaml", 180},
+                                                   {"recovery_envelope_table51_before.yaml", 180}};
   std::size_t seen = 0;
   for (const auto& entry : std::filesystem::directory_iterator(dir)) {
     if (entry.path().extension() != ".yaml") continue;
@@ -406,7 +408,8 @@ TEST(ShippedStudies, ResultsAreThoseOfTheCurrentStudyAndScene) {
   for (const char* name : {"looping_mass_error", "load_swing_degree", "recovery_envelope", "recovery_envelope_before",
                            "recovery_envelope_se3", "recovery_envelope_tricopter", "recovery_envelope_tricopter_before",
                            "recovery_envelope_tricopter_load", "recovery_envelope_bicopter",
-                           "recovery_envelope_bicopter_before"}) {
+                           "recovery_envelope_bicopter_before", "recovery_envelope_table51",
+                           "recovery_envelope_table51_before"}) {
     const StudyResultsTable table = readStudyResults(root / "docs/results/studies" / (std::string(name) + ".csv"));
     const std::optional<std::filesystem::path> found = findStudyFile(table.file, table.scene_hash, table.study_hash);
     ASSERT_TRUE(found.has_value()) << name << ": studies/" << name
