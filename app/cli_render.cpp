@@ -205,10 +205,10 @@ int runRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
   const Scene& scene = *loaded;
   const Model& model = scene.model;
 
+  const std::string camera_name = parsed.has("camera") ? parsed.all("camera").back() : "scene";
   render::CameraSpec camera;
-  try {
-    camera = render::makeCamera(parsed.has("camera") ? parsed.all("camera").back() : "scene", model, scene.camera,
-                                static_cast<double>(width) / height);
+  try {  // the name checked before anything heavy starts; framed again once the meshes are read
+    camera = render::makeCamera(camera_name, model, scene.camera, static_cast<double>(width) / height);
   } catch (const std::invalid_argument& e) {
     err << "rbsim-cli render: " << e.what() << "\n";
     return 2;
@@ -271,6 +271,8 @@ int runRender(const std::vector<std::string>& args, std::ostream& out, std::ostr
     return 1;
   }
   for (const std::string& w : graph->warnings()) err << "rbsim-cli render: warning: " << w << "\n";
+  camera = render::makeCamera(camera_name, model, scene.camera, static_cast<double>(width) / height,
+                              &graph->visualExtents());
   for (const auto& [overlay, on] : switches) graph->setOverlay(overlay, on);
   graph->setViewportSize(width, height);
   renderer->setScene(graph->root());

@@ -45,10 +45,18 @@ double visualRadius(const Visual& v) {
   return 0.0;
 }
 
-Bounds bodyBoundsLocal(const Model& model, int body) {
+Bounds visualBoundsLocal(const Model& model, int i, const VisualExtents* extents) {
+  if (extents && i < static_cast<int>(extents->size()) && !(*extents)[i].empty) return (*extents)[i];
+  const Visual& v = model.visuals[i];
   Bounds b;
-  for (const Visual& v : model.visuals)
-    if (v.body == body) b.expand(v.origin.r, visualRadius(v));
+  b.expand(v.origin.r, visualRadius(v));
+  return b;
+}
+
+Bounds bodyBoundsLocal(const Model& model, int body, const VisualExtents* extents) {
+  Bounds b;
+  for (int i = 0; i < static_cast<int>(model.visuals.size()); ++i)
+    if (model.visuals[i].body == body) b.expand(visualBoundsLocal(model, i, extents));
   if (b.empty) {
     b.expand(Vec3::Zero());
     b.expand(model.bodies[body].com);
@@ -56,10 +64,25 @@ Bounds bodyBoundsLocal(const Model& model, int body) {
   return b;
 }
 
-Bounds sceneBounds(const Model& model, const std::vector<Pose>& body_poses) {
+std::vector<Bounds> visualSpheres(const Model& model, const std::vector<Pose>& body_poses, const VisualExtents* extents) {
+  std::vector<Bounds> out;
+  std::vector<bool> drawn(model.numBodies(), false);
+  for (int i = 0; i < static_cast<int>(model.visuals.size()); ++i) {
+    const int b = model.visuals[i].body;
+    if (b < 0 || b >= static_cast<int>(body_poses.size())) continue;
+    const Bounds local = visualBoundsLocal(model, i, extents);
+    out.emplace_back().expand(body_poses[b] * local.center, local.radius);
+    drawn[b] = true;
+  }
+  for (int b = 0; b < model.numBodies() && b < static_cast<int>(body_poses.size()); ++b)
+    if (!drawn[b]) out.emplace_back().expand(body_poses[b].r);
+  return out;
+}
+
+Bounds sceneBounds(const Model& model, const std::vector<Pose>& body_poses, const VisualExtents* extents) {
   Bounds out;
   for (int b = 0; b < model.numBodies() && b < static_cast<int>(body_poses.size()); ++b) {
-    const Bounds local = bodyBoundsLocal(model, b);
+    const Bounds local = bodyBoundsLocal(model, b, extents);
     out.expand(body_poses[b] * local.center, local.radius);
   }
   return out;

@@ -21,12 +21,27 @@ struct Bounds {
 /// extent, taken as the largest scale factor).
 double visualRadius(const Visual& visual);
 
+/// The spheres of the visuals as drawn, in their body frames, indexed like Model::visuals: what
+/// the scene graph measured of the meshes it read (render/shapes.h); an empty Bounds where nothing
+/// was measured (shapes, unread meshes), which then count by visualRadius about their origin.
+/// Without it a mesh counts as a sphere of its scale factor: 1 m for most robot files, whose links
+/// are a tenth of that, so that framing and the ground were set for a scene ten times too big.
+using VisualExtents = std::vector<Bounds>;
+
+/// The sphere of visual `i` in its body frame.
+Bounds visualBoundsLocal(const Model& model, int i, const VisualExtents* extents = nullptr);
+
 /// The sphere around every visual of `body` in the body frame (a body without visuals: its
 /// origin and centre of mass, radius 0).
-Bounds bodyBoundsLocal(const Model& model, int body);
+Bounds bodyBoundsLocal(const Model& model, int body, const VisualExtents* extents = nullptr);
+
+/// Each visual's sphere at the world poses `body_poses` (size numBodies()); a body without visuals
+/// as a point at its frame origin.
+std::vector<Bounds> visualSpheres(const Model& model, const std::vector<Pose>& body_poses,
+                                  const VisualExtents* extents = nullptr);
 
 /// The sphere around every visual at the world poses `body_poses` (size numBodies()). Bodies
 /// without visuals count with their frame origin.
-Bounds sceneBounds(const Model& model, const std::vector<Pose>& body_poses);
+Bounds sceneBounds(const Model& model, const std::vector<Pose>& body_poses, const VisualExtents* extents = nullptr);
 
 }  // namespace rbs::render

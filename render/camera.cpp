@@ -12,6 +12,15 @@ namespace rbs::render {
 
 namespace {
 
+constexpr double kFramingMargin = 1.15;
+
+/// Eye to target at which half extents (w, h) across the view fill an image of `aspect`, plus the
+/// half depth d (the nearest parts stand that much closer than the target).
+double framedDistance(const Vec3& framed, double fov_y, double aspect) {
+  const double tan_y = std::tan(0.5 * fov_y), tan_x = tan_y * aspect;
+  return std::max(1e-3, kFramingMargin * std::max(framed.x() / tan_x, framed.y() / tan_y) + framed.z());
+}
+
 /// Limits the eye is kept from the vertical: the look-at up vector is +z.
 constexpr double kMaxElevation = 0.5 * M_PI;
 
@@ -65,12 +74,41 @@ double framingDistance(double radius, double fov_y, double aspect) {
   const double half_y = 0.5 * fov_y;
   const double half_x = std::atan(std::tan(half_y) * aspect);
   const double half = std::min(half_x, half_y);
-  constexpr double kMargin = 1.15;
-  return std::max(1e-3, kMargin * radius / std::sin(half));
+  return std::max(1e-3, kFramingMargin * radius / std::sin(half));
+}
+
+
+CameraSpec frameSpheres(CameraSpec spec, const std::vector<Bounds>& spheres) {
+  // the view's axes: forward from the eye to the target, right, and up on the screen
+  const double ca = std::cos(spec.azimuth), sa = std::sin(spec.azimuth);
+  const double ce = std::cos(spec.elevation), se = std::sin(spec.elevation);
+  const Vec3 back(ce * ca, ce * sa, se);  // from the target to the eye
+  Vec3 right = Vec3::UnitZ().cross(back);
+  right = right.norm() > 1e-9 ? Vec3(right.normalized()) : Vec3(-sa, ca, 0.0);  // from straight above
+  const Vec3 up = back.cross(right);
+  Vec3 lo = Vec3::Constant(std::numeric_limits<double>::infinity()), hi = -lo;
+  for (const Bounds& s : spheres) {
+    if (s.empty) continue;
+    const Vec3 c(s.center.dot(right), s.center.dot(up), s.center.dot(back));
+    lo = lo.cwiseMin(c - Vec3::Constant(s.radius));
+    hi = hi.cwiseMax(c + Vec3::Constant(s.radius));
+  }
+  if (!(lo.array() <= hi.array()).all()) return spec;  // nothing to frame
+  const Vec3 mid = 0.5 * (lo + hi);
+  spec.follow_body = -1;
+  spec.target = mid.x() * right + mid.y() * up + mid.z() * back;
+  spec.framed = (0.5 * (hi - lo)).cwiseMax(0.025);
+  spec.distance = framedDistance(spec.framed, spec.fov_y, kSceneCameraAspect);
+  return spec;
 }
 
 CameraSpec fitToAspect(CameraSpec spec, double aspect) {
   if (!(aspect > 0.0)) return spec;
+  if (spec.framed != Vec3::Zero()) {  // what was framed fills this aspect (a zoom since is kept)
+    spec.distance *= framedDistance(spec.framed, spec.fov_y, aspect) /
+                     framedDistance(spec.framed, spec.fov_y, kSceneCameraAspect);
+    return spec;
+  }
   // the horizontal half-angle obeys tan(half_x) = tan(half_y) · aspect: the visible width at the
   // target scales with the aspect, so the eye moves back by kSceneCameraAspect / aspect
   spec.distance *= std::max(1.0, kSceneCameraAspect / aspect);
@@ -82,15 +120,19 @@ std::vector<std::string> cameraNames() {
 }
 
 CameraSpec makeCamera(std::string_view name, const Model& model, const CameraSettings& scene_camera,
-                      double aspect) {
+                      double aspect, const VisualExtents* extents) {
   const std::vector<Pose> poses = initialPoses(model);
-  const Bounds all = sceneBounds(model, poses);
+  const Bounds all = sceneBounds(model, poses, extents);
   const int target_body = model.bodyIndex(scene_camera.target_body);
+  // a followed body with room around it (three times its own sphere)
+  const auto followDistance = [&](int body, double image_aspect) {
+    return framingDistance(std::max(3.0 * bodyBoundsLocal(model, body, extents).radius, 0.3), CameraSpec{}.fov_y,
+                           image_aspect);
+  };
 
   // the scene file's camera
   CameraSpec scene;
   scene.name = "scene";
-  scene.distance = scene_camera.distance > 0.0 ? scene_camera.distance : 3.0;
   scene.azimuth = scene_camera.azimuth;
   scene.elevation = scene_camera.elevation;
   if (scene_camera.mode == "follow" && target_body >= 0) {
@@ -102,16 +144,25 @@ CameraSpec makeCamera(std::string_view name, const Model& model, const CameraSet
   } else {
     scene.target = all.center;
   }
+  const std::vector<Bounds> spheres = visualSpheres(model, poses, extents);
+  // A scene camera without a distance frames every body (or, following, its body with room).
+  if (scene_camera.distance && *scene_camera.distance > 0.0) {
+    scene.distance = *scene_camera.distance;
+  } else if (scene.follow_body >= 0) {
+    scene.distance = followDistance(scene.follow_body, kSceneCameraAspect);
+  } else if (scene_camera.target_point || target_body >= 0) {  // about its target: the sphere there
+    const double radius = all.radius + (all.empty ? 0.0 : (all.center - scene.target).norm());
+    scene.distance = framingDistance(std::max(radius, 0.05), scene.fov_y, kSceneCameraAspect);
+  } else {
+    scene = frameSpheres(scene, spheres);
+  }
 
   const std::string n(name);
   if (n == "scene") return fitToAspect(scene, aspect);
   if (n == "fit") {
-    CameraSpec c = scene;
+    CameraSpec c = frameSpheres(scene, spheres);
     c.name = n;
-    c.follow_body = -1;
-    c.target = all.center;
-    c.distance = framingDistance(std::max(all.radius, 0.05), c.fov_y, aspect);
-    return c;
+    return fitToAspect(c, aspect);
   }
   if (n == "follow" || n.rfind("follow:", 0) == 0) {
     CameraSpec c = scene;
@@ -125,11 +176,8 @@ CameraSpec makeCamera(std::string_view name, const Model& model, const CameraSet
     }
     if (body < 0) throw std::invalid_argument("camera 'follow': the model has no body");
     c.follow_body = body;
-    if (scene.follow_body != body) {
-      // frame the followed body with some room around it
-      const Bounds local = bodyBoundsLocal(model, body);
-      c.distance = framingDistance(std::max(3.0 * local.radius, 0.3), c.fov_y, aspect);
-    }
+    c.framed = Vec3::Zero();  // it frames its body, not the scene
+    if (scene.follow_body != body) c.distance = followDistance(body, aspect);
     return c;
   }
   struct Preset {
@@ -148,6 +196,7 @@ CameraSpec makeCamera(std::string_view name, const Model& model, const CameraSet
     c.name = n;
     c.azimuth = p.azimuth;
     c.elevation = p.elevation;
+    if (c.framed != Vec3::Zero()) c = frameSpheres(c, spheres);  // framed from there
     return fitToAspect(c, aspect);
   }
   std::string known;

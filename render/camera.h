@@ -12,6 +12,7 @@
 
 #include "core/model/model.h"
 #include "core/scene/scene.h"
+#include "render/bounds.h"
 
 namespace rbs::render {
 
@@ -23,6 +24,11 @@ struct CameraSpec {
   double azimuth = 0.6;          ///< [rad]
   double elevation = 0.4;        ///< [rad], in [−π/2, π/2]
   double fov_y = 0.61;           ///< vertical field of view [rad] (35°)
+  /// Set by framing (fit; a scene camera without a distance; the presets then): the half width and
+  /// half height across the view, and the half depth along it, of what must stay in view about
+  /// the target [m]. fitToAspect scales the distance so that they fill any aspect. Zero: a distance
+  /// chosen for 16:9 (a scene file's).
+  Vec3 framed = Vec3::Zero();
 };
 
 /// A look-at camera: eye and target (world frame) and the screen's up direction (unit).
@@ -38,8 +44,15 @@ constexpr double kSceneCameraAspect = 16.0 / 9.0;
 
 /// `spec` for an image of `aspect` = width/height. Narrower than kSceneCameraAspect, the eye moves
 /// back so that the width the camera shows at 16:9 stays in view (a tall, narrow window cuts
-/// nothing off at the sides); at 16:9 or wider it is unchanged.
+/// nothing off at the sides); at 16:9 or wider it is unchanged. A framed camera (spec.framed) gets
+/// the distance at which what it framed fills this aspect.
 CameraSpec fitToAspect(CameraSpec spec, double aspect);
+
+/// `spec` (its direction and field of view kept) aimed at the middle of `spheres` as seen from its
+/// direction, at the distance where they fill a 16:9 image with a small margin (fitToAspect for
+/// others): their extent across the view, width and height apart, so that a tall arm fills the
+/// height of a wide image, plus their half depth, since the nearest stand closer than the target.
+CameraSpec frameSpheres(CameraSpec spec, const std::vector<Bounds>& spheres);
 
 /// The camera at body poses `body_poses` (world poses of the bodies; needed for follow).
 CameraPose cameraPose(const Model& model, const CameraSpec& spec,
@@ -80,9 +93,13 @@ std::vector<std::string> cameraNames();
 ///   front, side, top, iso  fixed directions (from +x, from −y, from above, from +x −y above)
 ///            about the scene camera's target, at its distance (following when it follows).
 /// The scene camera's distance is for a 16:9 image: scene and the presets go through
-/// fitToAspect(…, aspect); fit and follow frame their bodies for `aspect` directly.
+/// fitToAspect(…, aspect); fit and follow frame their bodies for `aspect` directly. A scene camera
+/// without a distance (no camera section: an imported robot) stands far enough to frame every body
+/// about its target (a followed body: that body with room around it) in a 16:9 image.
+/// `extents`: the visuals as drawn (SceneGraph::visualExtents), so that meshes count with their
+/// size; without it a mesh counts as a sphere of its scale factor.
 /// Throws std::invalid_argument naming the known cameras (or bodies) for anything else.
 CameraSpec makeCamera(std::string_view name, const Model& model, const CameraSettings& scene_camera,
-                      double aspect);
+                      double aspect, const VisualExtents* extents = nullptr);
 
 }  // namespace rbs::render

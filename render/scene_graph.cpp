@@ -86,21 +86,22 @@ std::vector<Overlay> allOverlays() {
 
 SceneGraph::SceneGraph(const Model& model, SceneOptions options)
     : model_(model), options_(std::move(options)) {
-  // the initial state fixes the sizes of everything scene-dependent
-  Workspace ws(model_);
-  Snapshot initial;
-  fillBodyPoses(model_, model_.initial_state.x, 0.0, ws, initial);
-  bounds_ = sceneBounds(model_, initial.body_poses);
-  scene_size_ = std::max(bounds_.radius, 0.1);
-  ground_z_ = std::min(0.0, bounds_.center.z() - bounds_.radius);
-  if (ground_z_ < 0.0) ground_z_ -= 1e-3;
-
   root_ = new osg::Group;
   root_->setName("rbsim");
   root_->addChild(makeSky(osg::Vec4(0.46f, 0.62f, 0.80f, 1.0f), osg::Vec4(0.90f, 0.92f, 0.94f, 1.0f)));
   root_->getChild(0)->setName("sky");
   buildLights();
-  buildBodies();
+  // the visuals first: what the meshes measure, at the initial state, fixes the sizes of
+  // everything scene-dependent
+  const std::vector<osg::ref_ptr<osg::Group>> visuals = buildVisuals();
+  Workspace ws(model_);
+  Snapshot initial;
+  fillBodyPoses(model_, model_.initial_state.x, 0.0, ws, initial);
+  bounds_ = sceneBounds(model_, initial.body_poses, &extents_);
+  scene_size_ = std::max(bounds_.radius, 0.1);
+  ground_z_ = std::min(0.0, bounds_.center.z() - bounds_.radius);
+  if (ground_z_ < 0.0) ground_z_ -= 1e-3;
+  buildBodies(visuals);
   buildOverlays();
   buildHud();
   buildPushLine();
@@ -138,10 +139,36 @@ void SceneGraph::buildLights() {
   root_->addChild(lights);
 }
 
-void SceneGraph::buildBodies() {
+std::vector<osg::ref_ptr<osg::Group>> SceneGraph::buildVisuals() {
   const std::filesystem::path assets = options_.assets_dir.empty() ? defaultAssetsDir() : options_.assets_dir;
   // one warning per unreadable mesh file, naming the bodies that use it
   std::map<std::string, std::vector<std::string>> unreadable;
+  const int nb = model_.numBodies();
+  std::vector<osg::ref_ptr<osg::Group>> out(nb);
+  extents_.assign(model_.visuals.size(), Bounds{});
+  for (int b = 0; b < nb; ++b) {
+    const std::string& name = model_.bodies[b].name;
+    out[b] = new osg::Group;
+    out[b]->setName("visuals:" + name);
+    for (int i = 0; i < static_cast<int>(model_.visuals.size()); ++i) {
+      if (model_.visuals[i].body != b) continue;
+      std::string warning;
+      out[b]->addChild(makeVisualNode(model_.visuals[i], assets, warning, &extents_[i]));
+      if (!warning.empty()) {
+        std::vector<std::string>& users = unreadable[warning];
+        if (std::find(users.begin(), users.end(), name) == users.end()) users.push_back(name);
+      }
+    }
+  }
+  for (const auto& [warning, users] : unreadable) {
+    std::string names;
+    for (std::size_t i = 0; i < users.size(); ++i) names += (i ? ", '" : "'") + users[i] + "'";
+    warnings_.push_back(warning + " (" + (users.size() == 1 ? "body " : "bodies ") + names + ")");
+  }
+  return out;
+}
+
+void SceneGraph::buildBodies(const std::vector<osg::ref_ptr<osg::Group>>& visuals) {
   osg::ref_ptr<osg::Group> bodies = new osg::Group;
   bodies->setName("bodies");
   osg::ref_ptr<osg::Group> frames = new osg::Group;
@@ -149,38 +176,22 @@ void SceneGraph::buildBodies() {
   const int nb = model_.numBodies();
   for (int b = 0; b < nb; ++b) {
     const std::string& name = model_.bodies[b].name;
-    // the visuals, shared by the body and its ghost
-    osg::ref_ptr<osg::Group> visuals = new osg::Group;
-    visuals->setName("visuals:" + name);
-    for (const Visual& v : model_.visuals) {
-      if (v.body != b) continue;
-      std::string warning;
-      visuals->addChild(makeVisualNode(v, assets, warning));
-      if (!warning.empty()) {
-        std::vector<std::string>& users = unreadable[warning];
-        if (std::find(users.begin(), users.end(), name) == users.end()) users.push_back(name);
-      }
-    }
+    // the visuals are shared by the body and its ghost
     bodies_.push_back(new osg::MatrixTransform);
     bodies_.back()->setName("body:" + name);
-    bodies_.back()->addChild(visuals);
+    bodies_.back()->addChild(visuals[b]);
     bodies->addChild(bodies_.back());
 
     ghosts_.push_back(new osg::MatrixTransform);
     ghosts_.back()->setName("ghost:" + name);
-    ghosts_.back()->addChild(visuals);
+    ghosts_.back()->addChild(visuals[b]);
     ghost->addChild(ghosts_.back());
 
-    const double axis = std::max(0.8 * bodyBoundsLocal(model_, b).radius, 0.1 * scene_size_);
+    const double axis = std::max(0.8 * bodyBoundsLocal(model_, b, &extents_).radius, 0.1 * scene_size_);
     frames_.push_back(new osg::MatrixTransform);
     frames_.back()->setName("frame:" + name);
     frames_.back()->addChild(makeAxes(axis));
     frames->addChild(frames_.back());
-  }
-  for (const auto& [warning, users] : unreadable) {
-    std::string names;
-    for (std::size_t i = 0; i < users.size(); ++i) names += (i ? ", '" : "'") + users[i] + "'";
-    warnings_.push_back(warning + " (" + (users.size() == 1 ? "body " : "bodies ") + names + ")");
   }
   root_->addChild(bodies);
   bodies_group_ = bodies;
@@ -461,7 +472,7 @@ void SceneGraph::apply(const Snapshot& snapshot) {
   for (std::size_t k = 0; k < std::min(snapshot.pushes.size(), push_arrows_.size()); ++k) place(push_arrows_[k], snapshot.pushes[k]);
 
   for (Trail& t : trails_) updateTrail(t, snapshot.body_poses[t.spec.body] * t.spec.point);
-  bounds_ = sceneBounds(model_, snapshot.body_poses);
+  bounds_ = sceneBounds(model_, snapshot.body_poses, &extents_);
 }
 
 namespace {
@@ -528,7 +539,7 @@ void SceneGraph::setHighlight(int body) {
   bodies_[highlight_body_]->getChild(0)->accept(bounds);
   osg::BoundingBox box = bounds.getBoundingBox();
   if (!box.valid()) {
-    const Bounds b = bodyBoundsLocal(model_, highlight_body_);
+    const Bounds b = bodyBoundsLocal(model_, highlight_body_, &extents_);
     const float r = static_cast<float>(std::max(b.radius, 0.02 * scene_size_));
     box.expandBy(toOsg(b.center) - osg::Vec3(r, r, r));
     box.expandBy(toOsg(b.center) + osg::Vec3(r, r, r));

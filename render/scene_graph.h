@@ -112,6 +112,8 @@ class SceneGraph {
   osg::Node* overlayNode(Overlay overlay) const;
   /// The bodies at the last applied snapshot (initial state before the first).
   const Bounds& bounds() const { return bounds_; }
+  /// The visuals' spheres as drawn (the meshes as read): for framing the view (makeCamera).
+  const VisualExtents& visualExtents() const { return extents_; }
   double groundHeight() const { return ground_z_; }
   /// Problems found while building (e.g. unreadable meshes): one line each, for the user.
   const std::vector<std::string>& warnings() const { return warnings_; }
@@ -152,12 +154,16 @@ class SceneGraph {
   /// Wraps the title so it stays left of the status line in narrow views.
   void fitHudTitle();
   Bounds bounds_;
+  VisualExtents extents_;
   double ground_z_ = 0.0;
   double scene_size_ = 1.0;
   double last_time_ = -1e300;
   std::vector<std::string> warnings_;
 
-  void buildBodies();
+  /// Every body's visuals (one group each, shared by the body and its ghost); fills extents_ and
+  /// the warnings about meshes that cannot be read.
+  std::vector<osg::ref_ptr<osg::Group>> buildVisuals();
+  void buildBodies(const std::vector<osg::ref_ptr<osg::Group>>& visuals);
   void buildLights();
   void buildOverlays();
   void buildHud();

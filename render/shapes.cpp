@@ -86,7 +86,7 @@ void applyMaterial(osg::StateSet& state, const osg::Vec4& rgba) {
 }
 
 osg::ref_ptr<osg::Node> makeVisualNode(const Visual& v, const std::filesystem::path& assets_dir,
-                                       std::string& warning) {
+                                       std::string& warning, Bounds* extent) {
   osg::ref_ptr<osg::MatrixTransform> placed = new osg::MatrixTransform(toOsg(v.origin));
   const float sx = static_cast<float>(v.size[0]);
   const float sy = static_cast<float>(v.size[1]);
@@ -133,6 +133,12 @@ osg::ref_ptr<osg::Node> makeVisualNode(const Visual& v, const std::filesystem::p
         warning = "mesh '" + file.string() + "' has no geometry the reader could take; drawn as a magenta box";
         placed->addChild(missingMeshBox());
         return placed;
+      }
+      if (extent) {
+        const osg::BoundingBox& box = bounds.getBoundingBox();
+        const Vec3 lo(box.xMin(), box.yMin(), box.zMin()), hi(box.xMax(), box.yMax(), box.zMax());
+        *extent = Bounds{};
+        extent->expand(v.origin * Vec3(v.size.cwiseProduct(0.5 * (lo + hi))), 0.5 * v.size.cwiseProduct(hi - lo).norm());
       }
       osg::ref_ptr<osg::MatrixTransform> scaled =
           new osg::MatrixTransform(osg::Matrixd::scale(v.size[0], v.size[1], v.size[2]));

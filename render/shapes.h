@@ -12,6 +12,7 @@
 #include <osg/Material>
 
 #include "core/model/model.h"
+#include "render/bounds.h"
 
 namespace rbs::render {
 
@@ -22,9 +23,10 @@ void applyMaterial(osg::StateSet& state, const osg::Vec4& rgba);
 /// One visual in its body frame: the shape placed at visual.origin, coloured. Meshes are read
 /// through osgDB from `assets_dir / visual.mesh_file` in the file's own coordinates (OBJ without
 /// the reader's turn about x) and scaled by visual.size; a mesh that cannot be read becomes a small
-/// magenta box and `warning` says why.
+/// magenta box and `warning` says why. For a mesh it read, `extent` (if given) becomes the sphere
+/// around the mesh's bounding box as drawn, in the body frame (VisualExtents).
 osg::ref_ptr<osg::Node> makeVisualNode(const Visual& visual, const std::filesystem::path& assets_dir,
-                                       std::string& warning);
+                                       std::string& warning, Bounds* extent = nullptr);
 
 /// Body axes: x red, y green, z blue, each `length` long from the origin (unlit lines).
 osg::ref_ptr<osg::Geode> makeAxes(double length);

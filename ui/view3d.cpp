@@ -32,10 +32,10 @@ View3D::~View3D() = default;
 std::vector<std::string> View3D::setScene(const Scene& scene) {
   model_ = std::make_unique<Model>(scene.model);
   scene_camera_ = scene.camera;
-  camera_ = render::makeCamera("scene", *model_, scene_camera_, render::kSceneCameraAspect);
   render::SceneOptions options;
   options.scene_name = scene.name.empty() ? scene.file.stem().string() : scene.name;
   graph_ = std::make_unique<render::SceneGraph>(*model_, options);
+  camera_ = makeCamera("scene");
   if (push_) {  // the old graph goes: no redraw of it
     push_.reset();
     push_button_ = drag_button_ = Qt::NoButton;
@@ -213,8 +213,13 @@ void View3D::setCameraPreset(const std::string& name) {
   if (!model_) return;
   // "follow" follows the selected body when there is one
   const std::string preset = name == "follow" && selected_ >= 0 ? "follow:" + model_->bodies[selected_].name : name;
-  camera_ = render::makeCamera(preset, *model_, scene_camera_, render::kSceneCameraAspect);
+  camera_ = makeCamera(preset);
   if (graph_ && !suspended_) redraw();
+}
+
+render::CameraSpec View3D::makeCamera(const std::string& name) const {
+  return render::makeCamera(name, *model_, scene_camera_, render::kSceneCameraAspect,
+                            graph_ ? &graph_->visualExtents() : nullptr);
 }
 
 void View3D::setOverlay(render::Overlay overlay, bool visible) {
@@ -239,7 +244,7 @@ void View3D::mouseDoubleClickEvent(QMouseEvent* event) {
     return;
   }
   selectBody(-1);
-  camera_ = render::makeCamera("scene", *model_, scene_camera_, render::kSceneCameraAspect);
+  camera_ = makeCamera("scene");
   if (graph_ && !suspended_) redraw();
 }
 
@@ -335,7 +340,7 @@ bool View3D::startPush(QPointF at, SpringPush::Mode mode) {
   const Body& body = model_->bodies[hit->body];
   const Vec3 lever = hit->point - (G.R * body.com + G.r);
   grab_lever_ = std::max((lever - lever.dot(grab_normal_) * grab_normal_).norm(),
-                         0.1 * std::max(render::bodyBoundsLocal(*model_, hit->body).radius, 0.05));
+                         0.1 * std::max(render::bodyBoundsLocal(*model_, hit->body, &graph_->visualExtents()).radius, 0.05));
   cursor_world_ = grab_world_;
   push_ = spring;
   push_sent_ = false;  // sent on the first move: a Ctrl+click only selects

@@ -99,6 +99,8 @@ class View3D : public QWidget {
   void resizeEvent(QResizeEvent* event) override;
 
  private:
+  /// render::makeCamera with the meshes as the scene graph read them.
+  render::CameraSpec makeCamera(const std::string& name) const;
   std::unique_ptr<Model> model_;  ///< copy: the camera follows bodies of it
   CameraSettings scene_camera_;
   render::CameraSpec camera_;

@@ -42,7 +42,9 @@ struct CameraSettings {
   std::string mode = "orbit";  ///< orbit | follow
   std::string target_body;     ///< follow (or orbit about a body); empty: scene centre / target_point
   std::optional<Vec3> target_point;
-  double distance = 3.0;
+  /// Eye to target [m]; absent (no camera section, an imported robot): far enough to frame every
+  /// body at the initial state (render::makeCamera).
+  std::optional<double> distance;
   double azimuth = 0.6;
   double elevation = 0.4;
 };

@@ -416,6 +416,71 @@ TEST(Camera, ANarrowViewKeepsTheSceneCamerasWidthInView) {
             makeCamera("top", scene.model, scene.camera, kSceneCameraAspect).distance);
 }
 
+// An imported robot (issue 47): no camera section, links drawn as meshes of 0.1 m. The view is
+// framed by the meshes as read, not by their scale factor (1: a sphere of 1 m per link, so that
+// the default and even "fit" showed the robot at a few per cent of the picture): the scene camera,
+// fit and the presets show the whole robot across most of the image's width or height, in a wide
+// and in a narrow image.
+TEST(Camera, AnImportedRobotIsFramedByItsMeshes) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "rbs_framing";
+  std::filesystem::create_directories(dir);
+  // a 0.1 m cube as STL (12 triangles)
+  {
+    std::ofstream stl(dir / "cube.stl");
+    stl << "solid c\n";
+    const int faces[12][3] = {{0, 1, 3}, {0, 3, 2}, {4, 6, 7}, {4, 7, 5}, {0, 4, 5}, {0, 5, 1},
+                              {2, 3, 7}, {2, 7, 6}, {0, 2, 6}, {0, 6, 4}, {1, 5, 7}, {1, 7, 3}};
+    for (const auto& f : faces) {
+      stl << "facet normal 0 0 0\nouter loop\n";
+      for (int k : f) stl << "vertex " << 0.1 * (k & 1) << " " << 0.1 * ((k >> 1) & 1) << " " << 0.1 * ((k >> 2) & 1) << "\n";
+      stl << "endloop\nendfacet\n";
+    }
+    stl << "endsolid c\n";
+  }
+  std::ofstream(dir / "arm.urdf") << R"(<robot name="arm">
+  <link name="base"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+    <visual><geometry><mesh filename="cube.stl"/></geometry></visual></link>
+  <link name="link"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+    <visual><geometry><mesh filename="cube.stl"/></geometry></visual></link>
+  <joint name="j" type="revolute"><parent link="base"/><child link="link"/><origin xyz="0 0 0.1"/>
+    <axis xyz="0 1 0"/><limit lower="-1" upper="1" effort="10" velocity="1"/></joint>
+</robot>)";
+  const Scene scene = loadScene(dir / "arm.urdf");
+  EXPECT_FALSE(scene.camera.distance.has_value());
+  SceneGraph graph(scene.model, SceneOptions{});
+  ASSERT_TRUE(graph.warnings().empty()) << graph.warnings().front();
+  const VisualExtents& extents = graph.visualExtents();
+  ASSERT_EQ(extents.size(), 2u);
+  EXPECT_NEAR(extents[0].radius, 0.5 * std::sqrt(3.0) * 0.1, 1e-6);  // the cube's half diagonal
+  EXPECT_LT((extents[0].center - Vec3(0.05, 0.05, 0.05)).norm(), 1e-6);
+  // the two cubes stacked: a 0.1 × 0.1 × 0.2 m column
+  // the ground below the drawn sphere: a few centimetres under the column (a metre with spheres of
+  // the scale factor)
+  EXPECT_GT(graph.groundHeight(), -0.05);
+  const std::vector<Pose> poses = {Pose::identity(), Pose::translation(Vec3(0, 0, 0.1))};
+  for (const char* name : {"scene", "fit", "front", "top"}) {
+    for (const double aspect : {kSceneCameraAspect, 0.6}) {
+      SCOPED_TRACE(std::string(name) + " at aspect " + std::to_string(aspect));
+      const CameraSpec c = makeCamera(name, scene.model, scene.camera, aspect, &extents);
+      // the column's corners in the image: all inside, and across most of its width or height
+      Eigen::Vector2d extent = Eigen::Vector2d::Zero();
+      for (int k = 0; k < 8; ++k) {
+        const Vec3 corner(0.1 * (k & 1), 0.1 * ((k >> 1) & 1), 0.2 * ((k >> 2) & 1));
+        const Eigen::Vector2d p = imagePoint(cameraPose(scene.model, c, poses), c.fov_y, aspect, corner);
+        ASSERT_TRUE(p.allFinite());
+        extent = extent.cwiseMax(p.cwiseAbs());
+      }
+      // (framed by each mesh's sphere: a cube face-on spans 0.58 of its sphere's diameter; from
+      // the top the column is a cube, measured 0.45 of the image)
+      EXPECT_LT(extent.maxCoeff(), 1.0);
+      EXPECT_GT(extent.maxCoeff(), 0.4);
+      // without the measured meshes the camera stands several times as far
+      EXPECT_GT(makeCamera(name, scene.model, scene.camera, aspect).distance, 4.0 * c.distance);
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Camera, ViewRayAndImagePointAreInverses) {
   const CameraPose pose{Vec3(3, -2, 1.5), Vec3(0.2, 0.1, 0.4), Vec3::UnitZ()};
   const double fov = 0.61, aspect = 16.0 / 9.0;
