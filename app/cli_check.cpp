@@ -59,6 +59,7 @@ int runCheck(const std::vector<std::string>& args, std::ostream& out, std::ostre
         << " parameters set)" << (scene->reference.generator.empty() ? "" : ", reference " + scene->reference.generator);
   out << "\n";
   if (!scene->integrator.default_stepper_note.empty()) out << "  " << scene->integrator.default_stepper_note << "\n";
+  for (const std::string& w : drawingWarnings(m)) err << file << ": warning: " << w << "\n";
   if (parsed.has("parameters") && loop->controller) {
     const Controller& c = *loop->controller;
     const ParameterSet& p = c.parameters();

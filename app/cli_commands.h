@@ -7,6 +7,10 @@
 #include <string_view>
 #include <vector>
 
+namespace rbs {
+struct Model;
+}
+
 namespace rbs::cli {
 
 struct Command {
@@ -31,6 +35,9 @@ int runBench(const std::vector<std::string>& args, std::ostream& out, std::ostre
 /// render: simulate a scene and draw it offscreen into an MP4 video, PNG frames or one screenshot.
 std::string renderUsage();
 int runRender(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+/// What drawing the model would say about its meshes (files that exist but cannot be read, or hold
+/// no geometry the reader takes), one line each; empty in a build without the rendering module.
+std::vector<std::string> drawingWarnings(const Model& model);
 
 /// study: a parameter study (docs/STUDIES.md) on a local pool of worker processes.
 std::string studyUsage();

@@ -115,6 +115,11 @@ enum class Output { Video, Frames, Screenshot };
 
 }  // namespace
 
+std::vector<std::string> drawingWarnings(const Model& model) {
+  // building the scene graph reads every mesh (no GL context needed)
+  return render::SceneGraph(model, render::SceneOptions{}).warnings();
+}
+
 std::string renderUsage() {
   return "usage: rbsim-cli render SCENE --out FILE.mp4 [--t-end S] [--fps N] [--size WxH] [--camera NAME]\n"
          "       rbsim-cli render SCENE --frames DIR [same options]\n"

@@ -18,4 +18,6 @@ int runRender(const std::vector<std::string>&, std::ostream&, std::ostream& err)
   return 2;
 }
 
+std::vector<std::string> drawingWarnings(const Model&) { return {}; }
+
 }  // namespace rbs::cli

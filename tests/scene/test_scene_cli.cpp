@@ -56,6 +56,23 @@ TEST_F(Cli, WarningsGoToStderrWithTheirPlaceAndTheCommandGoesOn) {
   EXPECT_EQ(loadScene(keyed).model.joint_spring_dampers.at(0).friction, 0.3);
 }
 
+// A mesh that exists but cannot be drawn (here an OBJ that is an error page, the kind of file a
+// failed download leaves behind; the loader itself only sniffs STL files): `check` says so, as
+// `render` and the window do, naming the file and the body; the model itself is fine (exit 0).
+TEST_F(Cli, CheckReportsAMeshThatCannotBeRead) {
+  write("broken.obj", "<html>404 Not Found</html>\n");
+  const auto urdf = write("hand.urdf",
+                          "<robot name=\"hand\">\n"
+                          "  <link name=\"palm\"><inertial><mass value=\"1\"/><inertia ixx=\"0.01\" iyy=\"0.01\" izz=\"0.01\" "
+                          "ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial><visual><geometry><mesh filename=\"broken.obj\"/></geometry>"
+                          "</visual></link>\n"
+                          "</robot>\n");
+  const CliResult r = run("check '" + urdf.string() + "'");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find(urdf.string() + ": warning: cannot read mesh '"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("broken.obj'; drawn as a magenta box (body 'palm')"), std::string::npos) << r.err;
+}
+
 // A robot hand's fingers: strong joint damping on light links makes modes of 10⁵ 1/s, beyond rk4
 // at 1 ms (the public Allegro hand diverged at t = 0.002 s on the defaults, issue 47). With no
 // stepper named the scene gets rk_dopri5 and `check` says why; the run on the defaults finishes;
