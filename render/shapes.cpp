@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 
 #include <unistd.h>
@@ -47,6 +48,23 @@ osg::ref_ptr<osg::Node> readMeshToStderr(const std::string& file, const osgDB::O
     ::close(saved);
   }
   return node;
+}
+
+/// The `<up_axis>` of a COLLADA file's asset (X_UP, Y_UP, Z_UP; empty when it names none), read from
+/// its first 64 kB (the asset comes first).
+std::string colladaUpAxis(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  std::string head(64 * 1024, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(head.size()));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  const std::size_t asset_end = head.find("</asset>");
+  const std::size_t open = head.find("<up_axis>");
+  if (open == std::string::npos || (asset_end != std::string::npos && open > asset_end)) return {};
+  const std::size_t begin = open + 9, end = head.find("</up_axis>", begin);
+  if (end == std::string::npos) return {};
+  std::string axis = head.substr(begin, end - begin);
+  axis.erase(std::remove_if(axis.begin(), axis.end(), [](unsigned char c) { return std::isspace(c); }), axis.end());
+  return axis;
 }
 
 void makeTranslucent(osg::StateSet& state) {
@@ -124,6 +142,19 @@ osg::ref_ptr<osg::Node> makeVisualNode(const Visual& v, const std::filesystem::p
         warning = "cannot read mesh '" + file.string() + "'; drawn as a magenta box";
         placed->addChild(missingMeshBox());
         return placed;
+      }
+      // OSG's COLLADA reader turns a Y_UP file by +90° about x and an X_UP one by +90° about y, to
+      // z up. RViz ignores <up_axis> and draws the file's coordinates as they are, and robot
+      // packages are made to look right there (Baxter's torso, a Y_UP export, stands upright in
+      // RViz and lay on its back here): the turn is undone.
+      if (extension == ".dae") {
+        const std::string up = colladaUpAxis(file);
+        if (up == "Y_UP" || up == "X_UP") {
+          osg::ref_ptr<osg::MatrixTransform> undo = new osg::MatrixTransform(
+              osg::Matrixd::rotate(-0.5 * M_PI, up == "Y_UP" ? osg::Vec3d(1, 0, 0) : osg::Vec3d(0, 1, 0)));
+          undo->addChild(mesh);
+          mesh = undo;
+        }
       }
       // A file the reader opens but takes nothing from (a COLLADA file whose ids have non-ASCII
       // characters: OSG's reader resolves none of its references) would be an invisible body.

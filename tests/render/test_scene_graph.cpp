@@ -237,6 +237,14 @@ osg::BoundingBox meshBounds(const std::filesystem::path& dir, const std::string&
   return bounds.getBoundingBox();
 }
 
+/// The box spans lo … hi (to 1 µm).
+void expectBox(const osg::BoundingBox& b, const Vec3& lo, const Vec3& hi) {
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_NEAR(b._min[i], lo[i], 1e-6) << "axis " << i;
+    EXPECT_NEAR(b._max[i], hi[i], 1e-6) << "axis " << i;
+  }
+}
+
 // A mesh lies in its file's own coordinates whatever its format: the same asymmetric triangle,
 // (0,0,0), (1,0,0), (0,0.2,1), as OBJ and STL has the same bounds — OSG's OBJ reader would turn
 // it by +90° about x (its z extent becoming −y). The library's propeller (blades along x, chord
@@ -249,13 +257,7 @@ TEST(Meshes, ObjAndStlLieInTheFilesCoordinates) {
                                     "vertex 0 0.2 1\nendloop\nendfacet\nendsolid t\n";
   for (const char* file : {"tri.obj", "tri.stl"}) {
     SCOPED_TRACE(file);
-    const osg::BoundingBox b = meshBounds(dir, file);
-    EXPECT_NEAR(b.xMin(), 0.0, 1e-6);
-    EXPECT_NEAR(b.xMax(), 1.0, 1e-6);
-    EXPECT_NEAR(b.yMin(), 0.0, 1e-6);
-    EXPECT_NEAR(b.yMax(), 0.2, 1e-6);
-    EXPECT_NEAR(b.zMin(), 0.0, 1e-6);
-    EXPECT_NEAR(b.zMax(), 1.0, 1e-6);
+    expectBox(meshBounds(dir, file), Vec3(0, 0, 0), Vec3(1, 0.2, 1));
   }
   // A negative scale mirrors it (Talos' and TIAGo's left/right links, issue 47): x in [−1, 0].
   const osg::BoundingBox mirrored = meshBounds(dir, "tri.stl", Vec3(-1, 1, 1));
@@ -266,6 +268,36 @@ TEST(Meshes, ObjAndStlLieInTheFilesCoordinates) {
   const osg::BoundingBox propeller = meshBounds(std::string(RBS_SOURCE_DIR) + "/assets", "meshes/propeller.obj");
   EXPECT_LT(propeller.zMax() - propeller.zMin(), 0.015);
   EXPECT_GT(propeller.yMax() - propeller.yMin(), 0.02);
+}
+
+// A COLLADA file lies in its own coordinates whatever its <up_axis> says, as RViz draws it (it
+// ignores the tag, and robot packages are made to look right there: Baxter's torso is a Y_UP export
+// that stands upright in RViz): the same triangle (0,0,0), (0.2,0,0), (0,1,0) tagged Z_UP, Y_UP and
+// X_UP has the same bounds. (OSG's reader turns Y_UP by +90° about x, X_UP by +90° about y.)
+TEST(Meshes, ColladaLiesInItsOwnCoordinatesWhateverItsUpAxis) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "rbs_mesh_up";
+  std::filesystem::create_directories(dir);
+  for (const char* up : {"Z_UP", "Y_UP", "X_UP"}) {
+    SCOPED_TRACE(up);
+    const std::string file = std::string(up) + ".dae";
+    std::ofstream(dir / file) << R"(<?xml version="1.0" encoding="utf-8"?>
+<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">
+  <asset><unit name="meter" meter="1"/><up_axis> )" << up << R"( </up_axis></asset>
+  <library_geometries><geometry id="g"><mesh>
+    <source id="p"><float_array id="a" count="9">0 0 0 0.2 0 0 0 1 0</float_array>
+      <technique_common><accessor source="#a" count="3" stride="3">
+        <param name="X" type="float"/><param name="Y" type="float"/><param name="Z" type="float"/>
+      </accessor></technique_common></source>
+    <vertices id="v"><input semantic="POSITION" source="#p"/></vertices>
+    <triangles count="1"><input semantic="VERTEX" source="#v" offset="0"/><p>0 1 2</p></triangles>
+  </mesh></geometry></library_geometries>
+  <library_visual_scenes><visual_scene id="s"><node id="n"><instance_geometry url="#g"/></node></visual_scene></library_visual_scenes>
+  <scene><instance_visual_scene url="#s"/></scene>
+</COLLADA>
+)";
+    expectBox(meshBounds(dir, file), Vec3(0, 0, 0), Vec3(0.2, 1, 0));
+  }
+  std::filesystem::remove_all(dir);
 }
 
 // A COLLADA file whose ids have non-ASCII characters opens, but OSG's reader resolves none of its
