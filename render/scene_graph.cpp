@@ -18,6 +18,7 @@
 #include <osgText/Font>
 #include <osgUtil/IntersectionVisitor>
 #include <osgUtil/LineSegmentIntersector>
+#include <osgDB/Registry>
 
 #include "core/dynamics/snapshot.h"
 #include "core/io/resource_path.h"
@@ -165,6 +166,9 @@ std::vector<osg::ref_ptr<osg::Group>> SceneGraph::buildVisuals() {
     for (std::size_t i = 0; i < users.size(); ++i) names += (i ? ", '" : "'") + users[i] + "'";
     warnings_.push_back(warning + " (" + (users.size() == 1 ? "body " : "bodies ") + names + ")");
   }
+  // The meshes were read through osgDB's object cache (makeVisualNode: a file used by several
+  // bodies is read once); what this graph holds stays, and the next scene reads its files afresh.
+  osgDB::Registry::instance()->clearObjectCache();
   return out;
 }
 

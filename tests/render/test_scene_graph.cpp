@@ -7,9 +7,11 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include <osg/ComputeBoundsVisitor>
 #include <osg/NodeVisitor>
+#include <osgDB/Registry>
 
 #include "core/dynamics/snapshot.h"
 #include "core/model/model_builder.h"
@@ -481,6 +483,18 @@ TEST(Camera, AnImportedRobotIsFramedByItsMeshes) {
   EXPECT_FALSE(scene.camera.distance.has_value());
   SceneGraph graph(scene.model, SceneOptions{});
   ASSERT_TRUE(graph.warnings().empty()) << graph.warnings().front();
+  // both links use cube.stl: read once, the same geometry under both (a quadruped's four legs),
+  // and nothing left in osgDB's cache once the graph is built
+  struct Geometries : osg::NodeVisitor {
+    std::set<const osg::Drawable*> found;
+    Geometries() : osg::NodeVisitor(TRAVERSE_ALL_CHILDREN) {}
+    void apply(osg::Drawable& d) override { found.insert(&d); }
+  } link0, link1;
+  graph.bodyTransform(0)->accept(link0);
+  graph.bodyTransform(1)->accept(link1);
+  ASSERT_FALSE(link0.found.empty());
+  EXPECT_EQ(link0.found, link1.found);
+  EXPECT_FALSE(osgDB::Registry::instance()->getRefFromObjectCache((dir / "cube.stl").string()).valid());
   const VisualExtents& extents = graph.visualExtents();
   ASSERT_EQ(extents.size(), 2u);
   EXPECT_NEAR(extents[0].radius, 0.5 * std::sqrt(3.0) * 0.1, 1e-6);  // the cube's half diagonal
