@@ -82,9 +82,19 @@ osg::ref_ptr<osg::Drawable> shapeDrawable(osg::Shape* shape) {
   return d;
 }
 
+/// The side of the magenta box drawn for a mesh that cannot be read [m].
+constexpr float kMissingMeshBox = 0.05f;
+
+/// The magenta box's sphere at the visual's origin (what is drawn, not the mesh's scale factor).
+Bounds missingMeshExtent(const Visual& v) {
+  Bounds b;
+  b.expand(v.origin.r, 0.5 * std::sqrt(3.0) * kMissingMeshBox);
+  return b;
+}
+
 osg::ref_ptr<osg::Node> missingMeshBox() {
   osg::ref_ptr<osg::Geode> g = new osg::Geode;
-  g->addDrawable(shapeDrawable(new osg::Box(osg::Vec3(), 0.05f)));
+  g->addDrawable(shapeDrawable(new osg::Box(osg::Vec3(), kMissingMeshBox)));
   applyMaterial(*g->getOrCreateStateSet(), osg::Vec4(1.0f, 0.0f, 1.0f, 1.0f));
   return g;
 }
@@ -145,6 +155,7 @@ osg::ref_ptr<osg::Node> makeVisualNode(const Visual& v, const std::filesystem::p
       if (!mesh) {
         warning = "cannot read mesh '" + file.string() + "'; drawn as a magenta box";
         placed->addChild(missingMeshBox());
+        if (extent) *extent = missingMeshExtent(v);
         return placed;
       }
       // OSG's COLLADA reader turns a Y_UP file by +90° about x and an X_UP one by +90° about y, to
@@ -167,6 +178,7 @@ osg::ref_ptr<osg::Node> makeVisualNode(const Visual& v, const std::filesystem::p
       if (!bounds.getBoundingBox().valid()) {
         warning = "mesh '" + file.string() + "' has no geometry the reader could take; drawn as a magenta box";
         placed->addChild(missingMeshBox());
+        if (extent) *extent = missingMeshExtent(v);
         return placed;
       }
       if (extent) {

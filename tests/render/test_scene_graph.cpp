@@ -336,7 +336,9 @@ TEST(Meshes, AMeshWithNoGeometryIsAWarningAndNothingReachesStdout) {
   const int saved = ::dup(1);
   FILE* sink = std::fopen(captured.c_str(), "w");
   ::dup2(::fileno(sink), 1);
-  const osg::ref_ptr<osg::Node> node = makeVisualNode(v, dir, warning);
+  v.origin = Pose::translation(Vec3(0, 0, 0.3));
+  Bounds extent;
+  const osg::ref_ptr<osg::Node> node = makeVisualNode(v, dir, warning, &extent);
   std::fflush(stdout);
   ::dup2(saved, 1);
   ::close(saved);
@@ -344,6 +346,9 @@ TEST(Meshes, AMeshWithNoGeometryIsAWarningAndNothingReachesStdout) {
   EXPECT_EQ(std::filesystem::file_size(captured), 0u) << "stdout got the reader's messages";
   EXPECT_NE(warning.find("ids.dae' has no geometry the reader could take; drawn as a magenta box"), std::string::npos)
       << warning;
+  // framed as the 5 cm box it is drawn as (the Go1 was framed for spheres of 1 m, its scale)
+  EXPECT_NEAR(extent.radius, 0.5 * std::sqrt(3.0) * 0.05, 1e-6);
+  EXPECT_LT((extent.center - Vec3(0, 0, 0.3)).norm(), 1e-12);
   std::filesystem::remove_all(dir);
 }
 
