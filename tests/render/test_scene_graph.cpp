@@ -22,6 +22,7 @@
 #include "render/scene_graph.h"
 #include "render/shapes.h"
 #include "tests/render/render_test_models.h"
+#include "tests/support/mesh_files.h"
 
 namespace rbs::render {
 namespace {
@@ -463,19 +464,7 @@ TEST(Camera, ANarrowViewKeepsTheSceneCamerasWidthInView) {
 TEST(Camera, AnImportedRobotIsFramedByItsMeshes) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "rbs_framing";
   std::filesystem::create_directories(dir);
-  // a 0.1 m cube as STL (12 triangles)
-  {
-    std::ofstream stl(dir / "cube.stl");
-    stl << "solid c\n";
-    const int faces[12][3] = {{0, 1, 3}, {0, 3, 2}, {4, 6, 7}, {4, 7, 5}, {0, 4, 5}, {0, 5, 1},
-                              {2, 3, 7}, {2, 7, 6}, {0, 2, 6}, {0, 6, 4}, {1, 5, 7}, {1, 7, 3}};
-    for (const auto& f : faces) {
-      stl << "facet normal 0 0 0\nouter loop\n";
-      for (int k : f) stl << "vertex " << 0.1 * (k & 1) << " " << 0.1 * ((k >> 1) & 1) << " " << 0.1 * ((k >> 2) & 1) << "\n";
-      stl << "endloop\nendfacet\n";
-    }
-    stl << "endsolid c\n";
-  }
+  test::writeAsciiStlBox(dir / "cube.stl", Vec3::Constant(0.1));  // centred at the link frame
   std::ofstream(dir / "arm.urdf") << R"(<robot name="arm">
   <link name="base"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
     <visual><geometry><mesh filename="cube.stl"/></geometry></visual></link>
@@ -503,11 +492,11 @@ TEST(Camera, AnImportedRobotIsFramedByItsMeshes) {
   const VisualExtents& extents = graph.visualExtents();
   ASSERT_EQ(extents.size(), 2u);
   EXPECT_NEAR(extents[0].radius, 0.5 * std::sqrt(3.0) * 0.1, 1e-6);  // the cube's half diagonal
-  EXPECT_LT((extents[0].center - Vec3(0.05, 0.05, 0.05)).norm(), 1e-6);
-  // the two cubes stacked: a 0.1 × 0.1 × 0.2 m column
-  // the ground below the drawn sphere: a few centimetres under the column (a metre with spheres of
-  // the scale factor)
-  EXPECT_GT(graph.groundHeight(), -0.05);
+  EXPECT_LT(extents[0].center.norm(), 1e-6);
+  // the two cubes stacked: a 0.1 × 0.1 × 0.2 m column from z = −0.05 to 0.15; the ground below
+  // its drawn sphere, a few centimetres under its foot (a metre with spheres of the scale factor)
+  EXPECT_LT(graph.groundHeight(), -0.05);
+  EXPECT_GT(graph.groundHeight(), -0.1);
   const std::vector<Pose> poses = {Pose::identity(), Pose::translation(Vec3(0, 0, 0.1))};
   for (const char* name : {"scene", "fit", "front", "top"}) {
     for (const double aspect : {kSceneCameraAspect, 0.6}) {
@@ -516,7 +505,7 @@ TEST(Camera, AnImportedRobotIsFramedByItsMeshes) {
       // the column's corners in the image: all inside, and across most of its width or height
       Eigen::Vector2d extent = Eigen::Vector2d::Zero();
       for (int k = 0; k < 8; ++k) {
-        const Vec3 corner(0.1 * (k & 1), 0.1 * ((k >> 1) & 1), 0.2 * ((k >> 2) & 1));
+        const Vec3 corner(0.1 * (k & 1) - 0.05, 0.1 * ((k >> 1) & 1) - 0.05, 0.2 * ((k >> 2) & 1) - 0.05);
         const Eigen::Vector2d p = imagePoint(cameraPose(scene.model, c, poses), c.fov_y, aspect, corner);
         ASSERT_TRUE(p.allFinite());
         extent = extent.cwiseMax(p.cwiseAbs());

@@ -5,6 +5,12 @@
 #include <QToolButton>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
+
+#include "tests/support/mesh_files.h"
 #include "user_session.h"
 
 namespace rbs::ui {
@@ -70,6 +76,47 @@ TEST(UserView, OverlaysAndCameraPresetsFromTheToolbarAndTheMenu) {
   user.click(toolbarButton(user, "view.camera.front"));
   ASSERT_TRUE(pictureChanges(user, before));
   EXPECT_NEAR(user.window().findChild<View3D*>()->camera().azimuth, 0.0, 1e-9);  // from +x
+}
+
+/// Share of the picture's pixels that are clearly red, lit or in shade (the test robot's colour).
+double redShare(const QImage& picture) {
+  const QImage p = picture.convertToFormat(QImage::Format_RGB32);
+  long red = 0;
+  for (int r = 0; r < p.height(); ++r)
+    for (int c = 0; c < p.width(); ++c) {
+      const QColor q(p.pixel(c, r));
+      red += q.red() > 25 && q.red() > 2 * q.green() && q.red() > 2 * q.blue();
+    }
+  return static_cast<double>(red) / (static_cast<double>(p.width()) * p.height());
+}
+
+// A robot file opened from File > Open (issue 47): two red links drawn as 0.1 m STL cubes, no
+// camera section. It opens filling the view — its meshes count with their size, not as spheres of
+// their scale factor 1 m, which put the camera 3 m off with the robot at a fraction of a per cent
+// of the picture — and "Fit all" keeps it so.
+TEST(UserView, AnOpenedRobotFillsTheViewAndFitAllKeepsIt) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("rbs_user_framing_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  rbs::test::writeAsciiStlBox(dir / "cube.stl", Vec3::Constant(0.1));  // centred at the link frame
+  const char* link = R"(<inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+    <visual><geometry><mesh filename="cube.stl"/></geometry><material name="red"><color rgba="0.9 0.1 0.1 1"/></material></visual>)";
+  std::ofstream(dir / "column.urdf") << "<robot name=\"column\">\n  <link name=\"base\">" << link
+                                     << "</link>\n  <link name=\"top\">" << link << R"(</link>
+  <joint name="j" type="revolute"><parent link="base"/><child link="top"/><origin xyz="0 0 0.1"/>
+    <axis xyz="0 1 0"/><limit lower="-1" upper="1" effort="10" velocity="1"/></joint>
+</robot>)";
+  UserSession user;
+  user.answerFileDialog(dir / "column.urdf");
+  user.menu("File", "Open");
+  ASSERT_TRUE(user.waitFor([&] { return user.window().windowTitle().contains("column"); }, 20000));
+  ASSERT_TRUE(user.waitFor([&] { return user.view()->framesShown() > 0; }));
+  // measured: 24 % of the picture red (the former camera, 3 m off and moved back for the view's
+  // narrow shape, showed the 0.1 × 0.2 m column at about 0.2 %)
+  ASSERT_TRUE(user.waitFor([&] { return redShare(user.viewPicture()) > 0.04; })) << redShare(user.viewPicture());
+  user.click(toolbarButton(user, "view.camera.fit"));
+  ASSERT_TRUE(user.waitFor([&] { return redShare(user.viewPicture()) > 0.04; })) << redShare(user.viewPicture());
+  fs::remove_all(dir);
 }
 
 TEST(UserView, ShiftDragAndMiddleDragPanAndFollowKeepsItsBody) {
