@@ -64,7 +64,8 @@ Bounds bodyBoundsLocal(const Model& model, int body, const VisualExtents* extent
   return b;
 }
 
-std::vector<Bounds> visualSpheres(const Model& model, const std::vector<Pose>& body_poses, const VisualExtents* extents) {
+std::vector<Bounds> visualSpheres(const Model& model, const std::vector<Pose>& body_poses,
+                                  const VisualExtents* extents) {
   std::vector<Bounds> out;
   std::vector<bool> drawn(model.numBodies(), false);
   for (int i = 0; i < static_cast<int>(model.visuals.size()); ++i) {

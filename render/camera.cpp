@@ -77,7 +77,6 @@ double framingDistance(double radius, double fov_y, double aspect) {
   return std::max(1e-3, kFramingMargin * radius / std::sin(half));
 }
 
-
 CameraSpec frameSpheres(CameraSpec spec, const std::vector<Bounds>& spheres) {
   // the view's axes: forward from the eye to the target, right, and up on the screen
   const double ca = std::cos(spec.azimuth), sa = std::sin(spec.azimuth);

@@ -185,7 +185,8 @@ osg::ref_ptr<osg::Node> makeVisualNode(const Visual& v, const std::filesystem::p
         const osg::BoundingBox& box = bounds.getBoundingBox();
         const Vec3 lo(box.xMin(), box.yMin(), box.zMin()), hi(box.xMax(), box.yMax(), box.zMax());
         *extent = Bounds{};
-        extent->expand(v.origin * Vec3(v.size.cwiseProduct(0.5 * (lo + hi))), 0.5 * v.size.cwiseProduct(hi - lo).norm());
+        const Vec3 centre = v.origin * Vec3(v.size.cwiseProduct(0.5 * (lo + hi)));
+        extent->expand(centre, 0.5 * v.size.cwiseProduct(hi - lo).norm());
       }
       osg::ref_ptr<osg::MatrixTransform> scaled =
           new osg::MatrixTransform(osg::Matrixd::scale(v.size[0], v.size[1], v.size[2]));

@@ -339,8 +339,8 @@ bool View3D::startPush(QPointF at, SpringPush::Mode mode) {
   // centre of mass, seen across the view; at least a tenth of the body's size
   const Body& body = model_->bodies[hit->body];
   const Vec3 lever = hit->point - (G.R * body.com + G.r);
-  grab_lever_ = std::max((lever - lever.dot(grab_normal_) * grab_normal_).norm(),
-                         0.1 * std::max(render::bodyBoundsLocal(*model_, hit->body, &graph_->visualExtents()).radius, 0.05));
+  const double body_size = render::bodyBoundsLocal(*model_, hit->body, &graph_->visualExtents()).radius;
+  grab_lever_ = std::max((lever - lever.dot(grab_normal_) * grab_normal_).norm(), 0.1 * std::max(body_size, 0.05));
   cursor_world_ = grab_world_;
   push_ = spring;
   push_sent_ = false;  // sent on the first move: a Ctrl+click only selects

@@ -102,8 +102,10 @@ bool FlatForceFilter::step(const Vec4& f_desired, double dt) {
     // pushed into saturation tumbled with its rotors pinned; docs/CONTROL.md "Recovery".)
     const Vec4 f_next = static_map_ * speed_.array().square().matrix();
     Vec4 q_dot = static_map_inverse_ * (h_ - k1_.cwiseProduct(f_next));
-    for (int i = 0; i < 4; ++i)
-      if ((speed_(i) <= min_speed_(i) && q_dot(i) < 0.0) || (speed_(i) >= max_speed_(i) && q_dot(i) > 0.0)) q_dot(i) = 0.0;
+    for (int i = 0; i < 4; ++i) {
+      const bool at_min = speed_(i) <= min_speed_(i), at_max = speed_(i) >= max_speed_(i);
+      if ((at_min && q_dot(i) < 0.0) || (at_max && q_dot(i) > 0.0)) q_dot(i) = 0.0;
+    }
     h_ = static_map_ * q_dot + k1_.cwiseProduct(f_next);
     w_dot = (speed_ - w) / dt;
   }
