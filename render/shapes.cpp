@@ -5,7 +5,12 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <iterator>
+#include <sstream>
+#include <thread>
+#include <vector>
 
 #include <unistd.h>
 
@@ -21,7 +26,9 @@
 #include <osg/ShapeDrawable>
 #include <osgDB/Options>
 #include <osgDB/ReadFile>
+#include <osgDB/Registry>
 
+#include "render/collada_text.h"
 #include "render/pose_conversion.h"
 
 namespace rbs::render {
@@ -32,39 +39,86 @@ namespace {
 constexpr int kSkyBin = -100;
 constexpr int kTransparentBin = 10;
 
-/// Reads a mesh with what the third-party readers print sent to stderr: the COLLADA DOM writes
-/// its errors ("Failed to resolve …") to stdout, which rbsim-cli keeps for results. File
-/// descriptor 1 points at 2 while the reader runs.
-osg::ref_ptr<osg::Node> readMeshToStderr(const std::string& file, const osgDB::Options* options) {
+/// What a reader printed, as one line for a warning: its first two messages and how many more.
+/// The COLLADA DOM's notes on attributes its schema does not model ("unable to create an attribute
+/// xmlns:xsi … Probably a schema violation", 83 of the files of a public robot collection) say
+/// nothing about the mesh and are left out.
+std::string summarizeReaderOutput(const std::string& output) {
+  std::vector<std::string> messages;
+  std::istringstream lines(output);
+  for (std::string line; std::getline(lines, line);) {
+    line.erase(0, line.find_first_not_of(" \t\r"));
+    line.erase(line.find_last_not_of(" \t\r") + 1);
+    if (line.empty() || line.find("unable to create an attribute") != std::string::npos ||
+        line == "Probably a schema violation.")
+      continue;
+    if (std::find(messages.begin(), messages.end(), line) == messages.end()) messages.push_back(line);
+  }
+  std::string summary;
+  for (std::size_t i = 0; i < std::min<std::size_t>(messages.size(), 2); ++i)
+    summary += (i ? "; " : "") + messages[i];
+  if (messages.size() > 2) summary += " (and " + std::to_string(messages.size() - 2) + " more)";
+  return summary;
+}
+
+/// Reads a mesh with what the third-party readers print on stdout and stderr (the COLLADA DOM
+/// writes "Failed to resolve …" to stdout, which rbsim-cli keeps for results) caught in `said`
+/// (summarizeReaderOutput), to go into the mesh's warning: descriptors 1 and 2 point at a
+/// temporary file while the reader runs.
+osg::ref_ptr<osg::Node> readMeshQuietly(const std::string& file, const osgDB::Options* options, std::string& said) {
   std::cout.flush();
+  std::cerr.flush();
   std::fflush(stdout);
-  const int saved = ::dup(1);
-  if (saved >= 0) ::dup2(2, 1);
+  std::fflush(stderr);
+  FILE* caught = std::tmpfile();
+  const int saved_out = caught ? ::dup(1) : -1, saved_err = caught ? ::dup(2) : -1;
+  const bool redirected = saved_out >= 0 && saved_err >= 0;
+  if (redirected) {
+    ::dup2(::fileno(caught), 1);
+    ::dup2(::fileno(caught), 2);
+  }
   osg::ref_ptr<osg::Node> node = osgDB::readRefNodeFile(file, options);
   std::cout.flush();
+  std::cerr.flush();
   std::fflush(stdout);
-  if (saved >= 0) {
-    ::dup2(saved, 1);
-    ::close(saved);
+  std::fflush(stderr);
+  if (redirected) {
+    ::dup2(saved_out, 1);
+    ::dup2(saved_err, 2);
+  }
+  for (const int fd : {saved_out, saved_err})
+    if (fd >= 0) ::close(fd);
+  if (caught) {
+    std::string output;
+    std::rewind(caught);
+    char buffer[4096];
+    for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, caught)) > 0;) output.append(buffer, n);
+    std::fclose(caught);
+    said = summarizeReaderOutput(output);
   }
   return node;
 }
 
-/// The `<up_axis>` of a COLLADA file's asset (X_UP, Y_UP, Z_UP; empty when it names none), read from
-/// its first 64 kB (the asset comes first).
-std::string colladaUpAxis(const std::filesystem::path& file) {
+/// Reads a COLLADA file and tells its `<up_axis>`. A file with non-ASCII bytes (ids named after
+/// the parts in Chinese: a Go1's meshes) is read from a copy with ASCII ids (withAsciiIds), under
+/// one name per file and thread so that the object cache shares it between a robot's legs.
+osg::ref_ptr<osg::Node> readCollada(const std::filesystem::path& file, const osgDB::Options* options,
+                                    std::string& up_axis, std::string& said) {
   std::ifstream in(file, std::ios::binary);
-  std::string head(64 * 1024, '\0');
-  in.read(head.data(), static_cast<std::streamsize>(head.size()));
-  head.resize(static_cast<std::size_t>(in.gcount()));
-  const std::size_t asset_end = head.find("</asset>");
-  const std::size_t open = head.find("<up_axis>");
-  if (open == std::string::npos || (asset_end != std::string::npos && open > asset_end)) return {};
-  const std::size_t begin = open + 9, end = head.find("</up_axis>", begin);
-  if (end == std::string::npos) return {};
-  std::string axis = head.substr(begin, end - begin);
-  axis.erase(std::remove_if(axis.begin(), axis.end(), [](unsigned char c) { return std::isspace(c); }), axis.end());
-  return axis;
+  const std::string document((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  up_axis = colladaUpAxis(document);
+  if (!hasNonAsciiBytes(document)) return readMeshQuietly(file.string(), options, said);
+  const std::size_t key = std::hash<std::string>{}(file.string()) ^ std::hash<std::thread::id>{}(std::this_thread::get_id());
+  const std::filesystem::path copy =
+      std::filesystem::temp_directory_path() / ("rbsim-" + std::to_string(::getpid()) + "-" + std::to_string(key) + ".dae");
+  if (osg::ref_ptr<osg::Object> cached = osgDB::Registry::instance()->getRefFromObjectCache(copy.string()))
+    if (osg::Node* node = dynamic_cast<osg::Node*>(cached.get())) return node;
+  std::ofstream(copy, std::ios::binary) << withAsciiIds(document, file.parent_path());
+  osg::ref_ptr<osg::Node> node =
+      readMeshQuietly(std::filesystem::exists(copy) ? copy.string() : file.string(), options, said);
+  std::error_code ignored;
+  std::filesystem::remove(copy, ignored);
+  return node;
 }
 
 void makeTranslucent(osg::StateSet& state) {
@@ -150,10 +204,13 @@ osg::ref_ptr<osg::Node> makeVisualNode(const Visual& v, const std::filesystem::p
       // shared (ANYmal C, 17 textures of 2048²: 1.66 GB → 0.74 GB, half the time). The scene graph
       // empties the cache when it is built (SceneGraph::buildVisuals).
       options->setObjectCacheHint(osgDB::Options::CACHE_ALL);
-      osg::ref_ptr<osg::Node> mesh = readMeshToStderr(file.string(), options.get());
+      std::string up_axis, said;
+      osg::ref_ptr<osg::Node> mesh = extension == ".dae" ? readCollada(file, options.get(), up_axis, said)
+                                                         : readMeshQuietly(file.string(), options.get(), said);
+      const std::string reader_said = said.empty() ? "" : " (the reader: " + said + ")";
       osg::setNotifyLevel(level);
       if (!mesh) {
-        warning = "cannot read mesh '" + file.string() + "'; drawn as a magenta box";
+        warning = "cannot read mesh '" + file.string() + "'" + reader_said + "; drawn as a magenta box";
         placed->addChild(missingMeshBox());
         if (extent) *extent = missingMeshExtent(v);
         return placed;
@@ -162,25 +219,25 @@ osg::ref_ptr<osg::Node> makeVisualNode(const Visual& v, const std::filesystem::p
       // z up. RViz ignores <up_axis> and draws the file's coordinates as they are, and robot
       // packages are made to look right there (Baxter's torso, a Y_UP export, stands upright in
       // RViz and lay on its back here): the turn is undone.
-      if (extension == ".dae") {
-        const std::string up = colladaUpAxis(file);
-        if (up == "Y_UP" || up == "X_UP") {
-          osg::ref_ptr<osg::MatrixTransform> undo = new osg::MatrixTransform(
-              osg::Matrixd::rotate(-0.5 * M_PI, up == "Y_UP" ? osg::Vec3d(1, 0, 0) : osg::Vec3d(0, 1, 0)));
-          undo->addChild(mesh);
-          mesh = undo;
-        }
+      if (up_axis == "Y_UP" || up_axis == "X_UP") {
+        osg::ref_ptr<osg::MatrixTransform> undo = new osg::MatrixTransform(
+            osg::Matrixd::rotate(-0.5 * M_PI, up_axis == "Y_UP" ? osg::Vec3d(1, 0, 0) : osg::Vec3d(0, 1, 0)));
+        undo->addChild(mesh);
+        mesh = undo;
       }
-      // A file the reader opens but takes nothing from (a COLLADA file whose ids have non-ASCII
-      // characters: OSG's reader resolves none of its references) would be an invisible body.
+      // A file the reader opens but takes nothing from (a COLLADA file whose references do not
+      // resolve) would be an invisible body.
       osg::ComputeBoundsVisitor bounds;
       mesh->accept(bounds);
       if (!bounds.getBoundingBox().valid()) {
-        warning = "mesh '" + file.string() + "' has no geometry the reader could take; drawn as a magenta box";
+        warning = "mesh '" + file.string() + "' has no geometry the reader could take" + reader_said +
+                  "; drawn as a magenta box";
         placed->addChild(missingMeshBox());
         if (extent) *extent = missingMeshExtent(v);
         return placed;
       }
+      // drawn, but the reader had something to say (a part whose reference does not resolve)
+      if (!said.empty()) warning = "mesh '" + file.string() + "' is drawn as read, but the reader said: " + said;
       if (extent) {
         const osg::BoundingBox& box = bounds.getBoundingBox();
         const Vec3 lo(box.xMin(), box.yMin(), box.zMin()), hi(box.xMax(), box.yMax(), box.zMax());

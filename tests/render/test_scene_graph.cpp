@@ -17,6 +17,7 @@
 #include "core/model/model_builder.h"
 #include "core/scene/scene.h"
 #include "render/camera.h"
+#include "render/collada_text.h"
 #include "render/offscreen.h"
 #include "render/pose_conversion.h"
 #include "render/scene_graph.h"
@@ -273,80 +274,125 @@ TEST(Meshes, ObjAndStlLieInTheFilesCoordinates) {
   EXPECT_GT(propeller.yMax() - propeller.yMin(), 0.02);
 }
 
+/// A COLLADA document of one triangle, (0,0,0), (0.2,0,0), (0,1,0), with `up` as its <up_axis>,
+/// every id starting with `id`, and the scene's node instancing `#` + `instanced` (the geometry's
+/// id unless a test breaks the reference).
+std::string colladaTriangle(const std::string& up, const std::string& id, const std::string& instanced) {
+  return R"(<?xml version="1.0" encoding="utf-8"?>
+<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">
+  <asset><unit name="meter" meter="1"/><up_axis> )" + up + R"( </up_axis></asset>
+  <library_geometries><geometry id=")" + id + R"("><mesh>
+    <source id=")" + id + R"(-p"><float_array id=")" + id + R"(-a" count="9">0 0 0 0.2 0 0 0 1 0</float_array>
+      <technique_common><accessor source="#)" + id + R"(-a" count="3" stride="3">
+        <param name="X" type="float"/><param name="Y" type="float"/><param name="Z" type="float"/>
+      </accessor></technique_common></source>
+    <vertices id=")" + id + R"(-v"><input semantic="POSITION" source="#)" + id + R"(-p"/></vertices>
+    <triangles count="1"><input semantic="VERTEX" source="#)" + id + R"(-v" offset="0"/><p>0 1 2</p></triangles>
+  </mesh></geometry></library_geometries>
+  <library_visual_scenes><visual_scene id="s"><node id=")" + id + R"(-n" name=")" + id + R"(">
+    <instance_geometry url="#)" + instanced + R"("/></node></visual_scene></library_visual_scenes>
+  <scene><instance_visual_scene url="#s"/></scene>
+</COLLADA>
+)";
+}
+
 // A COLLADA file lies in its own coordinates whatever its <up_axis> says, as RViz draws it (it
 // ignores the tag, and robot packages are made to look right there: Baxter's torso is a Y_UP export
-// that stands upright in RViz): the same triangle (0,0,0), (0.2,0,0), (0,1,0) tagged Z_UP, Y_UP and
-// X_UP has the same bounds. (OSG's reader turns Y_UP by +90° about x, X_UP by +90° about y.)
+// that stands upright in RViz): the same triangle tagged Z_UP, Y_UP and X_UP has the same bounds.
+// (OSG's reader turns Y_UP by +90° about x, X_UP by +90° about y.)
 TEST(Meshes, ColladaLiesInItsOwnCoordinatesWhateverItsUpAxis) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "rbs_mesh_up";
   std::filesystem::create_directories(dir);
   for (const char* up : {"Z_UP", "Y_UP", "X_UP"}) {
     SCOPED_TRACE(up);
     const std::string file = std::string(up) + ".dae";
-    std::ofstream(dir / file) << R"(<?xml version="1.0" encoding="utf-8"?>
-<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">
-  <asset><unit name="meter" meter="1"/><up_axis> )" << up << R"( </up_axis></asset>
-  <library_geometries><geometry id="g"><mesh>
-    <source id="p"><float_array id="a" count="9">0 0 0 0.2 0 0 0 1 0</float_array>
-      <technique_common><accessor source="#a" count="3" stride="3">
-        <param name="X" type="float"/><param name="Y" type="float"/><param name="Z" type="float"/>
-      </accessor></technique_common></source>
-    <vertices id="v"><input semantic="POSITION" source="#p"/></vertices>
-    <triangles count="1"><input semantic="VERTEX" source="#v" offset="0"/><p>0 1 2</p></triangles>
-  </mesh></geometry></library_geometries>
-  <library_visual_scenes><visual_scene id="s"><node id="n"><instance_geometry url="#g"/></node></visual_scene></library_visual_scenes>
-  <scene><instance_visual_scene url="#s"/></scene>
-</COLLADA>
-)";
+    std::ofstream(dir / file) << colladaTriangle(up, "g", "g");
     expectBox(meshBounds(dir, file), Vec3(0, 0, 0), Vec3(0.2, 1, 0));
   }
   std::filesystem::remove_all(dir);
 }
 
-// A COLLADA file whose ids have non-ASCII characters opens, but OSG's reader resolves none of its
-// references and takes no geometry (issue 47: six meshes of a Go1): a warning naming the file and a
-// magenta box, not an invisible body. What the COLLADA DOM prints about it goes to stderr, not to
-// stdout, which rbsim-cli keeps for results.
-TEST(Meshes, AMeshWithNoGeometryIsAWarningAndNothingReachesStdout) {
+// Ids of any characters resolve (issue 47: the Go1's meshes are exported with the parts' Chinese
+// names as ids, and OSG's reader resolved none of their references: no geometry). The triangle with
+// ids in Chinese and in accented Latin lies where the ASCII one does, a Y_UP one included.
+TEST(Meshes, ColladaIdsOfAnyCharactersResolve) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "rbs_mesh_ids";
+  std::filesystem::create_directories(dir);
+  int n = 0;  // a file name each: meshes are cached by file name
+  for (const std::string id : {"\u5c0f\u817f\u6746_002-mesh", "tr\u00ed_\u00f1"}) {
+    for (const char* up : {"Z_UP", "Y_UP"}) {
+      SCOPED_TRACE(id + " " + up);
+      const std::string file = "ids" + std::to_string(++n) + ".dae";
+      std::ofstream(dir / file) << colladaTriangle(up, id, id);
+      expectBox(meshBounds(dir, file), Vec3(0, 0, 0), Vec3(0.2, 1, 0));
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// The copy's text: ids and references are spelled alike (each non-ASCII byte as _xHH), an image's
+// file name keeps its bytes and, relative, becomes absolute to the original's folder; a surface's
+// <init_from> names an image id and is spelled like it.
+TEST(Meshes, TheAsciiCopyOfAColladaFileKeepsItsReferencesAndImages) {
+  const std::string document =
+      "<image id=\"\u00e9\"><init_from>tex/\u00e9 1.png</init_from></image>"
+      "<image id=\"b\"><init_from>\n  /abs/b.PNG </init_from></image>"
+      "<image id=\"c\"><init_from>file:///c.jpg</init_from></image>"
+      "<surface><init_from>\u00e9</init_from></surface><instance_effect url=\"#\u00e9\"/>";
+  const std::string copy = withAsciiIds(document, "/robots/my robot/meshes");
+  EXPECT_EQ(copy,
+            "<image id=\"_xC3_xA9\"><init_from>/robots/my%20robot/meshes/tex/\u00e9 1.png</init_from></image>"
+            "<image id=\"b\"><init_from>/abs/b.PNG</init_from></image>"
+            "<image id=\"c\"><init_from>file:///c.jpg</init_from></image>"
+            "<surface><init_from>_xC3_xA9</init_from></surface><instance_effect url=\"#_xC3_xA9\"/>");
+  EXPECT_FALSE(hasNonAsciiBytes(withAsciiIds("<a id=\"\u5c0f\"/>", "/")));
+  // a byte-order mark before <?xml is kept, and alone does not ask for a copy
+  const std::string marked = "\xEF\xBB\xBF<?xml version=\"1.0\"?><a id=\"\u00e9\"/>";
+  EXPECT_EQ(withAsciiIds(marked, "/"), "\xEF\xBB\xBF<?xml version=\"1.0\"?><a id=\"_xC3_xA9\"/>");
+  EXPECT_FALSE(hasNonAsciiBytes("\xEF\xBB\xBF<?xml version=\"1.0\"?><a/>"));
+  EXPECT_EQ(colladaUpAxis("<asset><up_axis>\n Y_UP </up_axis></asset>"), "Y_UP");
+  EXPECT_EQ(colladaUpAxis("<asset></asset><up_axis>Y_UP</up_axis>"), "");
+}
+
+// A COLLADA file that opens but whose references do not resolve gives no geometry: a warning
+// naming the file, with what the reader said, and a magenta box, not an invisible body. What the
+// COLLADA DOM prints goes into that warning, not to stdout, which rbsim-cli keeps for results, nor
+// to stderr.
+TEST(Meshes, AMeshWithNoGeometryIsAWarningWithTheReadersWordsAndNothingElseIsPrinted) {
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / "rbs_mesh_empty";
   std::filesystem::create_directories(dir);
-  const std::string id = "tr\u00ed_\u00f1";
-  std::ofstream(dir / "ids.dae")
-      << R"(<?xml version="1.0" encoding="utf-8"?>
-<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">
-  <asset><unit name="meter" meter="1"/><up_axis>Z_UP</up_axis></asset>
-  <library_geometries><geometry id=")" << id << R"("><mesh>
-    <source id=")" << id << R"(-p"><float_array id=")" << id << R"(-a" count="9">0 0 0 1 0 0 0 1 0</float_array>
-      <technique_common><accessor source="#)" << id << R"(-a" count="3" stride="3">
-        <param name="X" type="float"/><param name="Y" type="float"/><param name="Z" type="float"/>
-      </accessor></technique_common></source>
-    <vertices id=")" << id << R"(-v"><input semantic="POSITION" source="#)" << id << R"(-p"/></vertices>
-    <triangles count="1"><input semantic="VERTEX" source="#)" << id << R"(-v" offset="0"/><p>0 1 2</p></triangles>
-  </mesh></geometry></library_geometries>
-  <library_visual_scenes><visual_scene id="s"><node id="n"><instance_geometry url="#)" << id << R"("/></node></visual_scene></library_visual_scenes>
-  <scene><instance_visual_scene url="#s"/></scene>
-</COLLADA>
-)";
+  std::ofstream(dir / "broken.dae") << colladaTriangle("Z_UP", "g", "no-such-geometry");
   Visual v;
   v.shape = Visual::Shape::Mesh;
-  v.mesh_file = "ids.dae";
+  v.mesh_file = "broken.dae";
   std::string warning;
-  // stdout into a file for the call
-  const std::filesystem::path captured = dir / "stdout.txt";
+  // stdout and stderr into files for the call
+  const std::filesystem::path captured_out = dir / "stdout.txt", captured_err = dir / "stderr.txt";
   std::fflush(stdout);
-  const int saved = ::dup(1);
-  FILE* sink = std::fopen(captured.c_str(), "w");
-  ::dup2(::fileno(sink), 1);
+  std::fflush(stderr);
+  const int saved_out = ::dup(1), saved_err = ::dup(2);
+  FILE* out_sink = std::fopen(captured_out.c_str(), "w");
+  FILE* err_sink = std::fopen(captured_err.c_str(), "w");
+  ::dup2(::fileno(out_sink), 1);
+  ::dup2(::fileno(err_sink), 2);
   v.origin = Pose::translation(Vec3(0, 0, 0.3));
   Bounds extent;
   const osg::ref_ptr<osg::Node> node = makeVisualNode(v, dir, warning, &extent);
   std::fflush(stdout);
-  ::dup2(saved, 1);
-  ::close(saved);
-  std::fclose(sink);
-  EXPECT_EQ(std::filesystem::file_size(captured), 0u) << "stdout got the reader's messages";
-  EXPECT_NE(warning.find("ids.dae' has no geometry the reader could take; drawn as a magenta box"), std::string::npos)
+  std::fflush(stderr);
+  ::dup2(saved_out, 1);
+  ::dup2(saved_err, 2);
+  ::close(saved_out);
+  ::close(saved_err);
+  std::fclose(out_sink);
+  std::fclose(err_sink);
+  EXPECT_EQ(std::filesystem::file_size(captured_out), 0u) << "stdout got the reader's messages";
+  EXPECT_EQ(std::filesystem::file_size(captured_err), 0u) << "stderr got the reader's messages";
+  EXPECT_NE(warning.find("broken.dae' has no geometry the reader could take (the reader: Error: "
+                         "daeStandardURIResolver::resolveElement() - Failed to resolve file:"),
+            std::string::npos)
       << warning;
+  EXPECT_NE(warning.find("broken.dae#no-such-geometry); drawn as a magenta box"), std::string::npos) << warning;
   // framed as the 5 cm box it is drawn as (the Go1 was framed for spheres of 1 m, its scale)
   EXPECT_NEAR(extent.radius, 0.5 * std::sqrt(3.0) * 0.05, 1e-6);
   EXPECT_LT((extent.center - Vec3(0, 0, 0.3)).norm(), 1e-12);
