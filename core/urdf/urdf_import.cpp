@@ -137,7 +137,10 @@ class Importer {
     summary.scalar_joints = std::move(scalar_joints_);
     if (!friction_joints_.empty()) warnAboutFriction();
     if (!bounded_bodies_.empty()) warnAboutBounds();
-    if (!undrawn_bodies_.empty()) warnAboutUndrawnBodies();
+    if (!collision_drawn_bodies_.empty())
+      warnAboutUndrawnBodies(collision_drawn_bodies_, "the <collision> geometry of its links, as peers do");
+    if (!undrawn_bodies_.empty())
+      warnAboutUndrawnBodies(undrawn_bodies_, "the translucent box of its mass and principal moments");
     summary.warnings = std::move(warnings_);
     return summary;
   }
@@ -184,8 +187,8 @@ class Importer {
     if (raised) bounded_bodies_.push_back(b.name);
   }
 
-  /// What a body without any <visual> is drawn as (peers draw its collision geometry or, lacking
-  /// that, its inertia): the uniform box with its mass and principal moments, translucent, at its
+  /// What a body without any <visual> or <collision> is drawn as (peers draw its collision
+  /// geometry or, lacking that, its inertia: addVisuals): the uniform box with its mass and principal moments, translucent, at its
   /// centre of mass along its principal axes. Sides² = 6 (I_j + I_k − I_i) / m, at least 1 cm.
   static VisualSpec inertiaBox(const BodySpec& b) {
     const Eigen::SelfAdjointEigenSolver<Mat3> eigen(0.5 * (b.inertia + b.inertia.transpose()));
@@ -203,14 +206,14 @@ class Importer {
     return box;
   }
 
-  /// One warning for the file, at the first body drawn as its inertia box, naming up to five.
-  void warnAboutUndrawnBodies() {
-    const std::size_t n = undrawn_bodies_.size();
-    const auto [line, column] = locate("link", undrawn_bodies_.front());
+  /// One warning for the file, at the first body of `bodies` (those without any <visual>), naming
+  /// up to five and saying what they are drawn as.
+  void warnAboutUndrawnBodies(const std::vector<std::string>& bodies, const std::string& drawn_as) {
+    const std::size_t n = bodies.size();
+    const auto [line, column] = locate("link", bodies.front());
     warnings_.push_back(SceneWarning{file_, line, column,
                                      std::to_string(n) + (n == 1 ? " body has" : " bodies have") + " no <visual>: " +
-                                         firstNames(undrawn_bodies_) +
-                                         "; drawn as the translucent box of its mass and principal moments"});
+                                         firstNames(bodies) + "; " + (n == 1 ? "" : "each ") + "drawn as " + drawn_as});
   }
 
   /// One warning for the file, at the first body the bounds raised, naming up to five of them.
@@ -474,10 +477,11 @@ class Importer {
     if (builder_.hasBody(name)) failAt("link", name, "a body of this name already exists in the scene");
     BodySpec b = composeGroup(name, group, check);
     if (check == Inertia::Validate) applyBounds(b);
-    const bool drawn = std::any_of(group.begin(), group.end(), [](const Member& m) {
-      return !m.link->visual_array.empty() || m.link->visual;
-    });
-    if (!drawn && b.mass > 0.0 && inertiaProblem(b.inertia, b.mass).empty()) {
+    const bool drawn = std::any_of(group.begin(), group.end(), [](const Member& m) { return !visuals(*m.link).empty(); });
+    const bool collides = std::any_of(group.begin(), group.end(), [](const Member& m) { return !collisions(*m.link).empty(); });
+    if (!drawn && collides) {
+      collision_drawn_bodies_.push_back(name);
+    } else if (!drawn && b.mass > 0.0 && inertiaProblem(b.inertia, b.mass).empty()) {
       builder_.addVisual(inertiaBox(b));
       undrawn_bodies_.push_back(name);
     }
@@ -566,54 +570,77 @@ class Importer {
     addGroupContents(group, name);
   }
 
+  static std::vector<urdf::VisualSharedPtr> visuals(const urdf::Link& link) {
+    std::vector<urdf::VisualSharedPtr> all = link.visual_array;
+    if (all.empty() && link.visual) all.push_back(link.visual);
+    return all;
+  }
+
+  static std::vector<urdf::CollisionSharedPtr> collisions(const urdf::Link& link) {
+    std::vector<urdf::CollisionSharedPtr> all = link.collision_array;
+    if (all.empty() && link.collision) all.push_back(link.collision);
+    return all;
+  }
+
+  /// What the link draws in body `body` (member pose `offset`): its <visual> elements or, for a
+  /// body none of whose links has one, its <collision> elements in the default colour.
   void addVisuals(const urdf::Link& link, const std::string& body, const Pose& offset) {
-    std::vector<urdf::VisualSharedPtr> visuals = link.visual_array;
-    if (visuals.empty() && link.visual) visuals.push_back(link.visual);
     if (body == kWorld) return;  // the world has no visuals in rbs models
-    for (const urdf::VisualSharedPtr& v : visuals) {
-      if (!v || !v->geometry) continue;
-      VisualSpec s;
-      s.body = body;
-      s.origin = offset * toPose(v->origin);
-      switch (v->geometry->type) {
-        case urdf::Geometry::BOX: {
-          const auto& g = static_cast<const urdf::Box&>(*v->geometry);
-          s.shape = Visual::Shape::Box;
-          s.size = toVec3(g.dim);
-          break;
-        }
-        case urdf::Geometry::CYLINDER: {
-          const auto& g = static_cast<const urdf::Cylinder&>(*v->geometry);
-          s.shape = Visual::Shape::Cylinder;  // axis z in URDF and in rbs
-          s.size = Vec3(g.radius, g.length, 0.0);
-          break;
-        }
-        case urdf::Geometry::SPHERE: {
-          const auto& g = static_cast<const urdf::Sphere&>(*v->geometry);
-          s.shape = Visual::Shape::Sphere;
-          s.size = Vec3(g.radius, 0.0, 0.0);
-          break;
-        }
-        case urdf::Geometry::MESH: {
-          const auto& g = static_cast<const urdf::Mesh&>(*v->geometry);
-          s.shape = Visual::Shape::Mesh;
-          s.size = toVec3(g.scale);
-          if (g.filename.empty()) failAt("link", link.name, "visual mesh without a filename");
-          s.mesh_file = g.filename;
-          break;
-        }
-      }
-      // A mesh's negative scale mirrors it (CAD exports of symmetric parts: Talos' and TIAGo's
-      // left/right links); a primitive's size is a length.
-      if (!s.size.allFinite() || (s.shape != Visual::Shape::Mesh && (s.size.array() < 0.0).any()))
-        failAt("link", link.name, "visual geometry sizes must be finite and ≥ 0");
-      if (const urdf::Material* mat = material(*v)) {
-        s.color = Vec4(mat->color.r, mat->color.g, mat->color.b, mat->color.a);
-        s.color = s.color.cwiseMax(0.0).cwiseMin(1.0);
-      }
-      if (s.shape == Visual::Shape::Mesh) s = resolveMesh(std::move(s), link.name);
-      builder_.addVisual(std::move(s));
+    const bool from_collisions = std::find(collision_drawn_bodies_.begin(), collision_drawn_bodies_.end(), body) !=
+                                 collision_drawn_bodies_.end();
+    if (from_collisions) {
+      for (const urdf::CollisionSharedPtr& c : collisions(link))
+        if (c && c->geometry) addShape(link, body, offset * toPose(c->origin), *c->geometry, nullptr, "collision");
+      return;
     }
+    for (const urdf::VisualSharedPtr& v : visuals(link))
+      if (v && v->geometry) addShape(link, body, offset * toPose(v->origin), *v->geometry, material(*v), "visual");
+  }
+
+  /// One <visual> or <collision> geometry of `link` as a visual of `body` at `origin` (body frame).
+  void addShape(const urdf::Link& link, const std::string& body, const Pose& origin, const urdf::Geometry& geometry,
+                const urdf::Material* mat, const std::string& role) {
+    VisualSpec s;
+    s.body = body;
+    s.origin = origin;
+    switch (geometry.type) {
+      case urdf::Geometry::BOX: {
+        const auto& g = static_cast<const urdf::Box&>(geometry);
+        s.shape = Visual::Shape::Box;
+        s.size = toVec3(g.dim);
+        break;
+      }
+      case urdf::Geometry::CYLINDER: {
+        const auto& g = static_cast<const urdf::Cylinder&>(geometry);
+        s.shape = Visual::Shape::Cylinder;  // axis z in URDF and in rbs
+        s.size = Vec3(g.radius, g.length, 0.0);
+        break;
+      }
+      case urdf::Geometry::SPHERE: {
+        const auto& g = static_cast<const urdf::Sphere&>(geometry);
+        s.shape = Visual::Shape::Sphere;
+        s.size = Vec3(g.radius, 0.0, 0.0);
+        break;
+      }
+      case urdf::Geometry::MESH: {
+        const auto& g = static_cast<const urdf::Mesh&>(geometry);
+        s.shape = Visual::Shape::Mesh;
+        s.size = toVec3(g.scale);
+        if (g.filename.empty()) failAt("link", link.name, role + " mesh without a filename");
+        s.mesh_file = g.filename;
+        break;
+      }
+    }
+    // A mesh's negative scale mirrors it (CAD exports of symmetric parts: Talos' and TIAGo's
+    // left/right links); a primitive's size is a length.
+    if (!s.size.allFinite() || (s.shape != Visual::Shape::Mesh && (s.size.array() < 0.0).any()))
+      failAt("link", link.name, role + " geometry sizes must be finite and ≥ 0");
+    if (mat) {
+      s.color = Vec4(mat->color.r, mat->color.g, mat->color.b, mat->color.a);
+      s.color = s.color.cwiseMax(0.0).cwiseMin(1.0);
+    }
+    if (s.shape == Visual::Shape::Mesh) s = resolveMesh(std::move(s), link.name);
+    builder_.addVisual(std::move(s));
   }
 
   /// The mesh file found (package://, file:// or relative to this URDF: core/io/resource_path.h),
@@ -795,7 +822,8 @@ class Importer {
   std::vector<SceneWarning> warnings_;
   std::vector<std::string> friction_joints_;  ///< moving joints with <dynamics friction>, in file order
   std::vector<std::string> bounded_bodies_;   ///< moving bodies whose mass or inertia the bounds raised
-  std::vector<std::string> undrawn_bodies_;   ///< bodies without any <visual>, drawn as their inertia box
+  std::vector<std::string> collision_drawn_bodies_;  ///< bodies without any <visual>, drawn as their <collision>s
+  std::vector<std::string> undrawn_bodies_;   ///< bodies without any <visual> or <collision>: their inertia box
   ResourceResolver resources_;
   std::set<std::string> reported_meshes_;  ///< mesh URIs already warned about
 };

@@ -938,6 +938,43 @@ TEST(UrdfImport, ABodyWithoutVisualIsDrawnAsTheBoxOfItsInertia) {
       << s.warnings[0].message;
 }
 
+// A body with no <visual> but <collision> elements is drawn as its collision geometry, as peers do
+// (the simple humanoid's feet and head), in the default colour; a body with both keeps its visual,
+// and a body whose merged links have no visual but one has a collision is drawn from it alone.
+TEST(UrdfImport, ABodyWithoutVisualIsDrawnAsItsCollisionGeometry) {
+  ModelBuilder b;
+  const UrdfSummary s = importUrdf(writeTemp(R"(<robot name="r">
+  <link name="torso"><inertial><mass value="2"/><inertia ixx="0.03" iyy="0.03" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+    <collision><origin xyz="0 0 0.1"/><geometry><box size="0.2 0.1 0.4"/></geometry></collision>
+    <collision><origin xyz="0 0 0.35"/><geometry><sphere radius="0.08"/></geometry></collision></link>
+  <link name="plate"><collision><origin xyz="0 0 -0.1"/><geometry><cylinder radius="0.1" length="0.02"/></geometry></collision></link>
+  <joint name="bolt" type="fixed"><parent link="torso"/><child link="plate"/><origin xyz="0 0 -0.1"/></joint>
+  <link name="arm"><inertial><mass value="0.5"/><inertia ixx="1e-3" iyy="1e-3" izz="1e-3" ixy="0" ixz="0" iyz="0"/></inertial>
+    <visual><geometry><box size="0.05 0.05 0.3"/></geometry></visual>
+    <collision><geometry><box size="1 1 1"/></geometry></collision></link>
+  <joint name="shoulder" type="revolute"><parent link="torso"/><child link="arm"/><origin xyz="0 0.1 0.2"/><axis xyz="0 1 0"/>
+    <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
+</robot>)"), b, {.floating_base = true});
+  const Model m = b.build();
+  ASSERT_EQ(m.visuals.size(), 4u);
+  std::vector<Visual> torso, arm;
+  for (const Visual& v : m.visuals) (v.body == m.bodyIndex("torso") ? torso : arm).push_back(v);
+  ASSERT_EQ(arm.size(), 1u);
+  EXPECT_EQ(arm[0].size, Vec3(0.05, 0.05, 0.3));  // the visual, not the 1 m collision box
+  ASSERT_EQ(torso.size(), 3u);
+  EXPECT_EQ(torso[0].shape, Visual::Shape::Box);
+  EXPECT_EQ(torso[0].size, Vec3(0.2, 0.1, 0.4));
+  EXPECT_MATRIX_NEAR(torso[0].origin.r, Vec3(0, 0, 0.1), 1e-12);
+  EXPECT_EQ(torso[1].shape, Visual::Shape::Sphere);
+  EXPECT_MATRIX_NEAR(torso[1].origin.r, Vec3(0, 0, 0.35), 1e-12);
+  EXPECT_EQ(torso[2].shape, Visual::Shape::Cylinder);  // the merged plate's, at its pose in the torso
+  EXPECT_MATRIX_NEAR(torso[2].origin.r, Vec3(0, 0, -0.2), 1e-12);
+  EXPECT_EQ(torso[0].color, Visual{}.color);  // opaque, the default colour
+  ASSERT_EQ(s.warnings.size(), 1u);
+  EXPECT_TRUE(contains(s.warnings[0].message, "1 body has no <visual>: 'torso'; drawn as the <collision> geometry of its links, as peers do"))
+      << s.warnings[0].message;
+}
+
 TEST(UrdfImportErrors, IndefiniteInertiaOfAMovingLinkNamesTheLink) {
   // A negative principal moment (0.01 ± 0.02 in the xy plane) is no mass distribution at all. On a
   // root fixed to the world it would not matter (not validated); floating, it is an error.
