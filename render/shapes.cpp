@@ -20,10 +20,12 @@
 #include <osg/FrontFace>
 #include <osg/Depth>
 #include <osg/Geometry>
+#include <osg/Image>
 #include <osg/LineWidth>
 #include <osg/Notify>
 #include <osg/PolygonOffset>
 #include <osg/ShapeDrawable>
+#include <osg/Texture>
 #include <osgDB/Options>
 #include <osgDB/ReadFile>
 #include <osgDB/Registry>
@@ -98,6 +100,41 @@ osg::ref_ptr<osg::Node> readMeshQuietly(const std::string& file, const osgDB::Op
   }
   return node;
 }
+
+/// The longest side a mesh's texture keeps [texels]. Robot meshes come with textures drawn for
+/// close-ups (ANYmal C: 17 of 2048² for 17 parts); a part takes at most a few hundred pixels of
+/// the view, where 1024 texels still sample finer than the screen. Kept whole, they made ANYmal C's
+/// screenshot peak at 0.77 GB (the image, then the driver's copy with its mipmaps).
+constexpr int kMaxTextureSide = 1024;
+
+/// Scales every texture image of a mesh down to kMaxTextureSide (aspect kept); compressed and
+/// mipmapped images (DDS) are left as they are.
+class TextureLimiter : public osg::NodeVisitor {
+ public:
+  TextureLimiter() : osg::NodeVisitor(TRAVERSE_ALL_CHILDREN) {}
+  void apply(osg::Node& node) override {
+    limit(node.getStateSet());
+    traverse(node);
+  }
+  void apply(osg::Drawable& drawable) override { limit(drawable.getStateSet()); }
+
+ private:
+  static void limit(osg::StateSet* state) {
+    if (!state) return;
+    for (unsigned unit = 0; unit < state->getTextureAttributeList().size(); ++unit) {
+      auto* texture = dynamic_cast<osg::Texture*>(state->getTextureAttribute(unit, osg::StateAttribute::TEXTURE));
+      for (unsigned i = 0; texture && i < texture->getNumImages(); ++i) shrink(texture->getImage(i));
+    }
+  }
+  static void shrink(osg::Image* image) {
+    if (!image || !image->data() || image->isCompressed() || image->isMipmap() || image->r() > 1) return;
+    const int longest = std::max(image->s(), image->t());
+    if (longest <= kMaxTextureSide) return;
+    const double scale = static_cast<double>(kMaxTextureSide) / longest;
+    image->scaleImage(std::max(1, static_cast<int>(std::lround(image->s() * scale))),
+                      std::max(1, static_cast<int>(std::lround(image->t() * scale))), 1);
+  }
+};
 
 /// Reads a COLLADA file and tells its `<up_axis>`. A file with non-ASCII bytes (ids named after
 /// the parts in Chinese: a Go1's meshes) is read from a copy with ASCII ids (withAsciiIds), under
@@ -208,6 +245,10 @@ osg::ref_ptr<osg::Node> makeVisualNode(const Visual& v, const std::filesystem::p
       osg::ref_ptr<osg::Node> mesh = extension == ".dae" ? readCollada(file, options.get(), up_axis, said)
                                                          : readMeshQuietly(file.string(), options.get(), said);
       const std::string reader_said = said.empty() ? "" : " (the reader: " + said + ")";
+      if (mesh) {
+        TextureLimiter limiter;
+        mesh->accept(limiter);
+      }
       osg::setNotifyLevel(level);
       if (!mesh) {
         warning = "cannot read mesh '" + file.string() + "'" + reader_said + "; drawn as a magenta box";
