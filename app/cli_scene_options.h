@@ -21,9 +21,11 @@ inline std::vector<OptionSpec> withSceneLoadOptions(std::vector<OptionSpec> own)
        "where package://PKG/… meshes are looked up first (repeatable): a package folder or a folder holding packages"},
       {"balance-inertia", false, "",
        "make inertias that violate the triangle inequality valid (isotropic, mean principal moment) instead of warning"},
-      {"bound-mass", true, "KG", "least mass of every moving URDF link (MuJoCo's boundmass; massless links then load)"},
+      {"bound-mass", true, "KG",
+       "least mass of every moving URDF link and scene body (MuJoCo's boundmass; massless links then load)"},
       {"bound-inertia", true, "KGM2",
-       "least principal moment of inertia of every moving URDF link (MuJoCo's boundinertia; point masses then load)"},
+       "least principal moment of inertia of every moving URDF link and scene body (MuJoCo's boundinertia; point "
+       "masses then load)"},
       {"joint-friction", false, "",
        "model a URDF's <dynamics friction> as smooth Coulomb friction mu tanh(qdot / 0.01) instead of ignoring it"},
   };

@@ -1,4 +1,5 @@
 // SceneError (core/io/scene_error.h).
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -22,6 +23,14 @@ std::string formatSceneError(const std::string& file, int line, int column,
 }
 
 }  // namespace
+
+std::string quotedNames(const std::vector<std::string>& names) {
+  constexpr std::size_t kShown = 5;
+  std::string out;
+  for (std::size_t i = 0; i < std::min(names.size(), kShown); ++i) out += (i ? ", '" : "'") + names[i] + "'";
+  if (names.size() > kShown) out += " and " + std::to_string(names.size() - kShown) + " more";
+  return out;
+}
 
 std::string SceneWarning::text() const {
   return formatSceneError(file, line, column, "warning: " + message);

@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace rbs {
 
@@ -35,5 +36,9 @@ struct SceneWarning {
   /// "file:line:column: warning: message" (the place as in SceneError::what()).
   std::string text() const;
 };
+
+/// The first five names, quoted and separated by commas, and how many more: for a warning that
+/// names the elements it is about ("'a', 'b', 'c', 'd', 'e' and 7 more").
+std::string quotedNames(const std::vector<std::string>& names);
 
 }  // namespace rbs

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/io/scene_error.h"
 #include "core/math/inequality_qp.h"
 #include "core/model/input_sets.h"
 
@@ -121,7 +122,11 @@ void checkBodies(const std::vector<BodySpec>& bodies, Tree& tree) {
     if (b.name.empty()) failUnnamed(e, "body with empty name");
     if (b.name == kWorld) fail(e, ModelField::Name, "the name 'world' is reserved for the inertial frame");
     if (!std::isfinite(b.mass)) fail(e, ModelField::Mass, "mass is NaN or infinite");
-    if (b.mass <= 0.0) fail(e, ModelField::Mass, "mass is " + str(b.mass) + " kg; expected > 0");
+    if (b.mass == 0.0)
+      fail(e, ModelField::Mass,
+           "mass is 0 kg; expected > 0 (a massless part of a robot: bound_mass, --bound-mass, gives every body a "
+           "least mass, as MuJoCo's boundmass)");
+    if (b.mass < 0.0) fail(e, ModelField::Mass, "mass is " + str(b.mass) + " kg; expected > 0");
     if (!b.com.allFinite()) fail(e, ModelField::CentreOfMass, "centre of mass contains NaN or infinite values");
     if (!b.inertia.allFinite()) fail(e, ModelField::Inertia, "inertia contains NaN or infinite values");
     const double scale = b.inertia.cwiseAbs().maxCoeff();
@@ -769,6 +774,32 @@ Mat3 withLeastPrincipalMoment(const Mat3& inertia_com, double least, double tole
   if (eigen.eigenvalues()(0) >= least - tolerance) return inertia_com;
   const Mat3& V = eigen.eigenvectors();
   return V * eigen.eigenvalues().cwiseMax(least).asDiagonal() * V.transpose();
+}
+
+bool applyLowerBounds(BodySpec& body, double bound_mass, double bound_inertia) {
+  // A negative mass or an indefinite tensor is an error in the file, not a light part: left for
+  // the validation to report.
+  bool raised = false;
+  if (body.mass >= 0.0 && body.mass < bound_mass) {
+    if (body.mass == 0.0) body.com.setZero();
+    body.mass = bound_mass;
+    raised = true;
+  }
+  if (bound_inertia > 0.0 && body.inertia.allFinite() && body.mass >= 0.0 &&
+      inertiaProblem(body.inertia, body.mass).empty()) {
+    const Mat3 bounded = withLeastPrincipalMoment(body.inertia, bound_inertia);
+    raised = raised || bounded != body.inertia;
+    body.inertia = bounded;
+  }
+  return raised;
+}
+
+std::string lowerBoundsWarning(double bound_mass, double bound_inertia, const std::vector<std::string>& raised) {
+  std::ostringstream what;
+  what << "bound_mass " << bound_mass << " kg and bound_inertia " << bound_inertia
+       << " kg m² raised the mass or the least principal moment of " << raised.size()
+       << (raised.size() == 1 ? " body: " : " bodies: ") << quotedNames(raised);
+  return what.str();
 }
 
 Mat3 withoutRoundingNoise(const Mat3& inertia_com) {

@@ -299,6 +299,13 @@ Mat3 withoutRoundingNoise(const Mat3& inertia_com);
 /// The tensor with its principal moments below `least` raised to it along their principal axes;
 /// unchanged when none is below least − tolerance.
 Mat3 withLeastPrincipalMoment(const Mat3& inertia_com, double least, double tolerance = 0.0);
+/// MuJoCo's boundmass and boundinertia on one body: its mass raised to `bound_mass` (a massless
+/// body's centre of mass put at its origin) and its principal moments below `bound_inertia` raised
+/// to it. True when anything was raised. For robot files with massless or point-mass links.
+bool applyLowerBounds(BodySpec& body, double bound_mass, double bound_inertia);
+/// The warning that says which bodies the bounds raised ("bound_mass 0.001 kg and bound_inertia
+/// 1e-05 kg m² raised the mass or the least principal moment of 2 bodies: 'a', 'b'").
+std::string lowerBoundsWarning(double bound_mass, double bound_inertia, const std::vector<std::string>& raised);
 
 /// By how much the principal moments violate the triangle inequality I₁ + I₂ ≥ I₃ that every real
 /// mass distribution satisfies: max(0, I₃ − I₁ − I₂) [kg m²]. CAD exports violate it slightly;

@@ -83,8 +83,8 @@ struct LoadOptions {
   /// A URDF's <dynamics friction> becomes smooth Coulomb friction (--joint-friction; the scene key
   /// joint_friction does the same) instead of a warning.
   bool joint_friction = false;
-  /// Lower bounds on the mass [kg] and principal moments [kg m²] of a URDF's moving links
-  /// (--bound-mass, --bound-inertia; the scene keys bound_mass and bound_inertia, the larger
+  /// Lower bounds on the mass [kg] and principal moments [kg m²] of a URDF's moving links and
+  /// of the scene file's bodies (--bound-mass, --bound-inertia; the scene keys bound_mass and bound_inertia, the larger
   /// wins; 0: none). UrdfOptions::bound_mass.
   double bound_mass = 0.0;
   double bound_inertia = 0.0;

@@ -210,6 +210,8 @@ class Loader {
   bool balance_inertia_;
   bool joint_friction_;
   double bound_mass_, bound_inertia_;  ///< LoadOptions', raised by the scene keys
+  std::vector<std::string> bounded_bodies_;  ///< the scene's bodies the bounds raised
+  YAML::Node first_bounded_body_;            ///< where their one warning is
   bool urdf_file_;
   bool stepper_named_ = false;  ///< the scene (or --set) names integrator.stepper
   ResourceSearch resource_search_;
@@ -397,6 +399,10 @@ void Loader::readBody(const YAML::Node& n, std::size_t i) {
       b.inertia = applyTriangleInequalityPolicy(b.inertia, balance_inertia_, "balance_inertia: true", warning);
       if (!warning.empty()) warn(*m.find("inertia"), at(m.at("inertia"), warning));
     }
+  }
+  if (applyLowerBounds(b, bound_mass_, bound_inertia_)) {
+    if (bounded_bodies_.empty()) first_bounded_body_ = n;
+    bounded_bodies_.push_back(b.name);
   }
   remember(ModelElement::Body, b.name, m);
   builder_.addBody(b);
@@ -1229,7 +1235,6 @@ Scene Loader::load(const YAML::Node& root, const std::vector<DeferredValue>& def
   if (const YAML::Node* b = top.find("balance_inertia")) balance_inertia_ = balance_inertia_ || readBool(src_, *b, "balance_inertia");
   for (auto [key, bound] : {std::pair<const char*, double*>{"bound_mass", &bound_mass_}, {"bound_inertia", &bound_inertia_}})
     if (const YAML::Node* b = top.find(key)) {
-      if (!top.has("include")) src_.fail(*b, std::string(key) + ": applies to an included URDF ('include')");
       const double value = readNumber(src_, *b, key);
       if (!(value >= 0.0)) src_.fail(*b, std::string(key) + ": expected a number ≥ 0");
       *bound = std::max(*bound, value);
@@ -1251,6 +1256,8 @@ Scene Loader::load(const YAML::Node& root, const std::vector<DeferredValue>& def
     }
   };
   each("bodies", &Loader::readBody);
+  if (!bounded_bodies_.empty())
+    warn(first_bounded_body_, lowerBoundsWarning(bound_mass_, bound_inertia_, bounded_bodies_));
   each("joints", &Loader::readJoint);
   each("springs", &Loader::readSpring);
   each("dampers", &Loader::readDamper);

@@ -170,21 +170,9 @@ class Importer {
     const auto [line, column] = locate(kind, name);
     warnings_.push_back(SceneWarning{file_, line, column, kind + " '" + name + "': " + message});
   }
-  /// UrdfOptions::bound_mass and bound_inertia on a moving body: the mass raised to its bound (a
-  /// massless body's centre of mass at its origin), principal moments below the bound raised to it.
+  /// UrdfOptions::bound_mass and bound_inertia on a moving body (applyLowerBounds).
   void applyBounds(BodySpec& b) {
-    bool raised = false;
-    if (b.mass < options_.bound_mass) {
-      if (b.mass == 0.0) b.com.setZero();
-      b.mass = options_.bound_mass;
-      raised = true;
-    }
-    if (options_.bound_inertia > 0.0) {
-      const Mat3 bounded = withLeastPrincipalMoment(b.inertia, options_.bound_inertia);
-      raised = raised || bounded != b.inertia;
-      b.inertia = bounded;
-    }
-    if (raised) bounded_bodies_.push_back(b.name);
+    if (applyLowerBounds(b, options_.bound_mass, options_.bound_inertia)) bounded_bodies_.push_back(b.name);
   }
 
   /// What a body without any <visual> or <collision> is drawn as (peers draw its collision
@@ -213,33 +201,20 @@ class Importer {
     const auto [line, column] = locate("link", bodies.front());
     warnings_.push_back(SceneWarning{file_, line, column,
                                      std::to_string(n) + (n == 1 ? " body has" : " bodies have") + " no <visual>: " +
-                                         firstNames(bodies) + "; " + (n == 1 ? "" : "each ") + "drawn as " + drawn_as});
+                                         quotedNames(bodies) + "; " + (n == 1 ? "" : "each ") + "drawn as " + drawn_as});
   }
 
   /// One warning for the file, at the first body the bounds raised, naming up to five of them.
   void warnAboutBounds() {
-    const std::size_t n = bounded_bodies_.size();
     const auto [line, column] = locate("link", bounded_bodies_.front());
-    std::ostringstream what;
-    what << "bound_mass " << options_.bound_mass << " kg and bound_inertia " << options_.bound_inertia
-         << " kg m² raised the mass or the least principal moment of " << n << (n == 1 ? " body: " : " bodies: ")
-         << firstNames(bounded_bodies_);
-    warnings_.push_back(SceneWarning{file_, line, column, what.str()});
-  }
-
-  /// Up to five names, quoted, and how many more.
-  static std::string firstNames(const std::vector<std::string>& all) {
-    const std::size_t n = all.size();
-    std::string names;
-    for (std::size_t i = 0; i < std::min<std::size_t>(n, 5); ++i) names += (i ? ", '" : "'") + all[i] + "'";
-    if (n > 5) names += " and " + std::to_string(n - 5) + " more";
-    return names;
+    warnings_.push_back(SceneWarning{file_, line, column,
+                                     lowerBoundsWarning(options_.bound_mass, options_.bound_inertia, bounded_bodies_)});
   }
 
   /// One warning for the file, at its first joint with friction, naming up to five of them.
   void warnAboutFriction() {
     const std::size_t n = friction_joints_.size();
-    const std::string names = firstNames(friction_joints_);
+    const std::string names = quotedNames(friction_joints_);
     const auto [line, column] = locate("joint", friction_joints_.front());
     const std::string why = options_.joint_friction
                                 ? "is modelled on revolute, continuous and prismatic joints only; ignored on "

@@ -112,7 +112,7 @@ TEST_F(Cli, AStiffHandRunsOnTheDefaults) {
 }
 
 // The bounds as scene keys for an included URDF (the larger of key and option wins) and on the
-// command line; without an include the keys are errors at the key.
+// command line.
 TEST_F(Cli, BoundsOnMassAndInertiaAsSceneKeysAndOptions) {
   write("finger.urdf", "<robot name=\"f\"><link name=\"world\"/><link name=\"finger\"/>"
                        "<joint name=\"curl\" type=\"continuous\"><parent link=\"world\"/><child link=\"finger\"/>"
@@ -123,7 +123,36 @@ TEST_F(Cli, BoundsOnMassAndInertiaAsSceneKeysAndOptions) {
   const CliResult r = run("check '" + (dir_ / "finger.urdf").string() + "' --bound-mass 0.001 --bound-inertia 1e-5");
   EXPECT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.err.find("raised the mass or the least principal moment of 1 body: 'finger'"), std::string::npos) << r.err;
-  expectError("name: f\nbound_mass: 0.001\nbodies: []\n", 2, 13, {"bound_mass: applies to an included URDF ('include')"});
+  expectError("name: f\nbound_mass: -1\nbodies: []\n", 2, 13, {"bound_mass: expected a number ≥ 0"});
+}
+
+// The bounds apply to a scene file's own bodies too (issue 47): a massless body on a hinge is an
+// error that names the way forward; with bound_mass (key or option) it loads, its centre of mass
+// at its origin, with one warning at the body. A negative mass stays an error whatever the bounds.
+TEST_F(Cli, BoundsRaiseTheScenesOwnBodies) {
+  const std::string massless =
+      "name: f\n"
+      "bodies:\n"
+      "  - {name: arm, mass: 2, com: [0, 0, -0.5], inertia: [0.1, 0.1, 0.01, 0, 0, 0]}\n"
+      "  - {name: finger, mass: 0, com: [0, 0, -0.1], inertia: [0, 0, 0, 0, 0, 0]}\n"
+      "joints:\n"
+      "  - {name: shoulder, type: revolute, parent: world, child: arm, axis: [0, 1, 0]}\n"
+      "  - {name: curl, type: revolute, parent: arm, child: finger, axis: [0, 1, 0], origin: {xyz: [0, 0, -1]}}\n";
+  expectError(massless, 4, 26, {"body 'finger': mass is 0 kg; expected > 0 (a massless part of a robot: bound_mass, --bound-mass"});
+  const auto file = write("massless.yaml", massless);
+  const CliResult r = run("check '" + file.string() + "' --bound-mass 0.001 --bound-inertia 1e-6");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, file.string() + ":4:5: warning: bound_mass 0.001 kg and bound_inertia 1e-06 kg m² raised the mass or the "
+                                   "least principal moment of 1 body: 'finger'\n");
+  const Scene keyed = load("bound_mass: 0.001\nbound_inertia: 1.0e-6\n" + massless);
+  const Body& finger = keyed.model.bodies[keyed.model.bodyIndex("finger")];
+  EXPECT_EQ(finger.mass, 0.001);
+  EXPECT_EQ(finger.com, Vec3::Zero());
+  EXPECT_EQ(finger.inertia_com(0, 0), 1e-6);
+  EXPECT_EQ(keyed.model.bodies[keyed.model.bodyIndex("arm")].mass, 2.0);  // above the bound: as written
+  std::string negative = massless;
+  negative.replace(negative.find("mass: 0,"), 8, "mass: -1,");
+  expectError("bound_mass: 0.001\n" + negative, 5, 26, {"body 'finger': mass is -1 kg; expected > 0"});
 }
 
 TEST_F(Cli, CheckAppliesSetAndFloating) {
