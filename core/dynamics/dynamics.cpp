@@ -768,19 +768,46 @@ DynamicsStatus solveAccelerations(const Model& model, const VecX& x, const VecX&
   }
   // (3.124): M ξ̇ = f_E − c − f_D − f_K − f_G
   ws.rhs = ws.input_forces - ws.inertial_forces - ws.damping_forces - ws.elastic_forces - ws.gravity_forces;
-  if (!factorizeMassMatrix(model, ws)) return DynamicsStatus::SingularMassMatrix;
+  const bool regular = factorizeMassMatrix(model, ws);
+  if (!regular && model.constraint_rows == 0) return DynamicsStatus::SingularMassMatrix;
+  if (model.constraint_rows > 0) {
+    computeBodyJacobians(model, ws);
+    computeLoopClosures(model, x, xi, ws);
+  }
+  // M⁻¹ B, or M̃⁻¹ B with the augmented M̃ below when M itself is singular
+  const auto solve = [&](Eigen::Ref<MatX> B) {
+    if (regular)
+      solveWithMassMatrix(model, ws, B);
+    else
+      ws.augmented_llt.solveInPlace(B);
+  };
+  if (!regular) {
+    // A body without mass or inertia on a constrained coordinate (a URDF mimic follower) makes M
+    // singular while the motion is still determined: M is positive definite on the velocities
+    // Z ξ̇ = z allows. Adding w Zᵀ Z ξ̇ = w Zᵀ z to M ξ̇ = b + Zᵀ μ leaves the solution as it is
+    // (the augmented-Lagrangian form of the KKT system) and makes M̃ = M + w Zᵀ Z positive definite
+    // exactly then; w brings Zᵀ Z to M's scale (mean diagonals).
+    const MatX& Z = ws.constraint_jacobian;
+    const double w = (ws.mass_matrix.trace() / model.nxi) /
+                     std::max(Z.squaredNorm() / model.constraint_rows, 1e-300);
+    ws.augmented_mass = ws.mass_matrix;
+    ws.augmented_mass.noalias() += w * Z.transpose() * Z;
+    ws.augmented_llt.compute(ws.augmented_mass);
+    if (ws.augmented_llt.info() != Eigen::Success ||
+        !regularCholeskyPivots(ws.augmented_llt.matrixLLT(), ws.augmented_mass))
+      return DynamicsStatus::SingularMassMatrix;
+    ws.rhs.noalias() += w * Z.transpose() * ws.constraint_rhs;
+  }
   ws.xidot = ws.rhs;
-  solveWithMassMatrix(model, ws, ws.xidot);
+  solve(ws.xidot);
 
   if (model.constraint_rows > 0) {
     // Gauss' principle (3.132): ξ̇ = ξ̇_free + M⁻¹Zᵀ (Z M⁻¹ Zᵀ)⁻¹ (z − Z ξ̇_free).
     // Redundant closure rows (e.g. a ball closure of a planar loop) make Z M⁻¹ Zᵀ singular; a
     // regularization of 1e-12 of its trace keeps the solve defined and changes consistent
     // constraints only at that relative level.
-    computeBodyJacobians(model, ws);
-    computeLoopClosures(model, x, xi, ws);
     ws.mass_inv_constraint_t = ws.constraint_jacobian.transpose();
-    solveWithMassMatrix(model, ws, ws.mass_inv_constraint_t);
+    solve(ws.mass_inv_constraint_t);
     ws.constraint_schur.noalias() = ws.constraint_jacobian * ws.mass_inv_constraint_t;
     const double reg = 1e-12 * (ws.constraint_schur.trace() + 1e-300);
     ws.constraint_schur.diagonal().array() += reg;

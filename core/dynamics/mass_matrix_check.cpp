@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "core/dynamics/dynamics.h"
+#include "core/dynamics/kinematics.h"
 #include "core/model/model_builder.h"
 
 namespace rbs {
@@ -20,8 +21,16 @@ std::optional<MassMatrixDeficiency> findMassMatrixDeficiency(const Model& model,
   Workspace ws(model);
   computeKinematics(model, x, VecX::Zero(n), ws);
   computeMassMatrix(model, ws);
-  const MatX& M = ws.mass_matrix;
+  MatX M = ws.mass_matrix;
   const double scale = M.diagonal().cwiseAbs().maxCoeff();
+  // With loop closures only the velocities they allow need inertia (a massless mimic follower
+  // moves with its leader): M + w Zᵀ Z, as solveAccelerations factorizes when M is singular.
+  if (model.constraint_rows > 0) {
+    computeBodyJacobians(model, ws);
+    computeLoopClosures(model, x, VecX::Zero(n), ws);
+    const MatX& Z = ws.constraint_jacobian;
+    M.noalias() += (M.trace() / n) / std::max(Z.squaredNorm() / model.constraint_rows, 1e-300) * Z.transpose() * Z;
+  }
   // M = L D Lᵀ column by column: d_k = M_kk − Σ_{j<k} L_kj² d_j. A non-positive (or tiny) pivot
   // means coordinate k moves nothing that the coordinates before it do not already move.
   MatX L = MatX::Identity(n, n);
@@ -56,9 +65,9 @@ void checkMassMatrix(const Model& model) {
   msg << "joint '" << joint.name << "': the mass matrix is singular at the initial pose: moving this joint";
   if (joint.nxi > 1) msg << " (velocity coordinate " << deficiency->coordinate - joint.xi_offset + 1 << " of " << joint.nxi << ")";
   msg << " moves no inertia (pivot " << deficiency->pivot << " of M's largest diagonal entry " << deficiency->scale
-      << "); the bodies it carries have no mass or no moment of inertia about its axis (a robot file's point "
-         "masses on intersecting axes: --bound-inertia, scene key bound_inertia, gives every moving link a least "
-         "moment, e.g. 1e-5 kg m²)";
+      << "); the bodies it carries have no mass or no moment of inertia about its axis (a robot file's massless "
+         "links or point masses on intersecting axes: --bound-mass and --bound-inertia, scene keys bound_mass and "
+         "bound_inertia, give every moving body a least mass and moment, e.g. 0.001 kg and 1e-5 kg m²)";
   throw ModelError(ModelElement::Joint, -1, joint.name, ModelField::None, msg.str());
 }
 

@@ -59,6 +59,10 @@ struct Workspace {
   MatX mass_inv_constraint_t;  ///< M⁻¹ Zᵀ
   MatX constraint_schur;       ///< Z M⁻¹ Zᵀ (+ regularization)
   Eigen::LDLT<MatX> constraint_ldlt;
+  /// M + w Zᵀ Z and its factor, for a singular M on constrained coordinates (a massless mimic
+  /// follower: solveAccelerations); sized on first use.
+  MatX augmented_mass;
+  Eigen::LLT<MatX> augmented_llt;
 
   /// model.constant_mass_matrix: mass_matrix (and its factor) already hold M, computed once.
   bool mass_matrix_ready = false;

@@ -122,11 +122,10 @@ void checkBodies(const std::vector<BodySpec>& bodies, Tree& tree) {
     if (b.name.empty()) failUnnamed(e, "body with empty name");
     if (b.name == kWorld) fail(e, ModelField::Name, "the name 'world' is reserved for the inertial frame");
     if (!std::isfinite(b.mass)) fail(e, ModelField::Mass, "mass is NaN or infinite");
-    if (b.mass == 0.0)
-      fail(e, ModelField::Mass,
-           "mass is 0 kg; expected > 0 (a massless part of a robot: bound_mass, --bound-mass, gives every body a "
-           "least mass, as MuJoCo's boundmass)");
-    if (b.mass < 0.0) fail(e, ModelField::Mass, "mass is " + str(b.mass) + " kg; expected > 0");
+    // A massless body is accepted where what carries it still has inertia in every direction the
+    // joints and closures allow (a mimic follower, the cross of a universal joint): the mass
+    // matrix check at load decides (core/dynamics/mass_matrix_check.h).
+    if (b.mass < 0.0) fail(e, ModelField::Mass, "mass is " + str(b.mass) + " kg; expected ≥ 0");
     if (!b.com.allFinite()) fail(e, ModelField::CentreOfMass, "centre of mass contains NaN or infinite values");
     if (!b.inertia.allFinite()) fail(e, ModelField::Inertia, "inertia contains NaN or infinite values");
     const double scale = b.inertia.cwiseAbs().maxCoeff();

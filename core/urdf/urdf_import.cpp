@@ -342,6 +342,13 @@ class Importer {
     return m > 0.0;
   }
 
+  /// Whether the link or anything below it (through fixed and moving joints) has mass.
+  bool carriesMass(const urdf::Link& link) const {
+    if (hasMass(link)) return true;
+    return std::any_of(link.child_joints.begin(), link.child_joints.end(),
+                       [&](const urdf::JointSharedPtr& j) { return carriesMass(childLink(*j)); });
+  }
+
   /// The child link of joint j (an error at the joint if the file names none that exists).
   const urdf::Link& childLink(const urdf::Joint& j) const {
     const urdf::LinkConstSharedPtr child = model_->getLink(j.child_link_name);
@@ -483,10 +490,14 @@ class Importer {
     const urdf::Link* child = &childLink(j);
     const Pose placement = jointPlacement(j, parent_link_pose);
     const std::vector<Member> group = fixedGroup(*child);
-    if (options_.bound_mass <= 0.0 && std::none_of(group.begin(), group.end(), [&](const Member& m) { return hasMass(*m.link); }))
+    // A massless link that carries nothing with mass and moves on its own is refused here, with
+    // the way forward; one that carries mass (the cross of a universal joint) or that moves with a
+    // leader (a mimic follower) may be well posed, which the mass matrix check at load decides.
+    const bool follows = j.mimic && model_->getJoint(j.mimic->joint_name);
+    if (options_.bound_mass <= 0.0 && !follows && !carriesMass(*child))
       failAt("link", child->name,
-             "has no mass (no <inertial> or mass 0), nor has any link fixed to it, but it is attached to its "
-             "parent by the moving joint '" + j.name + "'; give it or a link fixed to it a mass, or bound every "
+             "has no mass (no <inertial> or mass 0), nor has any link it carries, but it moves on its own on the "
+             "joint '" + j.name + "' (no <mimic> of another joint); give it or a link it carries a mass, or bound every "
              "moving body's mass and inertia from below (--bound-mass and --bound-inertia, scene keys bound_mass and "
              "bound_inertia; e.g. 0.001 kg and 1e-5 kg m²)");
     addGroupBody(child->name, group, Inertia::Validate);

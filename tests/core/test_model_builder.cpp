@@ -66,11 +66,11 @@ TEST(ModelBuilder, InitialValuesBecomeCoordinates) {
   EXPECT_MATRIX_NEAR(quaternionToRotation(m.initial_state.x.segment<4>(2)), R, 1e-15);
 }
 
-TEST(ModelBuilder, RejectsNonPositiveMass) {
+TEST(ModelBuilder, RejectsNegativeMass) {
   ModelBuilder b = pendulumBuilder();
   b.addBody(cube("heavy", -2.0));
   b.addJoint({.name = "j", .type = JointType::Fixed, .parent = "link", .child = "heavy"});
-  expectError(b, {"body 'heavy'", "mass", "-2", "> 0"});
+  expectError(b, {"body 'heavy'", "mass", "-2", "≥ 0"});
 }
 
 TEST(ModelBuilder, RejectsIndefiniteInertia) {

@@ -54,7 +54,7 @@ std::vector<Case> cases() {
   return {
       {"gravity", "gravity: [0, 0, .nan]  #<\n" + scene("", ""), "NaN"},
       {"body name", scene("  - name: world  #<\n    mass: 1\n    inertia: [1, 1, 1, 0, 0, 0]\n", ""), "reserved"},
-      {"mass", scene("  - name: c\n    mass: -1  #<\n    inertia: [1, 1, 1, 0, 0, 0]\n", jointC("fixed", "")), "> 0"},
+      {"mass", scene("  - name: c\n    mass: -1  #<\n    inertia: [1, 1, 1, 0, 0, 0]\n", jointC("fixed", "")), "≥ 0"},
       {"inertia", scene("  - name: c\n    mass: 1\n    inertia: [1, 1, -0.1, 0, 0, 0]  #<\n", jointC("fixed", "")),
        "positive semidefinite"},
       {"body without joint", scene("  - name: c  #<\n    mass: 1\n    inertia: [1, 1, 1, 0, 0, 0]\n", ""),

@@ -466,7 +466,7 @@ TEST_F(SceneLoader, BuilderErrorsPointAtTheElement) {
   // Negative mass: the builder's ModelError, located at the body's mass.
   expectError("name: t\nbodies:\n  - name: b\n    mass: -2\n    inertia: [1, 1, 1, 0, 0, 0]\n"
               "joints: [{name: j, type: fixed, child: b}]\n",
-              4, 11, {"body 'b'", "mass is -2 kg", "> 0"});
+              4, 11, {"body 'b'", "mass is -2 kg", "≥ 0"});
   // A joint to a body that does not exist: at the joint's child.
   expectError(oneBody("  - {name: j, type: revolute, child: b}\n  - {name: k, type: fixed, parent: b, child: ghost}\n"),
               6, 46, {"joint 'k'", "child body 'ghost' does not exist"});

@@ -874,7 +874,7 @@ TEST(UrdfImport, BoundsOnMassAndInertiaMakeMasslessAndPointMassLinksSimulable) {
     FAIL() << "expected SceneError";
   } catch (const SceneError& e) {
     EXPECT_TRUE(contains(e.what(), "the mass matrix is singular")) << e.what();
-    EXPECT_TRUE(contains(e.what(), "--bound-inertia, scene key bound_inertia")) << e.what();
+    EXPECT_TRUE(contains(e.what(), "--bound-mass and --bound-inertia, scene keys bound_mass and bound_inertia")) << e.what();
   }
   EXPECT_EQ(loadScene(gimbal, LoadOptions{.bound_mass = 0.001, .bound_inertia = 1e-5}).model.nxi, 3);
 }

@@ -403,6 +403,68 @@ TEST_F(UrdfMimic, AMimicJointFollowsItsLeaderAsTheOneDegreeOfFreedomSystemDoes) 
   EXPECT_LT(drift, 1e-4);
 }
 
+// A massless follower (Romeo's and the Bravo 7's mimic fingers, issue 47) needs no bounds: it moves
+// with its leader, which carries the inertia, so the constrained system is well posed although M
+// is singular (solveAccelerations factorizes M + w Zᵀ Z then). It changes nothing in the motion:
+// the arm swings as the lone pendulum I q̈ = −m g c sin q, and the twin follows it. Without the
+// mimic, or with a mimic of a missing joint, the massless link moves on its own and is refused.
+TEST_F(UrdfMimic, AMasslessFollowerMovesWithItsLeaderAndChangesNothing) {
+  std::string ghostly = kTwins;
+  const std::size_t twin_link = ghostly.find(R"(<link name="twin">)");
+  ghostly.replace(twin_link, ghostly.find("</link>", twin_link) + 7 - twin_link,
+                  R"(<link name="twin"><visual><geometry><box size="0.02 0.02 0.6"/></geometry></visual></link>)");
+  const Scene scene = loadScene(write("ghostly.urdf", ghostly), {"joint.arm_joint.position=0.9"});
+  const Model& m = scene.model;
+  EXPECT_EQ(m.bodies[m.bodyIndex("twin")].mass, 0.0);
+  const Joint& arm = m.joints[m.jointIndex("arm_joint")];
+  const Joint& twin = m.joints[m.jointIndex("twin_joint")];
+  const double I = 0.03 + 0.09, mgc = 9.81 * 0.3;
+  double q = 0.9, qd = 0.0;
+  const double h = 1e-4;
+  auto acc = [&](double angle) { return -mgc * std::sin(angle) / I; };
+  for (int k = 0; k < 10000; ++k) {  // 1 s of RK4
+    const double k1q = qd, k1v = acc(q);
+    const double k2q = qd + h / 2 * k1v, k2v = acc(q + h / 2 * k1q);
+    const double k3q = qd + h / 2 * k2v, k3v = acc(q + h / 2 * k2q);
+    const double k4q = qd + h * k3v, k4v = acc(q + h * k3q);
+    q += h / 6 * (k1q + 2 * k2q + 2 * k3q + k4q);
+    qd += h / 6 * (k1v + 2 * k2v + 2 * k3v + k4v);
+  }
+  Simulator sim(m, simulationOptions(scene.integrator));
+  sim.reset(m.initial_state);
+  ASSERT_TRUE(sim.advanceTo(1.0)) << sim.message();
+  EXPECT_NEAR(sim.state().x(arm.x_offset), q, 1e-5);
+  EXPECT_NEAR(sim.state().x(twin.x_offset), 0.2 - q, 1e-5);
+
+  std::string alone = ghostly;
+  alone.replace(alone.find(R"(<mimic joint="arm_joint")"), 24, R"(<mimic joint="arm_jiont")");
+  expectFileError(write("alone.urdf", alone), 4, 3,
+                  {"link 'twin': has no mass", "--bound-mass and --bound-inertia, scene keys bound_mass and bound_inertia"});
+}
+
+// A massless link that carries mass (the cross of a universal joint: two hinges on orthogonal axes)
+// loads: every joint direction moves the mass below it. On intersecting axes through a point mass
+// it would not, and the mass matrix check refuses it at the joint.
+TEST_F(UrdfMimic, AMasslessCrossOfAUniversalJointLoadsWhenWhatItCarriesHasInertia) {
+  const std::string cross = R"(<robot name="u">
+  <link name="world"/>
+  <link name="cross"/>
+  <link name="rod"><inertial><origin xyz="0 0 -0.5"/><mass value="1"/><inertia ixx="0.02" iyy="0.02" izz="1e-4" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <joint name="u1" type="continuous"><parent link="world"/><child link="cross"/><axis xyz="1 0 0"/></joint>
+  <joint name="u2" type="continuous"><parent link="cross"/><child link="rod"/><axis xyz="0 1 0"/></joint>
+</robot>
+)";
+  const Scene scene = loadScene(write("cross.urdf", cross), {"joint.u1.position=0.3", "joint.u2.position=0.2"});
+  Simulator sim(scene.model, simulationOptions(scene.integrator));
+  sim.reset(scene.model.initial_state);
+  ASSERT_TRUE(sim.advanceTo(1.0)) << sim.message();
+  std::string point = cross;
+  point.replace(point.find(R"(<origin xyz="0 0 -0.5"/>)"), 24, R"(<origin xyz="0 0 0"/>)");
+  point.replace(point.find(R"(ixx="0.02" iyy="0.02")"), 21, R"(ixx="0" iyy="0")");
+  point.replace(point.find(R"(izz="1e-4")"), 10, R"(izz="0")");
+  expectFileError(write("point.urdf", point), 5, 3, {"joint 'u1': the mass matrix is singular"});
+}
+
 TEST_F(UrdfMimic, CyclesAreErrorsAtTheJoint) {
   std::string cycle = kTwins;
   cycle.replace(cycle.find(R"(<axis xyz="0 1 0"/></joint>)"), 27,
