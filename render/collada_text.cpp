@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
+#include <stdexcept>
 
 namespace rbs::render {
 
@@ -81,6 +83,24 @@ std::string colladaUpAxis(const std::string& document) {
   std::string axis = document.substr(begin, end - begin);
   axis.erase(std::remove_if(axis.begin(), axis.end(), [](unsigned char c) { return std::isspace(c); }), axis.end());
   return axis;
+}
+
+double colladaUnitMeter(const std::string& document) {
+  const std::size_t asset_end = document.find("</asset>");
+  const std::size_t unit = document.find("<unit");
+  if (unit == std::string::npos || (asset_end != std::string::npos && unit > asset_end)) return 1.0;
+  const std::size_t tag_end = document.find('>', unit);
+  const std::size_t key = document.find("meter=", unit);
+  if (key == std::string::npos || key > tag_end || key + 7 > document.size()) return 1.0;
+  const char quote = document[key + 6];
+  const std::size_t end = document.find(quote, key + 7);
+  if (end == std::string::npos) return 1.0;
+  try {
+    const double meter = std::stod(document.substr(key + 7, end - key - 7));
+    return std::isfinite(meter) && meter > 0.0 ? meter : 1.0;
+  } catch (const std::exception&) {
+    return 1.0;
+  }
 }
 
 bool hasNonAsciiBytes(const std::string& document) {

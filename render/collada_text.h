@@ -12,6 +12,10 @@ namespace rbs::render {
 /// The `<up_axis>` of a COLLADA document's asset (X_UP, Y_UP, Z_UP; empty when it names none).
 std::string colladaUpAxis(const std::string& document);
 
+/// The `<unit meter="…">` of a COLLADA document's asset: metres per unit of its coordinates (1 when
+/// it names none or a value that is not a positive number).
+double colladaUnitMeter(const std::string& document);
+
 /// True when the document has a byte outside ASCII (in an id, a name or a path) after its UTF-8
 /// byte-order mark, if any.
 bool hasNonAsciiBytes(const std::string& document);

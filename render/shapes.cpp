@@ -136,14 +136,15 @@ class TextureLimiter : public osg::NodeVisitor {
   }
 };
 
-/// Reads a COLLADA file and tells its `<up_axis>`. A file with non-ASCII bytes (ids named after
+/// Reads a COLLADA file and tells its `<up_axis>` and `<unit meter>`. A file with non-ASCII bytes (ids named after
 /// the parts in Chinese: a Go1's meshes) is read from a copy with ASCII ids (withAsciiIds), under
 /// one name per file and thread so that the object cache shares it between a robot's legs.
 osg::ref_ptr<osg::Node> readCollada(const std::filesystem::path& file, const osgDB::Options* options,
-                                    std::string& up_axis, std::string& said) {
+                                    std::string& up_axis, double& unit_meter, std::string& said) {
   std::ifstream in(file, std::ios::binary);
   const std::string document((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   up_axis = colladaUpAxis(document);
+  unit_meter = colladaUnitMeter(document);
   if (!hasNonAsciiBytes(document)) return readMeshQuietly(file.string(), options, said);
   const std::size_t key = std::hash<std::string>{}(file.string()) ^ std::hash<std::thread::id>{}(std::this_thread::get_id());
   const std::filesystem::path copy =
@@ -242,7 +243,8 @@ osg::ref_ptr<osg::Node> makeVisualNode(const Visual& v, const std::filesystem::p
       // empties the cache when it is built (SceneGraph::buildVisuals).
       options->setObjectCacheHint(osgDB::Options::CACHE_ALL);
       std::string up_axis, said;
-      osg::ref_ptr<osg::Node> mesh = extension == ".dae" ? readCollada(file, options.get(), up_axis, said)
+      double unit_meter = 1.0;
+      osg::ref_ptr<osg::Node> mesh = extension == ".dae" ? readCollada(file, options.get(), up_axis, unit_meter, said)
                                                          : readMeshQuietly(file.string(), options.get(), said);
       const std::string reader_said = said.empty() ? "" : " (the reader: " + said + ")";
       if (mesh) {
@@ -260,11 +262,15 @@ osg::ref_ptr<osg::Node> makeVisualNode(const Visual& v, const std::filesystem::p
       // z up. RViz ignores <up_axis> and draws the file's coordinates as they are, and robot
       // packages are made to look right there (Baxter's torso, a Y_UP export, stands upright in
       // RViz and lay on its back here): the turn is undone.
-      if (up_axis == "Y_UP" || up_axis == "X_UP") {
-        osg::ref_ptr<osg::MatrixTransform> undo = new osg::MatrixTransform(
-            osg::Matrixd::rotate(-0.5 * M_PI, up_axis == "Y_UP" ? osg::Vec3d(1, 0, 0) : osg::Vec3d(0, 1, 0)));
-        undo->addChild(mesh);
-        mesh = undo;
+      // Its <unit meter> it leaves to the application; RViz's mesh loader rescales by it (as
+      // Gazebo's does), so coordinates written in millimetres come out in metres.
+      if (up_axis == "Y_UP" || up_axis == "X_UP" || unit_meter != 1.0) {
+        osg::Matrixd undo = osg::Matrixd::scale(unit_meter, unit_meter, unit_meter);
+        if (up_axis == "Y_UP" || up_axis == "X_UP")
+          undo = osg::Matrixd::rotate(-0.5 * M_PI, up_axis == "Y_UP" ? osg::Vec3d(1, 0, 0) : osg::Vec3d(0, 1, 0)) * undo;
+        osg::ref_ptr<osg::MatrixTransform> placed_in_metres = new osg::MatrixTransform(undo);
+        placed_in_metres->addChild(mesh);
+        mesh = placed_in_metres;
       }
       // A file the reader opens but takes nothing from (a COLLADA file whose references do not
       // resolve) would be an invisible body.

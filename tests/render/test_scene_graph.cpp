@@ -330,10 +330,11 @@ TEST(Meshes, TexturesAreBoundedTo1024TexelsOnASide) {
 /// A COLLADA document of one triangle, (0,0,0), (0.2,0,0), (0,1,0), with `up` as its <up_axis>,
 /// every id starting with `id`, and the scene's node instancing `#` + `instanced` (the geometry's
 /// id unless a test breaks the reference).
-std::string colladaTriangle(const std::string& up, const std::string& id, const std::string& instanced) {
+std::string colladaTriangle(const std::string& up, const std::string& id, const std::string& instanced,
+                            const std::string& meter = "1") {
   return R"(<?xml version="1.0" encoding="utf-8"?>
 <COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">
-  <asset><unit name="meter" meter="1"/><up_axis> )" + up + R"( </up_axis></asset>
+  <asset><unit name="unit" meter=")" + meter + R"("/><up_axis> )" + up + R"( </up_axis></asset>
   <library_geometries><geometry id=")" + id + R"("><mesh>
     <source id=")" + id + R"(-p"><float_array id=")" + id + R"(-a" count="9">0 0 0 0.2 0 0 0 1 0</float_array>
       <technique_common><accessor source="#)" + id + R"(-a" count="3" stride="3">
@@ -361,6 +362,20 @@ TEST(Meshes, ColladaLiesInItsOwnCoordinatesWhateverItsUpAxis) {
     const std::string file = std::string(up) + ".dae";
     std::ofstream(dir / file) << colladaTriangle(up, "g", "g");
     expectBox(meshBounds(dir, file), Vec3(0, 0, 0), Vec3(0.2, 1, 0));
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// A COLLADA file's <unit meter="…"> scales its coordinates to metres, as RViz does (its mesh loader
+// rescales by the unit): the triangle written in centimetres is 0.002 × 0.01 m, Y_UP too.
+TEST(Meshes, ColladaUnitsAreMetres) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "rbs_mesh_unit";
+  std::filesystem::create_directories(dir);
+  for (const char* up : {"Z_UP", "Y_UP"}) {
+    SCOPED_TRACE(up);
+    const std::string file = std::string("cm_") + up + ".dae";
+    std::ofstream(dir / file) << colladaTriangle(up, "g", "g", "0.01");
+    expectBox(meshBounds(dir, file), Vec3(0, 0, 0), Vec3(0.002, 0.01, 0));
   }
   std::filesystem::remove_all(dir);
 }
@@ -405,6 +420,10 @@ TEST(Meshes, TheAsciiCopyOfAColladaFileKeepsItsReferencesAndImages) {
   EXPECT_FALSE(hasNonAsciiBytes("\xEF\xBB\xBF<?xml version=\"1.0\"?><a/>"));
   EXPECT_EQ(colladaUpAxis("<asset><up_axis>\n Y_UP </up_axis></asset>"), "Y_UP");
   EXPECT_EQ(colladaUpAxis("<asset></asset><up_axis>Y_UP</up_axis>"), "");
+  EXPECT_EQ(colladaUnitMeter("<asset><unit name='mm' meter='0.001'/></asset>"), 0.001);
+  EXPECT_EQ(colladaUnitMeter("<asset><unit meter=\"-2\"/></asset>"), 1.0);  // not a length: as written
+  EXPECT_EQ(colladaUnitMeter("<asset><unit meter=\"cm\"/></asset>"), 1.0);
+  EXPECT_EQ(colladaUnitMeter("<asset></asset><unit meter=\"0.01\"/>"), 1.0);  // outside the asset
 }
 
 // A COLLADA file that opens but whose references do not resolve gives no geometry: a warning

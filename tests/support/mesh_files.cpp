@@ -16,7 +16,7 @@ struct Triangle {
 };
 
 /// The box's 12 triangles, counter-clockwise seen from outside.
-std::vector<Triangle> boxTriangles(const Vec3& size) {
+std::vector<Triangle> boxTriangles(const Vec3& size, const Vec3& centre) {
   const Vec3 h = 0.5 * size;
   std::vector<Triangle> out;
   for (int axis = 0; axis < 3; ++axis) {
@@ -29,7 +29,7 @@ std::vector<Triangle> boxTriangles(const Vec3& size) {
         p(axis) = sign * h(axis);
         p(a) = i * h(a);
         p(b) = j * h(b);
-        return p;
+        return Vec3(centre + p);
       };
       // (a, b, axis) is right-handed: the quad (−,−) (+,−) (+,+) (−,+) is counter-clockwise about +axis
       std::array<Vec3, 4> q = {corner(-1, -1), corner(1, -1), corner(1, 1), corner(-1, 1)};
@@ -50,12 +50,12 @@ void putFloat(std::ofstream& out, double x) {
 
 }  // namespace
 
-void writeBinaryStlBox(const std::filesystem::path& file, const Vec3& size) {
+void writeBinaryStlBox(const std::filesystem::path& file, const Vec3& size, const Vec3& centre) {
   std::ofstream out(file, std::ios::binary);
   char header[80] = {};
   std::strncpy(header, "solid-looking header of a binary STL written by the rbsim tests", sizeof header - 1);
   out.write(header, 80);
-  const std::vector<Triangle> tris = boxTriangles(size);
+  const std::vector<Triangle> tris = boxTriangles(size, centre);
   const std::uint32_t n = static_cast<std::uint32_t>(tris.size());
   const char count[4] = {static_cast<char>(n & 0xff), static_cast<char>((n >> 8) & 0xff), 0, 0};
   out.write(count, 4);
@@ -67,10 +67,10 @@ void writeBinaryStlBox(const std::filesystem::path& file, const Vec3& size) {
   }
 }
 
-void writeAsciiStlBox(const std::filesystem::path& file, const Vec3& size) {
+void writeAsciiStlBox(const std::filesystem::path& file, const Vec3& size, const Vec3& centre) {
   std::ofstream out(file);
   out << "solid box\n";
-  for (const Triangle& t : boxTriangles(size)) {
+  for (const Triangle& t : boxTriangles(size, centre)) {
     out << "  facet normal " << t.normal.transpose() << "\n    outer loop\n";
     for (const Vec3& v : t.v) out << "      vertex " << v.transpose() << "\n";
     out << "    endloop\n  endfacet\n";
@@ -78,8 +78,9 @@ void writeAsciiStlBox(const std::filesystem::path& file, const Vec3& size) {
   out << "endsolid box\n";
 }
 
-void writeColladaBox(const std::filesystem::path& file, const Vec3& size, const Vec4& rgba) {
-  const std::vector<Triangle> tris = boxTriangles(size);
+void writeColladaBox(const std::filesystem::path& file, const Vec3& size, const Vec4& rgba, const Vec3& centre,
+                     const std::string& up_axis, const std::string& id) {
+  const std::vector<Triangle> tris = boxTriangles(size, centre);
   std::ostringstream positions, normals, indices;
   int k = 0;
   for (const Triangle& t : tris) {
@@ -93,35 +94,35 @@ void writeColladaBox(const std::filesystem::path& file, const Vec3& size, const 
   std::ofstream out(file);
   out << R"(<?xml version="1.0" encoding="utf-8"?>
 <COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">
-  <asset><unit name="meter" meter="1"/><up_axis>Z_UP</up_axis></asset>
+  <asset><unit name="meter" meter="1"/><up_axis>)" << up_axis << R"(</up_axis></asset>
   <library_effects>
-    <effect id="paint-effect"><profile_COMMON><technique sid="common"><phong>
+    <effect id=")" << id << R"(-paint-effect"><profile_COMMON><technique sid="common"><phong>
       <diffuse><color>)" << rgba.transpose() << R"(</color></diffuse>
     </phong></technique></profile_COMMON></effect>
   </library_effects>
-  <library_materials><material id="paint" name="paint"><instance_effect url="#paint-effect"/></material></library_materials>
+  <library_materials><material id=")" << id << R"(-paint" name="paint"><instance_effect url="#)" << id << R"(-paint-effect"/></material></library_materials>
   <library_geometries>
-    <geometry id="box" name="box"><mesh>
-      <source id="box-positions"><float_array id="box-positions-array" count=")" << 3 * k << R"(">)" << positions.str() << R"(</float_array>
-        <technique_common><accessor source="#box-positions-array" count=")" << k << R"(" stride="3">
+    <geometry id=")" << id << R"(" name=")" << id << R"("><mesh>
+      <source id=")" << id << R"(-positions"><float_array id=")" << id << R"(-positions-array" count=")" << 3 * k << R"(">)" << positions.str() << R"(</float_array>
+        <technique_common><accessor source="#)" << id << R"(-positions-array" count=")" << k << R"(" stride="3">
           <param name="X" type="float"/><param name="Y" type="float"/><param name="Z" type="float"/>
         </accessor></technique_common></source>
-      <source id="box-normals"><float_array id="box-normals-array" count=")" << 3 * k << R"(">)" << normals.str() << R"(</float_array>
-        <technique_common><accessor source="#box-normals-array" count=")" << k << R"(" stride="3">
+      <source id=")" << id << R"(-normals"><float_array id=")" << id << R"(-normals-array" count=")" << 3 * k << R"(">)" << normals.str() << R"(</float_array>
+        <technique_common><accessor source="#)" << id << R"(-normals-array" count=")" << k << R"(" stride="3">
           <param name="X" type="float"/><param name="Y" type="float"/><param name="Z" type="float"/>
         </accessor></technique_common></source>
-      <vertices id="box-vertices"><input semantic="POSITION" source="#box-positions"/></vertices>
+      <vertices id=")" << id << R"(-vertices"><input semantic="POSITION" source="#)" << id << R"(-positions"/></vertices>
       <triangles material="paint" count=")" << tris.size() << R"(">
-        <input semantic="VERTEX" source="#box-vertices" offset="0"/>
-        <input semantic="NORMAL" source="#box-normals" offset="1"/>
+        <input semantic="VERTEX" source="#)" << id << R"(-vertices" offset="0"/>
+        <input semantic="NORMAL" source="#)" << id << R"(-normals" offset="1"/>
         <p>)" << indices.str() << R"(</p>
       </triangles>
     </mesh></geometry>
   </library_geometries>
   <library_visual_scenes>
-    <visual_scene id="scene"><node id="box-node">
-      <instance_geometry url="#box"><bind_material><technique_common>
-        <instance_material symbol="paint" target="#paint"/>
+    <visual_scene id="scene"><node id=")" << id << R"(-node">
+      <instance_geometry url="#)" << id << R"("><bind_material><technique_common>
+        <instance_material symbol="paint" target="#)" << id << R"(-paint"/>
       </technique_common></bind_material></instance_geometry>
     </node></visual_scene>
   </library_visual_scenes>
@@ -130,15 +131,30 @@ void writeColladaBox(const std::filesystem::path& file, const Vec3& size, const 
 )";
 }
 
-void writeObjBox(const std::filesystem::path& file, const Vec3& size) {
+void writeObjBox(const std::filesystem::path& file, const Vec3& size, const Vec3& centre) {
   std::ofstream out(file);
   out << "# box written by the rbsim tests\n";
   int k = 0;
-  for (const Triangle& t : boxTriangles(size)) {
+  for (const Triangle& t : boxTriangles(size, centre)) {
     for (const Vec3& v : t.v) out << "v " << v.transpose() << "\n";
     out << "f " << k + 1 << " " << k + 2 << " " << k + 3 << "\n";
     k += 3;
   }
+}
+
+void writePlyBox(const std::filesystem::path& file, const Vec3& size, const Vec3& centre) {
+  std::ofstream out(file);
+  out << "ply\nformat ascii 1.0\ncomment box written by the rbsim tests\nelement vertex 8\n"
+         "property float x\nproperty float y\nproperty float z\nelement face 12\n"
+         "property list uchar int vertex_indices\nend_header\n";
+  // vertex i has the corner (±, ±, ±) of bits 0, 1, 2 of i; faces counter-clockwise from outside
+  for (int i = 0; i < 8; ++i) {
+    const Vec3 corner((i & 1) ? 0.5 : -0.5, (i & 2) ? 0.5 : -0.5, (i & 4) ? 0.5 : -0.5);
+    out << (centre + size.cwiseProduct(corner)).transpose() << "\n";
+  }
+  const int faces[12][3] = {{0, 2, 3}, {0, 3, 1}, {4, 5, 7}, {4, 7, 6}, {0, 1, 5}, {0, 5, 4},
+                            {2, 6, 7}, {2, 7, 3}, {0, 4, 6}, {0, 6, 2}, {1, 3, 7}, {1, 7, 5}};
+  for (const auto& f : faces) out << "3 " << f[0] << " " << f[1] << " " << f[2] << "\n";
 }
 
 }  // namespace rbs::test

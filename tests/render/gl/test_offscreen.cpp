@@ -2,10 +2,12 @@
 // software renderer under Xvfb in CI).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <vector>
 #include <osgDB/ReadFile>
 
 #include "core/dynamics/snapshot.h"
@@ -142,6 +144,55 @@ TEST(Offscreen, MeshedUrdfRobotIsDrawnWithItsMeshesWhereItsLinksAre) {
   EXPECT_EQ(magenta, 0);
   EXPECT_GT(red, 300);    // the 0.4 m box is ~40 px across
   EXPECT_GT(green, 150);  // the 0.4 m (0.2 m scaled by 2) DAE box
+}
+
+// Every mesh format lands where RViz puts it (issue 47: OSG's OBJ reader turned OBJ files by 90°
+// about x, its COLLADA reader turned Y_UP files and took no geometry from non-ASCII ids): the same
+// off-centre box (its corner at the link origin, 0.3 × 0.16 × 0.08 m, so a turn or a mirror moves
+// it) as STL, OBJ, PLY and a COLLADA file tagged Y_UP with Chinese ids covers the same pixels.
+TEST(Offscreen, EveryMeshFormatOfTheSameBoxCoversTheSamePixels) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::path(testing::TempDir()) / "rbs_mesh_formats";
+  fs::create_directories(dir);
+  const Vec3 size(0.3, 0.16, 0.08), centre = 0.5 * size;
+  test::writeBinaryStlBox(dir / "box.stl", size, centre);
+  test::writeObjBox(dir / "box.obj", size, centre);
+  test::writePlyBox(dir / "box.ply", size, centre);
+  test::writeColladaBox(dir / "box.dae", size, Vec4(0.7, 0.7, 0.7, 1), centre, "Y_UP", "\u76d2\u5b50");
+  auto picture = [&](const std::string& mesh) {
+    const fs::path urdf = dir / (mesh.empty() ? std::string("none.urdf") : mesh + ".urdf");
+    const std::string visual =
+        mesh.empty() ? "" : "<visual><geometry><mesh filename=\"" + mesh + "\"/></geometry><material name=\"grey\">"
+                            "<color rgba=\"0.7 0.7 0.7 1\"/></material></visual>";
+    std::ofstream(urdf) << R"(<robot name="m"><link name="world"/>
+  <link name="box"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+    )" << visual << R"(</link>
+  <joint name="fix" type="fixed"><parent link="world"/><child link="box"/><origin xyz="0 0 1"/></joint>
+</robot>)";
+    const Scene scene = loadScene(urdf);
+    OffscreenRenderer renderer(200, 150, 0);
+    const SceneGraph graph = showAtRest(scene, renderer, CameraPose{Vec3(0.9, -0.7, 1.5), Vec3(0, 0, 1), Vec3::UnitZ()});
+    return renderer.render();
+  };
+  const Image empty = picture("");
+  auto covered = [&](const Image& img) {  // the pixels the mesh changed
+    std::vector<bool> mask(static_cast<std::size_t>(img.width * img.height));
+    for (int y = 0; y < img.height; ++y)
+      for (int x = 0; x < img.width; ++x)
+        for (int k = 0; k < 3; ++k)
+          if (std::abs(int(img.pixel(x, y)[k]) - int(empty.pixel(x, y)[k])) > 8) mask[y * img.width + x] = true;
+    return mask;
+  };
+  const std::vector<bool> stl = covered(picture("box.stl"));
+  const long area = std::count(stl.begin(), stl.end(), true);
+  EXPECT_GT(area, 1500);  // the box is ~70 px across
+  for (const char* mesh : {"box.obj", "box.ply", "box.dae"}) {
+    SCOPED_TRACE(mesh);
+    const std::vector<bool> other = covered(picture(mesh));
+    long differing = 0;
+    for (std::size_t i = 0; i < stl.size(); ++i) differing += stl[i] != other[i];
+    EXPECT_LT(differing, area / 50) << "of " << area;  // edge pixels at most
+  }
 }
 
 // A negative mesh scale mirrors the mesh (issue 47: Talos' and TIAGo's left/right links) and keeps
