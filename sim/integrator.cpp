@@ -102,7 +102,7 @@ void DynamicsRhs::operator()(const VecX& z, VecX& dzdt, double t) {
     return;
   }
   // Trouble in the shared rates (non-finite) is left to the dynamics, which report its kind.
-  const DynamicsStatus s = computeForwardDynamicsWithPushes(model_, state_, u_, ws_, gain_, pushes_);
+  const DynamicsStatus s = computeForwardDynamicsWithPushes(model_, t, state_, u_, ws_, gain_, pushes_);
   if (s != DynamicsStatus::Ok) {
     // Keep the stepper going with NaNs; the driver checks status() after the step and stops.
     if (status_ == DynamicsStatus::Ok) status_ = s;

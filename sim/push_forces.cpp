@@ -118,6 +118,7 @@ PushForces::PushForces(const Model& model)
       limit.spare_share = std::clamp((thrust - weight) / (2.0 * weight), kMinSpareShare, 1.0);
       limit.force *= limit.spare_share;
       limit.torque *= limit.spare_share;
+      limit.twist_duration = kTwistDuration;
     }
   }
 }
@@ -142,11 +143,19 @@ void PushForces::passBoundaries(double t, double tolerance) {
   latch(t, tolerance);
 }
 
-void PushForces::setSpring(const std::optional<SpringPush>& spring) {
+void PushForces::setSpring(const std::optional<SpringPush>& spring, double t) {
   const int n = static_cast<int>(composite_mass_.size());
   RBS_ASSERT(!spring || (spring->body >= 0 && spring->body < n && spring->anchor_body >= -1 && spring->anchor_body < n),
              "spring on (or anchored to) a body the model does not have");
+  if (spring && (!spring_ || spring_->body != spring->body || spring_->mode != spring->mode)) grabbed_at_ = t;
   spring_ = spring;
+}
+
+double PushForces::twistShare(double t) const {
+  const double duration = limits_[spring_->body].twist_duration;
+  if (spring_->harder || !std::isfinite(duration)) return 1.0;
+  const double since = t - grabbed_at_, full = duration * (kTwistFullFor / kTwistDuration);
+  return std::clamp((duration - since) / (duration - full), 0.0, 1.0);
 }
 
 void PushForces::clearTotals() {
@@ -162,7 +171,7 @@ void PushForces::clear() {
   clearTotals();
 }
 
-AppliedWrench PushForces::springWrench(const Model& model, const Workspace& ws) const {
+AppliedWrench PushForces::springWrench(const Model& model, double t, const Workspace& ws) const {
   const SpringPush& s = *spring_;
   AppliedWrench w{s.body, s.point, Vec3::Zero(), Vec3::Zero()};
   const double omega = 2.0 * std::numbers::pi * kSpringFrequency;  // critically damped: 2ζω = 2ω
@@ -193,22 +202,22 @@ AppliedWrench PushForces::springWrench(const Model& model, const Workspace& ws) 
     const Vec3 rate = G.R * eta.tail<3>() - anchor_rate;
     const Mat3 I = G.R * composite_inertia_body_[s.body] * G.R.transpose();
     w.torque = capped(I * (omega * omega * e - 2.0 * omega * rate),
-                      limits_[s.body].torque * (s.harder ? kHarderFactor : 1.0));
+                      limits_[s.body].torque * (s.harder ? kHarderFactor : 1.0) * twistShare(t));
   }
   return w;
 }
 
-void PushForces::collect(const Model& model, const Workspace& ws) {
+void PushForces::collect(const Model& model, double t, const Workspace& ws) {
   wrenches_.clear();
   for (int k : latched_) {
     const Push& p = pushes_[k];
     wrenches_.push_back({p.body, p.point, p.force, p.torque});
   }
-  if (spring_) wrenches_.push_back(springWrench(model, ws));
+  if (spring_) wrenches_.push_back(springWrench(model, t, ws));
 }
 
-void PushForces::apply(const Model& model, const VecX& xi, Workspace& ws) {
-  collect(model, ws);
+void PushForces::apply(const Model& model, double t, const VecX& xi, Workspace& ws) {
+  collect(model, t, ws);
   force_.setZero();
   torque_.setZero();
   for (const AppliedWrench& w : wrenches_) {
@@ -220,19 +229,20 @@ void PushForces::apply(const Model& model, const VecX& xi, Workspace& ws) {
   power_ = xi.dot(generalized_);
 }
 
-const std::vector<AppliedWrench>* PushForces::wrenchesAt(const Model& model, const State& state, Workspace& ws) {
+const std::vector<AppliedWrench>* PushForces::wrenchesAt(const Model& model, double t, const State& state,
+                                                        Workspace& ws) {
   if (!active()) return nullptr;
   computeKinematics(model, state.x, state.xi, ws);
-  collect(model, ws);
+  collect(model, t, ws);
   return &wrenches_;
 }
 
-DynamicsStatus computeForwardDynamicsWithPushes(const Model& model, const State& state, const VecX& u,
+DynamicsStatus computeForwardDynamicsWithPushes(const Model& model, double t, const State& state, const VecX& u,
                                                 Workspace& ws, double stabilization_gain, PushForces* pushes) {
   if (!pushes || !pushes->active()) return computeForwardDynamics(model, state.x, state.xi, u, ws, stabilization_gain);
   const DynamicsStatus s = computeDynamicsTerms(model, state.x, state.xi, u, ws, stabilization_gain);
   if (s != DynamicsStatus::Ok) return s;
-  pushes->apply(model, state.xi, ws);
+  pushes->apply(model, t, state.xi, ws);
   return solveAccelerations(model, state.x, state.xi, ws);
 }
 

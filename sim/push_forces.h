@@ -14,11 +14,15 @@
 //
 // Its pull and twist are bounded by what the vehicle or robot can answer (issue 46, the recovery
 // envelope of docs/CONTROL.md): the force by the composite weight, the torque by the largest
-// torque the actuators can put on the body about one of its axes (pushLimits). Held harder
-// (SpringPush::harder, the GUI's Shift), both bounds grow by kHarderFactor, to show what lies
-// outside.
+// torque the actuators can put on the body about one of its axes (pushLimits). A vehicle's twist
+// also ends: the envelope guarantees recovery from its largest control torque for 1 s, so a drag
+// twists at full strength for kTwistFullFor and lets go by kTwistDuration after the grab (a pull
+// may be held: at the bound for 10 s the quadcopters come back). Held harder (SpringPush::harder,
+// the GUI's Shift), both bounds grow by kHarderFactor and the twist does not end, to show what
+// lies outside.
 #pragma once
 
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -61,6 +65,9 @@ struct PushLimits {
   bool torque_from_actuators = false;
   /// True when `torque` is the share of the joint's effort (it exceeds the body-axis sum).
   bool torque_from_joint = false;
+  /// How long after the grab a default twist acts [s]: PushForces::kTwistDuration for a body that
+  /// carries thrust (a vehicle), +∞ otherwise (an arm holds a twist of half its joint's effort).
+  double twist_duration = std::numeric_limits<double>::infinity();
   /// Both bounds above times this: min(1, (T − W)/(2 W)) for a body that carries thrust — the pull
   /// is at most half of the thrust it can spare, the other half keeps its attitude and holds on
   /// while it is pulled — with T the sum of the upper limits of the bounded body forces on it and
@@ -88,6 +95,12 @@ class PushForces {
   static constexpr double kJointEffortShare = 0.5;
   /// PushLimits::spare_share is at least this (a vehicle that cannot hover can still be pushed).
   static constexpr double kMinSpareShare = 0.1;
+  /// A vehicle's default twist [s after the grab]: full strength until kTwistFullFor, then its
+  /// bound falls linearly to 0 at kTwistDuration — never beyond the 1 s at the largest control
+  /// torque the recovery envelope guarantees (docs/CONTROL.md; the Table 5.1 quadcopter twisted
+  /// about roll at 1.96 N m for 1.5 s falls some 200 m and is still flying back a minute later).
+  static constexpr double kTwistFullFor = 0.8;
+  static constexpr double kTwistDuration = 1.0;
 
   explicit PushForces(const Model& model);
 
@@ -101,15 +114,17 @@ class PushForces {
   /// tolerance changes between calls.
   void passBoundaries(double t, double tolerance);
 
-  void setSpring(const std::optional<SpringPush>& spring);
+  /// The mouse's spring from simulation time t on; a spring on another body or in another mode
+  /// than the one before (or none before) is a new grab at t (PushLimits::twist_duration).
+  void setSpring(const std::optional<SpringPush>& spring, double t);
   const std::optional<SpringPush>& spring() const { return spring_; }
 
   /// Whether anything pushes now (a latched scripted push or the spring).
   bool active() const { return !latched_.empty() || spring_.has_value(); }
 
-  /// Adds the generalized forces of what pushes now to ws.input_forces and remembers the total
-  /// force and torque (world) and their power ξᵀ f. Requires computeDynamicsTerms on (x, ξ).
-  void apply(const Model& model, const VecX& xi, Workspace& ws);
+  /// Adds the generalized forces of what pushes at time t to ws.input_forces and remembers the
+  /// total force and torque (world) and their power ξᵀ f. Requires computeDynamicsTerms on (x, ξ).
+  void apply(const Model& model, double t, const VecX& xi, Workspace& ws);
 
   /// Of the last apply(); stale when active() is false (read them only while it is true).
   const Vec3& force() const { return force_; }
@@ -117,7 +132,7 @@ class PushForces {
   double power() const { return power_; }
   /// The wrenches acting at `state` (scripted pushes, then the spring; ws gets its kinematics),
   /// null when nothing pushes: for drawing them (render::FrameSnapshot).
-  const std::vector<AppliedWrench>* wrenchesAt(const Model& model, const State& state, Workspace& ws);
+  const std::vector<AppliedWrench>* wrenchesAt(const Model& model, double t, const State& state, Workspace& ws);
 
   /// The composite mass [kg] and rotational inertia (the largest principal moment about the
   /// composite centre of mass) [kg m²] of body b and what it carries, at the initial state: the
@@ -135,9 +150,11 @@ class PushForces {
   /// Latches the scripted pushes with t_start ≤ t < t_end (times within `tolerance` equal).
   void latch(double t, double tolerance);
   /// Fills wrenches_ with what acts at the kinematics in ws.
-  void collect(const Model& model, const Workspace& ws);
-  /// The spring's wrench on its body at the state in ws.
-  AppliedWrench springWrench(const Model& model, const Workspace& ws) const;
+  void collect(const Model& model, double t, const Workspace& ws);
+  /// The spring's wrench on its body at time t and the state in ws.
+  AppliedWrench springWrench(const Model& model, double t, const Workspace& ws) const;
+  /// The share of the twist's bound at time t (1, then falling to 0: PushLimits::twist_duration).
+  double twistShare(double t) const;
 
   std::vector<Push> pushes_;
   std::vector<int> latched_;                 ///< indices into pushes_
@@ -148,14 +165,15 @@ class PushForces {
   std::vector<Mat3> composite_inertia_body_;  ///< about the composite centre of mass, body axes
   std::vector<PushLimits> limits_;
   std::optional<SpringPush> spring_;
+  double grabbed_at_ = 0.0;                  ///< simulation time of the spring's grab
   VecX generalized_;                         ///< scratch: J_bᵀ W summed
   Vec3 force_ = Vec3::Zero(), torque_ = Vec3::Zero();
   double power_ = 0.0;
 };
 
-/// computeForwardDynamics with the pushes added to f_E (pushes may be null or inactive: then the
-/// plain forward dynamics, bit for bit).
-DynamicsStatus computeForwardDynamicsWithPushes(const Model& model, const State& state, const VecX& u,
+/// computeForwardDynamics at time t with the pushes added to f_E (pushes may be null or inactive:
+/// then the plain forward dynamics, bit for bit).
+DynamicsStatus computeForwardDynamicsWithPushes(const Model& model, double t, const State& state, const VecX& u,
                                                 Workspace& ws, double stabilization_gain, PushForces* pushes);
 
 }  // namespace rbs

@@ -135,7 +135,7 @@ DynamicsStatus SampleRecorder::record(double t, const State& state, bool finite,
     append(t);
     return status;
   }
-  status = computeForwardDynamicsWithPushes(model_, state, u, ws_, 0.0, pushes_);
+  status = computeForwardDynamicsWithPushes(model_, t, state, u, ws_, 0.0, pushes_);
   int c = 0;
   for (int b = 0; b < model_.numBodies(); ++b) writePose(ws_.pose[b], static_cast<std::size_t>(b), c);
   for (std::size_t f = 0; f < model_.frames.size(); ++f) {

@@ -128,7 +128,7 @@ struct Simulator::Impl {
 
   /// The mouse's spring (or none) from now on: the right-hand side jumps at t_now.
   void setSpring(const std::optional<SpringPush>& spring) {
-    pushes.setSpring(spring);
+    pushes.setSpring(spring, t_now);
     if (started && !failed) stepping->discontinuity(t_now, joinState(state_now));
   }
 
@@ -256,7 +256,7 @@ bool Simulator::advanceTo(double t_end) {
 void Simulator::setSpringPush(const std::optional<SpringPush>& spring) { impl_->setSpring(spring); }
 const PushForces& Simulator::pushes() const { return impl_->pushes; }
 const std::vector<AppliedWrench>* Simulator::pushWrenches() {
-  return impl_->pushes.wrenchesAt(impl_->model, impl_->state_now, impl_->rhs.workspace());
+  return impl_->pushes.wrenchesAt(impl_->model, impl_->t_now, impl_->state_now, impl_->rhs.workspace());
 }
 
 double Simulator::time() const { return impl_->t_now; }

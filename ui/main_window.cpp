@@ -108,11 +108,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
                     .arg(limit.torque_from_joint       ? tr("half its joint's effort limit")
                          : limit.torque_from_actuators ? tr("its largest control torque")
                                                        : tr("%1 rad/s² of its inertia").arg(PushForces::kMaxAngularAcceleration))
-                    .arg(spare);
+                    .arg(spare) +
+                    (push->mode == SpringPush::Mode::Torque && !push->harder && std::isfinite(limit.twist_duration)
+                         ? tr(" for %1 s, as long as its recovery is guaranteed").arg(limit.twist_duration)
+                         : QString());
       statusBar()->showMessage((push->mode == SpringPush::Mode::Force ? tr("Pulling '%1' %2") : tr("Turning '%1' %2"))
                                    .arg(name, bound) +
                                (push->harder ? tr(": release Shift to stay within what it can answer")
-                                             : tr(": hold Shift to push harder, release the mouse to let go")));
+                                             : tr(": hold Shift to push harder or longer, release the mouse to let go")));
     } else if (!push) {
       statusBar()->showMessage(tr("Released"), 3000);
     }

@@ -146,13 +146,13 @@ TEST(NoAllocation, PushesAllocateNothing) {
   SpringPush spring;
   spring.body = 0;
   spring.target = Vec3(1.0, 0.0, 0.0);
-  pushes.setSpring(spring);
+  pushes.setSpring(spring, 0.0);
   pushes.restart(0.7, 1e-12);
-  ASSERT_EQ(computeForwardDynamicsWithPushes(m, s, u, ws, 0.0, &pushes), DynamicsStatus::Ok);  // warm-up
+  ASSERT_EQ(computeForwardDynamicsWithPushes(m, 0.0, s, u, ws, 0.0, &pushes), DynamicsStatus::Ok);  // warm-up
   const long n = allocationsDuring([&] {
     for (int k = 0; k < 10; ++k) {
       pushes.restart(0.3 * k, 1e-12);
-      computeForwardDynamicsWithPushes(m, s, u, ws, 0.0, &pushes);
+      computeForwardDynamicsWithPushes(m, 0.0, s, u, ws, 0.0, &pushes);
     }
   });
   EXPECT_EQ(n, 0);
