@@ -20,6 +20,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -41,6 +42,8 @@ const std::vector<OptionSpec>& studyOptions() {
       {"out", true, "FILE.csv", "results file (required); an existing one from the same study is resumed"},
       {"jobs", true, "N", "worker processes (default 1)"},
       {"plot", true, "DIR", "when the study is complete, draw its standard pictures (PNG and PDF) into DIR"},
+      {"retry-errors", false, "", "make the runs the results file holds as errors again (once their cause is fixed)"},
+      {"retry-diverged", false, "", "make the runs the results file holds as diverged again"},
       {"quiet", false, "", "no progress line and no summary on stderr"},
       {"help", false, "", "show this help"},
   };
@@ -160,7 +163,7 @@ std::string plotResults(const std::filesystem::path& results, const std::string&
 }  // namespace
 
 std::string studyUsage() {
-  return "usage: rbsim-cli study STUDY.yaml --out RESULTS.csv [--jobs N] [--plot DIR] [--quiet]\n"
+  return "usage: rbsim-cli study STUDY.yaml --out RESULTS.csv [--jobs N] [--plot DIR] [--retry-errors] [--quiet]\n"
          "\n"
          "Runs a parameter study (docs/STUDIES.md): a scene, the settings to vary (grid, list,\n"
          "random), repetitions with noise seeds, and the metrics to keep per run. Each run is\n"
@@ -169,11 +172,14 @@ std::string studyUsage() {
          "rbsim_version, scene_hash, study_hash) is appended to RESULTS.csv as it finishes. Ctrl-C keeps the\n"
          "finished runs; the same command resumes where it stopped. A complete study is rewritten\n"
          "in run order. A diverging run is a result (status diverged, with its message).\n"
+         "--retry-errors (--retry-diverged) makes the runs the file holds as errors (diverged)\n"
+         "again: their rows leave the file and the new ones take their place. The summary counts\n"
+         "what the file holds.\n"
          "--plot DIR draws the metrics against the parameters, heat maps and the share of runs\n"
          "that finished (python3 -m rbsim.study_plot, matplotlib).\n"
          "\n"
-         "exit codes: 0 all runs done (some may have diverged); 1 some runs could not be made\n"
-         "(status error) or the results could not be written; 2 bad command line or study file\n"
+         "exit codes: 0 all runs done (some may have diverged); 1 the file holds runs that could\n"
+         "not be made (status error) or the results could not be written; 2 bad command line or study file\n"
          "(FILE:LINE:COLUMN: message); 130 interrupted (the finished runs are kept).\n"
          "\n"
          "options:\n" +
@@ -201,7 +207,10 @@ int runStudy(const std::vector<std::string>& args, std::ostream& out, std::ostre
     runs = expandStudy(study);
     checkStudy(study);
     hash = studyHashes(study);
-    done = completedStudyRuns(study, results, hash);
+    std::set<std::string> retry;
+    if (parsed.has("retry-errors")) retry.insert("error");
+    if (parsed.has("retry-diverged")) retry.insert("diverged");
+    done = completedStudyRuns(study, results, hash, retry);
   } catch (const SceneError& e) {
     err << e.what() << "\n";
     return 2;
@@ -335,12 +344,19 @@ int runStudy(const std::vector<std::string>& args, std::ostream& out, std::ostre
       return 1;
     }
   }
-  if (!quiet)
-    err << "rbsim-cli study: " << total << " runs (" << finished << " now, " << resumed << " before) in "
-        << duration(wall) << " with " << jobs << (jobs == 1 ? " worker" : " workers") << "; of the runs now: "
-        << finished - diverged - failed << " ok, " << diverged << " diverged, " << failed << " errors -> "
-        << results.string() << "\n";
-  return failed > 0 ? 1 : 0;
+  // what the file holds, whichever run made the rows
+  std::map<std::string, long> held = studyStatusCounts(results);
+  if (!quiet) {
+    err << "rbsim-cli study: " << total << " runs in '" << results.string() << "': " << held["ok"] << " ok, "
+        << held["diverged"] << " diverged, " << held["error"] << " errors (" << finished << " made now in "
+        << duration(wall) << " with " << jobs << (jobs == 1 ? " worker" : " workers") << ", " << resumed
+        << " before";
+    if (finished > 0) err << "; of those now: " << finished - diverged - failed << " ok, " << diverged << " diverged, " << failed << " errors";
+    err << ")\n";
+    if (held["error"] > 0 && failed == 0)
+      err << "rbsim-cli study: the errors are from an earlier run; --retry-errors makes them again\n";
+  }
+  return held["error"] > 0 ? 1 : 0;
 }
 
 }  // namespace rbs::cli

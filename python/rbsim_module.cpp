@@ -329,8 +329,8 @@ class StudyHandle {
     failed.metrics.assign(study_.metrics.size(), std::nan(""));
     return studyCsvRow(runs_[static_cast<std::size_t>(index)], failed, hash_);
   }
-  std::set<long> completed(const std::filesystem::path& results) const {
-    return completedStudyRuns(study_, results, hash_);
+  std::set<long> completed(const std::filesystem::path& results, const std::set<std::string>& retry) const {
+    return completedStudyRuns(study_, results, hash_, retry);
   }
   const Study& study() const { return study_; }
   long runs() const { return static_cast<long>(runs_.size()); }
@@ -416,7 +416,8 @@ PYBIND11_MODULE(_rbsim, m) {
       .def(py::init<const std::filesystem::path&>(), py::arg("file"))
       .def("check", &StudyHandle::check)
       .def("evaluate", &StudyHandle::evaluate, py::arg("index"))
-      .def("completed", &StudyHandle::completed, py::arg("results"))
+      .def("completed", &StudyHandle::completed, py::arg("results"), py::arg("retry") = std::set<std::string>{},
+           "The run indices a results file holds; rows whose status is in `retry` leave the file.")
       .def("error_row", &StudyHandle::errorRow, py::arg("index"), py::arg("message"))
       .def_property_readonly("runs", &StudyHandle::runs)
       .def_property_readonly("hashes", &StudyHandle::hash)
@@ -430,6 +431,8 @@ PYBIND11_MODULE(_rbsim, m) {
         return names;
       });
   m.def("sort_study_results", &sortStudyResults, py::arg("results"));
+  m.def("study_status_counts", &studyStatusCounts, py::arg("results"),
+        "How many rows of a results file have each status (ok, diverged, error).");
   m.def("version", &rbsimVersion);
 
   py::class_<ModelView>(m, "Model")

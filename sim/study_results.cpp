@@ -7,36 +7,6 @@
 #include <system_error>
 
 namespace rbs {
-namespace {
-
-/// The fields of one CSV line (studyCsvRow quotes a field with a comma or quote, doubling quotes;
-/// rows never span lines).
-std::vector<std::string> csvFields(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        out.back() += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        out.back() += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      out.emplace_back();
-    } else if (c != '\r') {
-      out.back() += c;
-    }
-  }
-  return out;
-}
-
-}  // namespace
 
 int StudyResultsTable::column(const std::string& name) const {
   const auto it = std::find(columns.begin(), columns.end(), name);
@@ -58,7 +28,7 @@ StudyResultsTable readStudyResults(const std::filesystem::path& file) {
   StudyResultsTable table;
   table.file = file;
   if (lines.empty()) throw fail(0, "no complete header line; expected a study's results (rbsim-cli study … --out FILE)");
-  table.columns = csvFields(lines.front());
+  table.columns = studyCsvFields(lines.front());
   for (const char* required : {"run", "status", "scene_hash", "study_hash"})
     if (table.column(required) < 0)
       throw fail(1, std::string("not a study's results: no column '") + required + "' (rbsim-cli study … --out FILE writes them)");
@@ -67,7 +37,7 @@ StudyResultsTable readStudyResults(const std::filesystem::path& file) {
   for (std::size_t k = 1; k < lines.size(); ++k) {
     const long number = static_cast<long>(k) + 1;
     if (lines[k].empty() || lines[k] == "\r") continue;
-    std::vector<std::string> fields = csvFields(lines[k]);
+    std::vector<std::string> fields = studyCsvFields(lines[k]);
     if (fields.size() != table.columns.size())
       throw fail(number, std::to_string(fields.size()) + " fields where the header has " + std::to_string(table.columns.size()));
     const std::string& run = at(fields, run_column);

@@ -324,8 +324,36 @@ std::string studyCsvRow(const StudyRunSpec& run, const StudyRunResult& result, c
   return r + "," + rbsimVersion() + "," + hashes;
 }
 
+/// The fields of one CSV line (studyCsvRow quotes a field with a comma or quote, doubling quotes;
+/// rows never span lines).
+std::vector<std::string> studyCsvFields(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        out.back() += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        out.back() += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.emplace_back();
+    } else if (c != '\r') {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
+
 std::set<long> completedStudyRuns(const Study& study, const std::filesystem::path& results,
-                                  const std::string& hashes) {
+                                  const std::string& hashes, const std::set<std::string>& retry) {
   std::set<long> done;
   std::error_code ec;
   if (!std::filesystem::exists(results, ec)) return done;
@@ -349,8 +377,10 @@ std::set<long> completedStudyRuns(const Study& study, const std::filesystem::pat
   if (complete < text.size()) std::filesystem::resize_file(results, complete);  // a row cut short
   std::istringstream lines(text.substr(header_end + 1, complete - header_end - 1));
   const std::string scene_hash = hashes.substr(0, hashes.find(','));
-  std::string line;
-  long row = 1;
+  const std::vector<std::string> columns = studyCsvFields(header);
+  const std::size_t status = static_cast<std::size_t>(std::find(columns.begin(), columns.end(), "status") - columns.begin());
+  std::string line, kept = text.substr(0, header_end + 1);
+  long row = 1, dropped = 0;
   while (std::getline(lines, line)) {
     ++row;
     const std::size_t second = line.rfind(','), first = second == std::string::npos ? second : line.rfind(',', second - 1);
@@ -361,9 +391,38 @@ std::set<long> completedStudyRuns(const Study& study, const std::filesystem::pat
                                (scene_changed ? "scene" : "study file") + " (hashes " + found + ", now " + hashes +
                                "); choose another --out or remove it");
     }
+    const std::vector<std::string> fields = studyCsvFields(line);
+    if (status < fields.size() && retry.count(fields[status])) {
+      ++dropped;
+      continue;
+    }
+    kept += line + "\n";
     done.insert(std::stol(line.substr(0, line.find(','))));
   }
+  if (dropped > 0) {  // the runs to make again leave the file
+    const std::filesystem::path temp = results.string() + ".retrying";
+    {
+      std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+      out << kept;
+      if (!out.flush()) throw std::runtime_error("cannot write '" + temp.string() + "'");
+    }
+    std::filesystem::rename(temp, results);
+  }
   return done;
+}
+
+std::map<std::string, long> studyStatusCounts(const std::filesystem::path& results) {
+  std::map<std::string, long> counts;
+  std::ifstream in(results, std::ios::binary);
+  std::string line;
+  if (!std::getline(in, line)) return counts;
+  const std::vector<std::string> columns = studyCsvFields(line);
+  const std::size_t status = static_cast<std::size_t>(std::find(columns.begin(), columns.end(), "status") - columns.begin());
+  while (std::getline(in, line)) {
+    const std::vector<std::string> fields = studyCsvFields(line);
+    if (status < fields.size()) ++counts[fields[status]];
+  }
+  return counts;
 }
 
 void sortStudyResults(const std::filesystem::path& results) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -77,12 +78,21 @@ std::string studyFileHash(const std::filesystem::path& study_file);
 /// significant digits.
 std::string studyCsvHeader(const Study& study);
 std::string studyCsvRow(const StudyRunSpec& run, const StudyRunResult& result, const std::string& hashes);
+/// The fields of one line of it (a field with a comma or quote is quoted, quotes doubled; rows
+/// never span lines).
+std::vector<std::string> studyCsvFields(const std::string& line);
 
 /// The runs already in a results file (for resuming): their indices. An absent file gives none;
 /// a file with another header or other hashes throws std::runtime_error saying so. A truncated
-/// last line (a run interrupted while it was written) is removed, once the header matched.
+/// last line (a run interrupted while it was written) is removed, once the header matched. Rows
+/// whose status is in `retry` ("error", "diverged": --retry-errors, --retry-diverged) are removed
+/// from the file (rewritten atomically) and not counted, so that those runs are made again.
 std::set<long> completedStudyRuns(const Study& study, const std::filesystem::path& results,
-                                  const std::string& hashes);
+                                  const std::string& hashes, const std::set<std::string>& retry = {});
+
+/// How many rows of a results file have each status (ok, diverged, error): what a study's summary
+/// reports, whichever run made them. An absent file counts nothing.
+std::map<std::string, long> studyStatusCounts(const std::filesystem::path& results);
 
 /// Rewrites a complete results file with its rows in run order (atomically: temporary + rename).
 void sortStudyResults(const std::filesystem::path& results);

@@ -49,7 +49,7 @@ def test_the_local_pool_and_a_dask_cluster_give_the_same_rows(tmp_path, scenes, 
     two = cli(rbsim_cli, study, "--out", tmp_path / "two.csv", "--jobs", 2)
     assert one.returncode == 0, one.stderr
     assert two.returncode == 0, two.stderr
-    assert "of the runs now: 6 ok, 0 diverged, 0 errors" in two.stderr
+    assert "6 runs in '" + str(tmp_path / "two.csv") + "': 6 ok, 0 diverged, 0 errors (6 made now" in two.stderr
 
     import distributed
 
@@ -57,7 +57,7 @@ def test_the_local_pool_and_a_dask_cluster_give_the_same_rows(tmp_path, scenes, 
                                   dashboard_address=None) as cluster, distributed.Client(cluster) as client:
         assert len(client.scheduler_info()["workers"]) == 2
         counts = rbsim.study.run(study, tmp_path / "dask.csv", client=client, progress=False)
-    assert counts == {"total": 6, "resumed": 0, "ok": 6, "diverged": 0, "error": 0}
+    assert counts == {"total": 6, "resumed": 0, "made": 6, "ok": 6, "diverged": 0, "error": 0}
 
     header, a = rows(tmp_path / "one.csv")
     assert rows(tmp_path / "two.csv") == (header, a)
@@ -174,9 +174,94 @@ def test_the_pictures_show_each_metric_against_each_parameter_and_the_runs_that_
                    f"grid: {{controller.kbar: [-3, 10, 20]}}\nmetrics: [{{channel: energy.total}}]\n")
     failed = cli(rbsim_cli, bad, "--out", tmp_path / "bad.csv", "--plot", tmp_path / "bad")
     assert failed.returncode == 1  # error rows
-    assert "of the runs now: 2 ok, 0 diverged, 1 errors" in failed.stderr
+    assert "3 runs in '" + str(tmp_path / "bad.csv") + "': 2 ok, 0 diverged, 1 errors" in failed.stderr
     results = rbsim.study_plot.StudyResults(tmp_path / "bad.csv")
     assert [r["status"] for r in results.rows] == ["error", "ok", "ok"]
     assert (tmp_path / "bad" / "status_controller_kbar.png").exists()
     with pytest.raises(ValueError, match="no metric nope"):
         rbsim.study.plot(tmp_path / "bad.csv", tmp_path / "x", metrics=["nope"])
+
+
+def python_study(*args, **kwargs):
+    return subprocess.run([sys.executable, "-m", "rbsim.study", *map(str, args)], capture_output=True, text=True,
+                          **kwargs)
+
+
+def free_port():
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_hand_started_scheduler_and_workers_give_the_rows_of_the_local_pool(tmp_path, scenes, rbsim_cli):
+    """Issue 48: `python3 -m rbsim.study --scheduler` turned every run into an error row ("Can't get
+    attribute '_study' on <module '__main__' from '/usr/bin/dask'>": the task was pickled from
+    __main__). A scheduler and two workers started as a user would (`dask scheduler`, `dask
+    worker`), with no worker at first: the study says it waits, and once the workers join it
+    gives the rows of rbsim-cli's pool and of --local bit for bit (wall_time aside)."""
+    study = write_study(tmp_path / "study.yaml", scenes, t_end=0.5)
+    pool = cli(rbsim_cli, study, "--out", tmp_path / "pool.csv", "--jobs", 2)
+    assert pool.returncode == 0, pool.stderr
+    local = python_study(study, "--out", tmp_path / "local.csv", "--local", 2)
+    assert local.returncode == 0, local.stderr
+    address = f"tcp://127.0.0.1:{free_port()}"
+    env = dict(os.environ)
+    started = []
+    try:
+        started.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                                         "--port", address.rsplit(":", 1)[1], "--dashboard-address", ":0"],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env))
+        time.sleep(2.0)
+        runner = subprocess.Popen([sys.executable, "-m", "rbsim.study", str(study), "--out", str(tmp_path / "dask.csv"),
+                                   "--scheduler", address], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                  env=env)
+        time.sleep(4.0)  # no worker yet: it says so and waits
+        for _ in range(2):
+            started.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address,
+                                             "--nthreads", "1", "--no-dashboard"],
+                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env))
+        _, err = runner.communicate(timeout=120)
+        assert runner.returncode == 0, err
+        assert "the scheduler has no worker; waiting for one (6 runs to go" in err
+        assert "6 runs in " in err and ": 6 ok, 0 diverged, 0 errors (6 made now, 0 before)" in err
+    finally:
+        for p in started:
+            p.terminate()
+        for p in started:
+            p.wait(timeout=30)
+    reference = rows(tmp_path / "pool.csv")
+    assert rows(tmp_path / "local.csv") == reference
+    assert rows(tmp_path / "dask.csv") == reference
+
+
+def test_retry_errors_makes_the_failed_runs_again(tmp_path, scenes, rbsim_cli):
+    """Issue 48: a results file with error rows was final ("540 runs (540 before): 0 ok, 0 diverged,
+    0 errors", exit 0). The summary counts what the file holds and exits 1 while it holds errors;
+    --retry-errors makes those runs again. Here run 1's row is the one a killed Dask worker leaves
+    (Study.error_row); retried, both runners give back the row the study makes."""
+    study = tmp_path / "study.yaml"
+    study.write_text(f"scene: {scenes / 'robot_arm_6r.yaml'}\nrun: {{t_end: 0.2}}\n"
+                     f"grid: {{controller.kbar: [10, 20]}}\nmetrics: [{{channel: energy.total}}]\n")
+    for runner in ("cli", "python"):
+        out = tmp_path / f"{runner}.csv"
+
+        def go(*extra):
+            if runner == "cli":
+                return cli(rbsim_cli, study, "--out", out, *extra)
+            return python_study(study, "--out", out, "--local", 1, *extra)
+
+        assert go().returncode == 0
+        made = rows(out)
+        lines = out.read_text().splitlines()
+        lines[2] = rbsim._rbsim.Study(str(study)).error_row(1, "the Dask task failed: KilledWorker")
+        out.write_text("\n".join(lines) + "\n")
+        again = go()
+        assert again.returncode == 1, again.stderr
+        assert ": 1 ok, 0 diverged, 1 errors (0 made now" in again.stderr, again.stderr
+        assert "--retry-errors" in again.stderr
+        retried = go("--retry-errors")
+        assert retried.returncode == 0, retried.stderr
+        assert ": 2 ok, 0 diverged, 0 errors (1 made now" in retried.stderr, retried.stderr
+        assert rows(out) == made
