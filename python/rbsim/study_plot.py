@@ -4,12 +4,16 @@
 
 For every metric (or the ones named):
 - `METRIC_vs_PARAM.png/.pdf` for every varied parameter: the metric against the parameter, the
-  median over the repetitions (seeds) as a line and their range as a band, one line per value of
-  a second varied parameter (up to eight); random studies, whose points do not repeat, as dots;
+  median over the repetitions (seeds) as a line and their range as a band, one line per
+  combination of the other varied parameters (up to eight; beyond, they are pooled with the
+  repetitions and the title says so); random studies, whose points do not repeat, as dots;
 - `METRIC_heat_P1_P2.png/.pdf` for the first two varied parameters of a grid: the mean over the
   repetitions per cell;
 and `status_P1[_P2].png/.pdf`: the share of runs that finished (not diverged, not error) per
-value (per cell). Needs matplotlib (Debian python3-matplotlib).
+value (per cell), from red (none) to green (all). A run of a `list:` point that leaves a
+parameter at the scene's value (an empty cell) is left out of the pictures along that parameter.
+Needs matplotlib (Debian python3-matplotlib); the figures are drawn without pyplot, so the caller's
+backend and figures are left alone.
 """
 
 from __future__ import annotations
@@ -46,12 +50,27 @@ class StudyResults:
                 raise ValueError(f"{path}:{line}: {len(row)} values, the header has {len(header)}")
             r = {"status": row[status], "repetition": int(row[header.index("repetition")])}
             for i in list(range(first_parameter, status)) + list(range(first_metric, version)):
-                r[header[i]] = float(row[i])
+                try:  # empty: a list point that leaves the parameter at the scene's value, or no metric
+                    r[header[i]] = float(row[i]) if row[i] != "" else math.nan
+                except ValueError:
+                    raise ValueError(f"{path}:{line}: column {header[i]}: not a number: {row[i]!r}") from None
             self.rows.append(r)
+
+    def values(self, parameter: str) -> list[float]:
+        """The parameter's values in the rows, ascending (empty cells left out)."""
+        return sorted({r[parameter] for r in self.rows if not math.isnan(r[parameter])})
 
     def varied(self) -> list[str]:
         """The parameters with more than one value, in column order."""
-        return [p for p in self.parameters if len({r[p] for r in self.rows}) > 1]
+        return [p for p in self.parameters if len(self.values(p)) > 1]
+
+
+def _figure(size):
+    """A figure with one axes, made without pyplot: the caller's backend and figures stay as they are."""
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=size)
+    return figure, figure.subplots()
 
 
 def _save(figure, out_dir, name):
@@ -63,23 +82,32 @@ def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)
 
 
+def _placed(results: StudyResults, *parameters):
+    """The rows that have a value for every one of the parameters."""
+    return [r for r in results.rows if not any(math.isnan(r[p]) for p in parameters)]
+
+
 def _is_grid(results: StudyResults, p1: str, p2: str) -> bool:
-    pairs = {(r[p1], r[p2]) for r in results.rows}
-    return len(pairs) == len({r[p1] for r in results.rows}) * len({r[p2] for r in results.rows})
+    rows = _placed(results, p1, p2)
+    pairs = {(r[p1], r[p2]) for r in rows}
+    return len(pairs) == len({r[p1] for r in rows}) * len({r[p2] for r in rows})
 
 
-def plot_metric_vs(results: StudyResults, metric: str, parameter: str, out_dir: str, plt) -> str:
+def plot_metric_vs(results: StudyResults, metric: str, parameter: str, out_dir: str) -> str:
     others = [p for p in results.varied() if p != parameter]
-    by = others[0] if others and len({r[others[0]] for r in results.rows}) <= 8 else None
-    figure, ax = plt.subplots(figsize=(6.4, 4.2))
+    rows = _placed(results, parameter)
+    combinations = {tuple(r[p] for p in others) for r in rows}
+    separate = bool(others) and len(combinations) <= 8  # one line each; else pooled
+    figure, ax = _figure((6.4, 4.2))
     groups = defaultdict(lambda: defaultdict(list))
-    for r in results.rows:
+    for r in rows:
         if not math.isnan(r[metric]):
-            groups[r[by] if by else None][r[parameter]].append(r[metric])
+            groups[tuple(r[p] for p in others) if separate else None][r[parameter]].append(r[metric])
     repeated = any(len(v) > 1 for g in groups.values() for v in g.values())
-    for key in sorted(groups, key=lambda k: (k is None, k)):
+    for key in sorted(groups, key=lambda k: (k is None, tuple(-math.inf if math.isnan(v) else v for v in k or ()))):
         xs = sorted(groups[key])
-        label = f"{by} = {key:g}" if by else None
+        label = (", ".join("{} = {}".format(p, "scene's" if math.isnan(v) else f"{v:g}") for p, v in zip(others, key))
+                 if separate else None)
         if repeated:
             median = [sorted(groups[key][x])[len(groups[key][x]) // 2] for x in xs]
             low = [min(groups[key][x]) for x in xs]
@@ -95,62 +123,64 @@ def plot_metric_vs(results: StudyResults, metric: str, parameter: str, out_dir: 
     ax.set_ylabel(metric)
     title = f"{metric} vs {parameter}"
     if repeated:
-        title += "\nmedian over the repetitions, band: their range"
+        pooled = "the repetitions" if separate or not others else f"the repetitions and {', '.join(others)}"
+        title += f"\nmedian over {pooled}, band: their range"
     ax.set_title(title, fontsize=10)
     ax.grid(True, alpha=0.3)
-    if by:
+    if separate:
         ax.legend(fontsize=8)
     name = _safe(f"{metric}_vs_{parameter}")
     _save(figure, out_dir, name)
-    plt.close(figure)
     return name
 
 
 def _cells(results, p1, p2, value):
-    xs = sorted({r[p1] for r in results.rows})
-    ys = sorted({r[p2] for r in results.rows})
+    rows = _placed(results, p1, p2)
+    xs = sorted({r[p1] for r in rows})
+    ys = sorted({r[p2] for r in rows})
     sums = defaultdict(list)
-    for r in results.rows:
+    for r in rows:
         sums[(r[p1], r[p2])].append(value(r))
     grid = [[(sum(v) / len(v)) if (v := [x for x in sums[(x_, y_)] if not math.isnan(x)]) else math.nan for x_ in xs]
             for y_ in ys]
     return xs, ys, grid
 
 
-def _heat(ax, figure, xs, ys, grid, label, cmap):
-    image = ax.imshow(grid, origin="lower", aspect="auto", cmap=cmap,
+def _heat(ax, figure, xs, ys, grid, label, cmap, limits=(None, None)):
+    image = ax.imshow(grid, origin="lower", aspect="auto", cmap=cmap, vmin=limits[0], vmax=limits[1],
                       extent=(-0.5, len(xs) - 0.5, -0.5, len(ys) - 0.5))
     ax.set_xticks(range(len(xs)), [f"{x:g}" for x in xs], rotation=45 if len(xs) > 6 else 0)
     ax.set_yticks(range(len(ys)), [f"{y:g}" for y in ys])
     figure.colorbar(image, ax=ax, label=label)
 
 
-def plot_heat(results: StudyResults, metric: str, p1: str, p2: str, out_dir: str, plt) -> str:
+def plot_heat(results: StudyResults, metric: str, p1: str, p2: str, out_dir: str) -> str:
     xs, ys, grid = _cells(results, p1, p2, lambda r: r[metric])
-    figure, ax = plt.subplots(figsize=(6.4, 4.8))
+    figure, ax = _figure((6.4, 4.8))
     _heat(ax, figure, xs, ys, grid, metric, "viridis")
     ax.set_xlabel(p1)
     ax.set_ylabel(p2)
-    ax.set_title(f"{metric}, mean over the repetitions", fontsize=10)
+    rest = [p for p in results.varied() if p not in (p1, p2)]
+    ax.set_title(f"{metric}, mean over the repetitions" + (f" and {', '.join(rest)}" if rest else ""), fontsize=10)
     name = _safe(f"{metric}_heat_{p1}_{p2}")
     _save(figure, out_dir, name)
-    plt.close(figure)
     return name
 
 
-def plot_status(results: StudyResults, out_dir: str, plt) -> str:
+def plot_status(results: StudyResults, out_dir: str) -> str:
     varied = results.varied()
     finished = lambda r: 1.0 if r["status"] == "ok" else 0.0  # noqa: E731
-    figure, ax = plt.subplots(figsize=(6.4, 4.8))
+    figure, ax = _figure((6.4, 4.8))
     if len(varied) >= 2 and _is_grid(results, varied[0], varied[1]):
         xs, ys, grid = _cells(results, varied[0], varied[1], finished)
-        _heat(ax, figure, xs, ys, grid, "share of runs that finished", "RdYlGn")
+        # 0 red … 1 green, whatever the shares are (all finished was the scale's middle, yellow)
+        _heat(ax, figure, xs, ys, grid, "share of runs that finished", "RdYlGn", limits=(0.0, 1.0))
         ax.set_xlabel(varied[0])
         ax.set_ylabel(varied[1])
         name = _safe(f"status_{varied[0]}_{varied[1]}")
     elif varied:
         share = defaultdict(list)
-        for r in results.rows:
+        for r in _placed(results, varied[0]):
             share[r[varied[0]]].append(finished(r))
         xs = sorted(share)
         ax.plot(xs, [sum(share[x]) / len(share[x]) for x in xs], "o-")
@@ -167,17 +197,12 @@ def plot_status(results: StudyResults, out_dir: str, plt) -> str:
         counts[r["status"]] += 1
     ax.set_title("runs: " + ", ".join(f"{n} {s}" for s, n in sorted(counts.items())), fontsize=10)
     _save(figure, out_dir, name)
-    plt.close(figure)
     return name
 
 
 def plot(results_csv, out_dir, metrics=None) -> list[str]:
-    """Writes the pictures of a results file into out_dir (created); returns their names."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    """Writes the pictures of a results file into out_dir (created); returns their names. Leaves
+    matplotlib's backend and the caller's pyplot figures as they are."""
     results = StudyResults(results_csv)
     unknown = [m for m in (metrics or []) if m not in results.metrics]
     if unknown:
@@ -187,10 +212,10 @@ def plot(results_csv, out_dir, metrics=None) -> list[str]:
     names = []
     for metric in metrics or results.metrics:
         for parameter in varied:
-            names.append(plot_metric_vs(results, metric, parameter, out_dir, plt))
+            names.append(plot_metric_vs(results, metric, parameter, out_dir))
         if len(varied) >= 2 and _is_grid(results, varied[0], varied[1]):
-            names.append(plot_heat(results, metric, varied[0], varied[1], out_dir, plt))
-    names.append(plot_status(results, out_dir, plt))
+            names.append(plot_heat(results, metric, varied[0], varied[1], out_dir))
+    names.append(plot_status(results, out_dir))
     return names
 
 

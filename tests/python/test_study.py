@@ -265,3 +265,49 @@ def test_retry_errors_makes_the_failed_runs_again(tmp_path, scenes, rbsim_cli):
         assert retried.returncode == 0, retried.stderr
         assert ": 2 ok, 0 diverged, 0 errors (1 made now" in retried.stderr, retried.stderr
         assert rows(out) == made
+
+
+def test_plots_take_empty_cells_keep_the_callers_backend_and_say_what_they_pool(tmp_path, scenes, rbsim_cli,
+                                                                               monkeypatch):
+    """Issue 48: --plot failed on a `list:` study whose points leave a column empty ("could not
+    convert string to float: ''"); plot() switched matplotlib's backend (a notebook's later plots
+    stopped showing); the all-finished status heat map was yellow (the middle of its scale); a
+    picture titled "median over the repetitions" pooled the values of a third parameter."""
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    listed = tmp_path / "list.yaml"
+    listed.write_text(f"scene: {scenes / 'robot_arm_6r.yaml'}\nrun: {{t_end: 0.2}}\n"
+                      f"list:\n  - {{controller.kbar: 10, controller.dbar: 4}}\n  - {{controller.kbar: 20}}\n"
+                      f"  - {{controller.dbar: 8}}\nmetrics: [{{channel: energy.total}}]\n")
+    result = cli(rbsim_cli, listed, "--out", tmp_path / "list.csv", "--plot", tmp_path / "list")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "list" / "rms_energy_total_vs_controller_kbar.png").exists()
+
+    matplotlib.use("svg")  # the caller's choice (not the Agg that plot() draws with)
+    before = matplotlib.get_backend()
+    figure = plt.figure()
+    grid = tmp_path / "grid.yaml"
+    grid.write_text(f"scene: {scenes / 'robot_arm_6r.yaml'}\nrun: {{t_end: 0.2}}\n"
+                    f"grid: {{controller.kbar: [10, 20], controller.dbar: [4, 8], perturbation.mass_scale: [1.0, 1.1]}}\n"
+                    f"metrics: [{{channel: energy.total}}]\n")
+    assert cli(rbsim_cli, grid, "--out", tmp_path / "grid.csv").returncode == 0
+    titles = {}
+    save = rbsim.study_plot._save
+
+    def keep_title(fig, out_dir, name):
+        titles[name] = fig.axes[0].get_title()
+        save(fig, out_dir, name)
+
+    monkeypatch.setattr(rbsim.study_plot, "_save", keep_title)
+    rbsim.study.plot(tmp_path / "grid.csv", tmp_path / "grid")
+    assert matplotlib.get_backend() == before
+    assert plt.get_fignums() == [figure.number]
+    plt.close(figure)
+    # three varied parameters: four combinations of the other two, one line each
+    assert "median" not in titles["rms_energy_total_vs_controller_kbar"]  # one run per point: no pooling
+    assert titles["rms_energy_total_heat_controller_kbar_controller_dbar"].endswith("and perturbation.mass_scale")
+    status = matplotlib.image.imread(tmp_path / "grid" / "status_controller_kbar_controller_dbar.png")
+    h, w = status.shape[:2]
+    r, g, b = status[h // 2, w // 3, :3]
+    assert g > 0.3 and g > 2 * r, (r, g, b)  # green: every run finished
