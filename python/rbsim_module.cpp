@@ -203,6 +203,102 @@ class ModelView {
     return ws_.mass_matrix;
   }
 
+  /// b(x, ξ) = c + f_G + f_K + f_D − f_E(x, ξ, 0): everything but the inputs, so that
+  /// M ξ̇ + b = B u (+ Zᵀ μ with loop closures), (3.124).
+  VecX biasForces(const VecX& x, const VecX& xi) {
+    check(x, xi);
+    computeKinematics(model(), x, xi, ws_);
+    computeMassMatrix(model(), ws_);
+    computeInertialForces(model(), ws_);
+    computeGravityForces(model(), ws_);
+    computeElasticForces(model(), x, ws_);
+    computeDampingForces(model(), xi, ws_);
+    computeInputForces(model(), x, xi, VecX::Zero(model().numInputs()), ws_);
+    return ws_.inertial_forces + ws_.gravity_forces + ws_.elastic_forces + ws_.damping_forces - ws_.input_forces;
+  }
+
+  /// f_G(x) = ∇V_G, (3.113).
+  VecX gravityForces(const VecX& x) {
+    check(x, VecX::Zero(model().nxi));
+    computeKinematics(model(), x, VecX::Zero(model().nxi), ws_);
+    computeGravityForces(model(), ws_);
+    return ws_.gravity_forces;
+  }
+
+  /// B(x): the actuators' part of f_E is B u.
+  MatX inputMatrix(const VecX& x) {
+    check(x, VecX::Zero(model().nxi));
+    computeKinematics(model(), x, VecX::Zero(model().nxi), ws_);
+    computeBodyJacobians(model(), ws_);
+    computeInputMatrix(model(), ws_);
+    return ws_.input_matrix;
+  }
+
+  /// M(x) ξ̇ + b(x, ξ): the generalized force (inputs and constraint forces together) that gives
+  /// the accelerations ξ̇ (recursive Newton–Euler, no M formed).
+  VecX inverseDynamics(const VecX& x, const VecX& xi, const VecX& xidot) {
+    check(x, xi);
+    if (xidot.size() != model().nxi)
+      throw py::value_error("xidot has " + std::to_string(xidot.size()) + " values; the model has " +
+                            std::to_string(model().nxi) + " velocity coordinates");
+    computeKinematics(model(), x, xi, ws_);
+    VecX out(model().nxi);
+    computeInverseDynamicsForces(model(), xidot, ws_, out);
+    computeElasticForces(model(), x, ws_);
+    computeDampingForces(model(), xi, ws_);
+    computeInputForces(model(), x, xi, VecX::Zero(model().numInputs()), ws_);
+    return out + ws_.elastic_forces + ws_.damping_forces - ws_.input_forces;
+  }
+
+  /// The world pose of a body's frame: (R, r).
+  std::pair<Mat3, Vec3> bodyPose(const VecX& x, const std::string& body) {
+    const int b = bodyIndex(body);
+    check(x, VecX::Zero(model().nxi));
+    computeKinematics(model(), x, VecX::Zero(model().nxi), ws_);
+    return {ws_.pose[b].R, ws_.pose[b].r};
+  }
+
+  /// J_b (6 × n): the body's twist [v; ω] = J_b ξ, of its frame's origin, in the body's axes
+  /// (frame "body") or the world's (frame "world": both rows turned by R).
+  MatX bodyJacobian(const VecX& x, const std::string& body, const std::string& frame) {
+    const int b = bodyIndex(body);
+    const bool world = axes(frame);
+    check(x, VecX::Zero(model().nxi));
+    computeKinematics(model(), x, VecX::Zero(model().nxi), ws_);
+    computeBodyJacobians(model(), ws_);
+    MatX J = ws_.jacobian(b);
+    if (world) {
+      const Mat3& R = ws_.pose[b].R;
+      J.topRows<3>() = R * J.topRows<3>();
+      J.bottomRows<3>() = R * J.bottomRows<3>();
+    }
+    return J;
+  }
+
+  /// J_p (3 × n): the world velocity of a point fixed in the body (body coordinates `point`),
+  /// R (J_v − [p]× J_ω).
+  MatX pointJacobian(const VecX& x, const std::string& body, const Vec3& point) {
+    const MatX J = bodyJacobian(x, body, "body");
+    return ws_.pose[bodyIndex(body)].R * (J.topRows<3>() - wed(point) * J.bottomRows<3>());
+  }
+
+  /// κ_b = J̇_b ξ (6): the body's acceleration [v̇; ω̇] in its own axes is J_b ξ̇ + κ_b.
+  Vec6 bodyBiasAcceleration(const VecX& x, const VecX& xi, const std::string& body) {
+    const int b = bodyIndex(body);
+    check(x, xi);
+    computeKinematics(model(), x, xi, ws_);
+    return ws_.bias[b];
+  }
+
+  /// Z(x) (rows × n) of the loop closures and mimic couplings: Z ξ̇ = z, (A.13b).
+  MatX constraintJacobian(const VecX& x) {
+    check(x, VecX::Zero(model().nxi));
+    computeKinematics(model(), x, VecX::Zero(model().nxi), ws_);
+    computeBodyJacobians(model(), ws_);
+    computeLoopClosures(model(), x, VecX::Zero(model().nxi), ws_);
+    return ws_.constraint_jacobian;
+  }
+
   py::dict energies(const VecX& x, const VecX& xi) {
     check(x, xi);
     computeKinematics(model(), x, xi, ws_);
@@ -225,6 +321,15 @@ class ModelView {
       for (const CoordinateInfo& c : coords) out.push_back("joint." + j.name + "." + std::string(c.name));
     }
     return out;
+  }
+  int bodyIndex(const std::string& body) const {
+    const int b = model().bodyIndex(body);
+    if (b < 0) throw py::value_error("no body named '" + body + "'; the bodies are " + quotedNames(bodyNames()));
+    return b;
+  }
+  static bool axes(const std::string& frame) {
+    if (frame != "world" && frame != "body") throw py::value_error("frame is 'world' or 'body', not '" + frame + "'");
+    return frame == "world";
   }
   void check(const VecX& x, const VecX& xi) const {
     if (x.size() != model().nx)
@@ -447,7 +552,22 @@ PYBIND11_MODULE(_rbsim, m) {
       .def_property_readonly("initial_xi", [](const ModelView& v) { return VecX(v.model().initial_state.xi); })
       .def("forward_dynamics", &ModelView::forwardDynamics, py::arg("x"), py::arg("xi"), py::arg("u") = py::none())
       .def("mass_matrix", &ModelView::massMatrix, py::arg("x"))
-      .def("energies", &ModelView::energies, py::arg("x"), py::arg("xi"));
+      .def("energies", &ModelView::energies, py::arg("x"), py::arg("xi"))
+      .def("bias_forces", &ModelView::biasForces, py::arg("x"), py::arg("xi"),
+           "b = c + f_G + f_K + f_D - f_E(x, xi, 0): M xidot + b = B u (+ Z^T mu)")
+      .def("gravity_forces", &ModelView::gravityForces, py::arg("x"), "f_G = grad V_G")
+      .def("input_matrix", &ModelView::inputMatrix, py::arg("x"), "B: the actuators' generalized force is B u")
+      .def("inverse_dynamics", &ModelView::inverseDynamics, py::arg("x"), py::arg("xi"), py::arg("xidot"),
+           "M xidot + b: the generalized force that gives the accelerations xidot")
+      .def("body_pose", &ModelView::bodyPose, py::arg("x"), py::arg("body"), "(R, r) of the body's frame, world")
+      .def("body_jacobian", &ModelView::bodyJacobian, py::arg("x"), py::arg("body"), py::arg("frame") = "world",
+           "J (6 x n): [v; omega] of the body frame's origin = J xi, in world or body axes")
+      .def("point_jacobian", &ModelView::pointJacobian, py::arg("x"), py::arg("body"), py::arg("point"),
+           "J (3 x n): the world velocity of a point fixed in the body (body coordinates)")
+      .def("body_bias_acceleration", &ModelView::bodyBiasAcceleration, py::arg("x"), py::arg("xi"), py::arg("body"),
+           "Jdot xi (6), body axes: the body's acceleration is J xidot + Jdot xi")
+      .def("constraint_jacobian", &ModelView::constraintJacobian, py::arg("x"),
+           "Z (rows x n) of the loop closures and mimic couplings");
 
   py::class_<StepwiseRun>(m, "Simulator")
       .def(py::init([](const LoadedScene& s, std::optional<double> dt_out, std::optional<std::string> integrator,

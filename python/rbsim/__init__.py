@@ -138,11 +138,53 @@ class Model:
                                         None if u is None else np.asarray(u, float))
 
     def mass_matrix(self, x) -> np.ndarray:
+        """M(x) (n x n), symmetric positive definite: the kinetic energy is xi^T M xi / 2."""
         return self._m.mass_matrix(np.asarray(x, float))
 
     def energies(self, x, xi) -> dict:
         """kinetic, gravitational, elastic, potential, total [J]."""
         return self._m.energies(np.asarray(x, float), np.asarray(xi, float))
+
+    def bias_forces(self, x, xi) -> np.ndarray:
+        """b(x, xi) = c + f_G + f_K + f_D - f_E(x, xi, 0) (n): Coriolis, centrifugal and gyroscopic
+        forces, gravity, springs, dampers, less what acts without inputs (propeller drag, servos'
+        state terms), so that M xi_dot + b = B u, plus Z^T mu with loop closures."""
+        return self._m.bias_forces(np.asarray(x, float), np.asarray(xi, float))
+
+    def gravity_forces(self, x) -> np.ndarray:
+        """f_G(x) (n), the gradient of the gravitational energy along xi (part of bias_forces)."""
+        return self._m.gravity_forces(np.asarray(x, float))
+
+    def input_matrix(self, x) -> np.ndarray:
+        """B(x) (n x nu): the generalized force of the inputs u is B u."""
+        return self._m.input_matrix(np.asarray(x, float))
+
+    def inverse_dynamics(self, x, xi, xi_dot) -> np.ndarray:
+        """M(x) xi_dot + b(x, xi) (n): the generalized force (inputs and constraint forces) that
+        gives the accelerations xi_dot; recursive Newton-Euler, no M formed."""
+        return self._m.inverse_dynamics(np.asarray(x, float), np.asarray(xi, float), np.asarray(xi_dot, float))
+
+    def body_pose(self, x, body: str):
+        """(R, r): the world rotation and position of the body's frame."""
+        return self._m.body_pose(np.asarray(x, float), body)
+
+    def body_jacobian(self, x, body: str, frame: str = "world") -> np.ndarray:
+        """J (6 x n): [v; omega] = J xi, the velocity of the body frame's origin and the angular
+        velocity, in world axes (frame="world") or the body's (frame="body")."""
+        return self._m.body_jacobian(np.asarray(x, float), body, frame)
+
+    def point_jacobian(self, x, body: str, point) -> np.ndarray:
+        """J (3 x n): the world velocity J xi of a point fixed in the body (body coordinates)."""
+        return self._m.point_jacobian(np.asarray(x, float), body, np.asarray(point, float))
+
+    def body_bias_acceleration(self, x, xi, body: str) -> np.ndarray:
+        """J_dot xi (6), body axes: the body's acceleration [v_dot; omega_dot] (of its twist in its
+        own axes) is body_jacobian(x, body, "body") xi_dot + this."""
+        return self._m.body_bias_acceleration(np.asarray(x, float), np.asarray(xi, float), body)
+
+    def constraint_jacobian(self, x) -> np.ndarray:
+        """Z(x) (rows x n) of the loop closures and mimic couplings: their velocities are Z xi."""
+        return self._m.constraint_jacobian(np.asarray(x, float))
 
 
 class Scene:

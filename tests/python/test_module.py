@@ -166,6 +166,73 @@ def test_model_level_dynamics_agree_with_the_energy_and_gravity(scenes):
         model.forward_dynamics(x, xi, [1.0])
 
 
+def _so3_log(R):
+    """The rotation vector of R (angles below pi)."""
+    angle = np.arccos(np.clip((np.trace(R) - 1) / 2, -1, 1))
+    w = np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]]) / 2
+    return w if angle < 1e-12 else w * angle / np.sin(angle)
+
+
+def test_the_model_api_agrees_with_forward_dynamics_and_finite_differences(scenes):
+    """Issue 48: bias forces, gravity, the input matrix, inverse dynamics, body and point Jacobians
+    and J_dot xi, checked against the forward dynamics (M xi_dot + b = B u) and central differences
+    along a motion (the arm's joints are angles: x = q, x_dot = xi)."""
+    model = rbsim.load(scenes / "robot_arm_6r.yaml").model()
+    rng = np.random.default_rng(7)
+    x = model.initial_x + 0.4 * rng.standard_normal(model.nx)
+    xi = rng.standard_normal(model.nxi)
+    u = rng.standard_normal(model.nu)
+    xi_dot = model.forward_dynamics(x, xi, u)
+    M, b, B = model.mass_matrix(x), model.bias_forces(x, xi), model.input_matrix(x)
+    assert np.allclose(M @ xi_dot + b, B @ u, rtol=1e-10, atol=1e-10)
+    assert np.allclose(model.inverse_dynamics(x, xi, xi_dot), B @ u, rtol=1e-10, atol=1e-10)
+    # f_G = dV_G/dq (the arm has no springs; its joint dampers vanish at rest)
+    h = 1e-6
+    for k in range(model.nx):
+        e = np.zeros(model.nx)
+        e[k] = h
+        dV = (model.energies(x + e, xi)["gravitational"] - model.energies(x - e, xi)["gravitational"]) / (2 * h)
+        assert model.gravity_forces(x)[k] == pytest.approx(dV, abs=1e-6)
+    assert np.allclose(model.bias_forces(x, np.zeros(model.nxi)), model.gravity_forces(x), atol=1e-12)
+    # Jacobians: the motion x(t) = x + t xi, differences at t = -h, +h
+    point = np.array([0.02, -0.01, 0.05])
+    for body in ("upper_arm", "flange"):
+        R0, r0 = model.body_pose(x, body)
+        Rp, rp = model.body_pose(x + h * xi, body)
+        Rm, rm = model.body_pose(x - h * xi, body)
+        v_world = (rp - rm) / (2 * h)
+        w_world = _so3_log(Rp @ Rm.T) / (2 * h)
+        J = model.body_jacobian(x, body)
+        assert np.allclose(J @ xi, np.concatenate([v_world, w_world]), atol=1e-6)
+        Jb = model.body_jacobian(x, body, frame="body")
+        assert np.allclose(Jb @ xi, np.concatenate([R0.T @ v_world, R0.T @ w_world]), atol=1e-6)
+        p_dot = ((Rp @ point + rp) - (Rm @ point + rm)) / (2 * h)
+        assert np.allclose(model.point_jacobian(x, body, point) @ xi, p_dot, atol=1e-6)
+        # J_dot xi: the change of the body twist J_b(x) xi along the motion, xi held
+        twist_rate = (model.body_jacobian(x + h * xi, body, "body") @ xi
+                      - model.body_jacobian(x - h * xi, body, "body") @ xi) / (2 * h)
+        assert np.allclose(model.body_bias_acceleration(x, xi, body), twist_rate, atol=1e-5)
+    assert model.constraint_jacobian(x).shape == (0, model.nxi)
+    with pytest.raises(ValueError, match="no body named 'hand'; the bodies are 'pedestal'"):
+        model.body_jacobian(x, "hand")
+    with pytest.raises(ValueError, match="frame is 'world' or 'body'"):
+        model.body_jacobian(x, "flange", "tool")
+
+
+def test_constraint_forces_lie_in_the_range_of_the_constraint_jacobian(scenes):
+    """A closed chain: the forward dynamics keep Z xi_dot on the closure's rows, and what M xi_dot +
+    b − B u leaves over is a constraint force Z^T mu."""
+    model = rbsim.load(scenes / "four_bar_linkage.yaml").model()
+    x, xi = model.initial_x, model.initial_xi
+    Z = model.constraint_jacobian(x)
+    assert Z.shape[0] > 0 and Z.shape[1] == model.nxi
+    u = np.zeros(model.nu)
+    rest = model.inverse_dynamics(x, xi, model.forward_dynamics(x, xi, u)) - model.input_matrix(x) @ u
+    mu, *_ = np.linalg.lstsq(Z.T, rest, rcond=None)
+    assert np.linalg.norm(Z.T @ mu - rest) <= 1e-8 * max(1.0, np.linalg.norm(rest))
+    assert np.linalg.norm(rest) > 1e-6  # the closure does push
+
+
 def test_a_free_body_falls_with_gravity(scenes):
     model = rbsim.load(scenes / "quadcopter.yaml").model()
     xidot = model.forward_dynamics(model.initial_x, np.zeros(model.nxi))
