@@ -44,22 +44,40 @@ struct LoadedScene {
   LoadOptions options;
 };
 
+/// Loads the scene and makes its closed loop once, so that a controller or reference the settings
+/// break fails here, not at run(). An error about a controller parameter that a `set` entry names
+/// ("unknown controller parameter 'omega'", a value out of range) is reported at that entry.
+LoadedScene loadChecked(const std::filesystem::path& file, const LoadOptions& options) {
+  py::gil_scoped_release unlocked;
+  auto scene = std::make_shared<const Scene>(loadScene(file, options));
+  try {
+    makeSceneLoop(*scene, scene->controller.name);
+  } catch (const SceneError& e) {
+    for (const std::string& entry : options.overrides) {
+      const std::string path = entry.substr(0, entry.find('='));
+      const std::string name = path.substr(path.rfind('.') + 1);
+      if (path.rfind("controller.", 0) == 0 && e.message().find("parameter '" + name + "'") != std::string::npos)
+        throw SceneError(e.file(), 0, 0, "set " + entry + ": " + e.message());
+    }
+    throw;
+  }
+  return {std::move(scene), options};
+}
+
 LoadedScene load(const std::filesystem::path& file, const std::vector<std::string>& overrides, bool floating,
                  const std::vector<std::filesystem::path>& package_paths) {
   LoadOptions options;
   options.overrides = overrides;
   options.floating_base = floating;
   options.package_paths = package_paths;
-  py::gil_scoped_release unlocked;
-  return {std::make_shared<const Scene>(loadScene(file, options)), options};
+  return loadChecked(file, options);
 }
 
 /// The same file loaded again with `more` overrides after the first ones.
 LoadedScene withOverrides(const LoadedScene& loaded, const std::vector<std::string>& more) {
   LoadOptions options = loaded.options;
   options.overrides.insert(options.overrides.end(), more.begin(), more.end());
-  py::gil_scoped_release unlocked;
-  return {std::make_shared<const Scene>(loadScene(loaded.scene->file, options)), options};
+  return loadChecked(loaded.scene->file, options);
 }
 
 /// Channels and samples as numpy arrays (copied: the result outlives the simulator).
@@ -366,7 +384,13 @@ class StepwiseRun {
   bool advanceTo(double t) {
     py::gil_scoped_release unlocked;
     std::lock_guard lock(mutex_);
-    return run_.simulator().advanceTo(t);
+    Simulator& sim = run_.simulator();
+    if (t < sim.time()) {
+      py::gil_scoped_acquire locked;
+      throw py::value_error("advance_to(" + std::to_string(t) + "): the run is at t = " + std::to_string(sim.time()) +
+                            " s and goes forward only; restart() goes back to 0");
+    }
+    return sim.advanceTo(t);
   }
   double time() { return locked([&] { return run_.simulator().time(); }); }
   VecX x() { return locked([&] { return VecX(run_.simulator().state().x); }); }

@@ -1,7 +1,7 @@
 """rbsim from Python: load a scene, run it, read its channels as numpy arrays.
 
     import rbsim
-    scene = rbsim.load("scenes/quadcopter_looping.yaml", set={"controller.omega": 3.0})
+    scene = rbsim.load("scenes/quadcopter_looping.yaml", set={"controller.pole": 6.0})
     result = scene.run(t_end=5.0)
     result["error.position"]          # numpy array, one value per sample
     result.t, result.values           # times and the (samples x channels) matrix
@@ -32,21 +32,27 @@ class SimulationError(RuntimeError):
 
 
 def _assignments(settings: Mapping[str, object] | None) -> list[str]:
-    """{"controller.omega": 3} -> ["controller.omega=3"], the scene's --set syntax."""
+    """{"controller.pole": 6} -> ["controller.pole=6"], the scene's --set syntax."""
     if not settings:
         return []
-    out = []
-    for path, value in settings.items():
-        if isinstance(value, bool):
-            text = "true" if value else "false"
-        elif isinstance(value, float):
-            text = repr(value)  # shortest text that reads back as the same double
-        elif isinstance(value, (list, tuple)):
-            text = "[" + ", ".join(repr(v) if isinstance(v, float) else str(v) for v in value) + "]"
-        else:
-            text = str(value)
-        out.append(f"{path}={text}")
-    return out
+    return [f"{path}={_setting_text(value)}" for path, value in settings.items()]
+
+
+def _setting_text(value) -> str:
+    """A value in the --set syntax: numbers (Python or numpy) as the shortest text that reads back
+    as the same double, booleans as true/false, lists, tuples and numpy arrays as [a, b, …]
+    (nested for matrices), strings as they are (a choice, a file name)."""
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    elif isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_setting_text(v) for v in value) + "]"
+    return str(value)
 
 
 @dataclass(frozen=True)
@@ -238,7 +244,8 @@ class Simulator:
                                      atol=atol, controller=controller)
 
     def advance_to(self, t: float) -> bool:
-        """Integrates to t. False when the run stopped early (message says why)."""
+        """Integrates to t. False when the run stopped early (message says why); ValueError for a
+        t before the run's time (restart() goes back to 0)."""
         return self._sim.advance_to(float(t))
 
     time = property(lambda self: self._sim.time)
@@ -256,8 +263,16 @@ class Simulator:
     def parameters(self) -> list[dict]:
         return self._sim.parameters()
 
-    def set_parameter(self, name: str, value: float) -> None:
-        """ValueError for an unknown name or a value outside the parameter's range."""
+    def set_parameter(self, name: str, value) -> None:
+        """A number, True/False for a toggle, or a choice's name ("constrained") for a choice.
+        ValueError for an unknown name, an unknown choice or a value outside the range."""
+        if isinstance(value, str):
+            spec = next((p for p in self.parameters() if p["name"] == name), None)
+            choices = list(spec["choices"]) if spec and spec.get("choices") else []
+            if value not in choices:
+                raise ValueError(f"parameter {name!r} has no choice {value!r}" +
+                                 (f"; its choices: {', '.join(choices)}" if choices else ": it is not a choice"))
+            value = choices.index(value)
         self._sim.set_parameter(name, float(value))
 
     def restart(self) -> None:
@@ -268,5 +283,7 @@ class Simulator:
 def load(path, set: Mapping[str, object] | None = None, floating: bool = False,
          package_paths: Iterable = ()) -> Scene:
     """Loads a scene file (.yaml) or a URDF robot (.urdf). `set`: PATH=VALUE settings as for
-    rbsim-cli --set; `floating`: a URDF's root on a free joint. Raises SceneError with the place."""
+    rbsim-cli --set (numbers, booleans, strings, lists and numpy arrays); `floating`: a URDF's root
+    on a free joint. Raises SceneError with the place; a controller parameter a `set` entry breaks
+    (an unknown name, a value out of range) is reported at that entry."""
     return Scene(_rbsim.load(str(path), _assignments(set), floating, [str(p) for p in package_paths]))

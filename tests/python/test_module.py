@@ -274,3 +274,28 @@ def test_parameters_carry_ranges_units_and_defaults(scenes):
         assert p["scale"] in ("linear", "log") and p["kind"] in ("real", "toggle", "choice")
         assert isinstance(p["unit"], str) and p["description"]
     assert rbsim.load(scenes / "double_pendulum.yaml").parameters() == []
+
+
+def test_set_takes_numpy_values_and_fails_at_load_at_the_entry(scenes):
+    """Issue 48: `set=` read a numpy array as one element; a controller parameter a `set` entry
+    names wrongly (the module docstring's own example, `controller.omega`) loaded and failed only
+    at run(), at the scene's controller line; set_parameter could not set a choice by name; going
+    back with advance_to returned True."""
+    looping = scenes / "quadcopter_looping.yaml"
+    with pytest.raises(rbsim.SceneError, match=r"set controller\.omega=3: controller: unknown controller parameter"):
+        rbsim.load(looping, set={"controller.omega": 3})
+    with pytest.raises(rbsim.SceneError, match=r"set controller\.pole=-3\.0: .*outside its range"):
+        rbsim.load(looping, set={"controller.pole": -3.0})
+    scene = rbsim.load(looping, set={"gravity": np.array([0.0, 0.0, -9.0]), "controller.pole": np.float64(6),
+                                     "integrator.drift": "project"})
+    assert scene.overrides == ["gravity=[0.0, 0.0, -9.0]", "controller.pole=6.0", "integrator.drift=project"]
+    at_rest = scene.model().forward_dynamics(scene.model().initial_x, np.zeros(scene.model().nxi))
+    assert at_rest[2] == pytest.approx(-9.0, abs=1e-12)  # no thrust at zero input: the set gravity
+    sim = rbsim.Simulator(scene)
+    assert sim.advance_to(0.1)
+    with pytest.raises(ValueError, match="goes forward only"):
+        sim.advance_to(0.05)
+    sim.set_parameter("allocation", "constrained")
+    assert next(p["value"] for p in sim.parameters() if p["name"] == "allocation") == 1.0
+    with pytest.raises(ValueError, match="no choice 'fastest'; its choices: least_squares, constrained"):
+        sim.set_parameter("allocation", "fastest")
