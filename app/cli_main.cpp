@@ -7,6 +7,8 @@
 
 #include "app/cli_args.h"
 #include "app/cli_commands.h"
+#include "core/io/resource_path.h"
+#include "sim/study_run.h"
 
 namespace {
 
@@ -31,6 +33,7 @@ std::string programUsage() {
   std::string s =
       "usage: rbsim-cli COMMAND [ARGS]...\n"
       "       rbsim-cli COMMAND --help\n"
+      "       rbsim-cli --version\n"
       "\n"
       "rbsim headless command line.\n"
       "\n"
@@ -53,6 +56,10 @@ int main(int argc, char** argv) {
   }
   if (args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
     std::cout << programUsage();
+    return 0;
+  }
+  if (args[0] == "--version") {  // and where the shipped assets are looked up
+    std::cout << "rbsim-cli " << rbs::rbsimVersion() << "\nassets: " << rbs::defaultAssetsDir().string() << "\n";
     return 0;
   }
   for (const auto& c : commands()) {

@@ -14,6 +14,8 @@
 #include <QSignalBlocker>
 #include <QVBoxLayout>
 
+#include "core/io/resource_path.h"
+
 namespace rbs::ui {
 namespace {
 constexpr int kMaxRecent = 10;
@@ -21,6 +23,7 @@ constexpr int kMaxRecent = 10;
 
 std::filesystem::path libraryDir() {
   if (const char* dir = std::getenv("RBSIM_SCENES_DIR"); dir && *dir) return dir;
+  if (const std::filesystem::path installed = installedDataDir(); !installed.empty()) return installed / "scenes";
   return RBS_DEFAULT_SCENES_DIR;
 }
 

@@ -88,8 +88,17 @@ std::string lowerExtension(const fs::path& file) {
 
 }  // namespace
 
+fs::path installedDataDir() {
+  std::error_code ec;
+  const fs::path program = fs::read_symlink("/proc/self/exe", ec);
+  if (ec || program.empty()) return {};
+  const fs::path data = program.parent_path().parent_path() / "share" / "rbsim";
+  return fs::is_directory(data, ec) ? data : fs::path();
+}
+
 fs::path defaultAssetsDir() {
   if (const char* env = std::getenv("RBSIM_ASSETS_DIR"); env && *env) return env;
+  if (const fs::path installed = installedDataDir(); !installed.empty()) return installed / "assets";
   return RBS_DEFAULT_ASSETS_DIR;
 }
 

@@ -24,7 +24,13 @@
 
 namespace rbs {
 
-/// The shipped assets folder: $RBSIM_ASSETS_DIR if set, else the source tree's assets/.
+/// Where an installed rbsim keeps its library scenes and assets: PREFIX/share/rbsim beside the
+/// running program's PREFIX/bin (`cmake --install`, the .deb), when that folder exists; empty for
+/// a program run from its build tree.
+std::filesystem::path installedDataDir();
+
+/// The shipped assets folder: $RBSIM_ASSETS_DIR if set, else the installed one
+/// (installedDataDir()/assets), else the source tree's assets/.
 std::filesystem::path defaultAssetsDir();
 
 struct ResourceSearch {

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The installed programs find their library scenes and assets beside themselves, not in the
+# checkout (issue 48): `cmake --install` into a fresh prefix, and the .deb CPack makes, unpacked
+# into a throwaway root. Each is used from another working directory, with an empty home (no
+# remembered scene). Usage: test_install.sh BUILD_DIR
+set -euo pipefail
+build=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+export HOME=$work/home
+mkdir -p "$HOME"
+cd "$work"
+
+check_tree() {  # PREFIX: the programs of an installed tree work from anywhere
+  local prefix=$1
+  local version
+  version=$("$prefix/bin/rbsim-cli" --version)
+  grep -qx "assets: $prefix/share/rbsim/assets" <<<"$version" || { echo "FAIL: $version"; exit 1; }
+  # a scene whose robot file and meshes come from the installed assets
+  "$prefix/bin/rbsim-cli" check "$prefix/share/rbsim/scenes/arm7_urdf.yaml" >/dev/null
+  "$prefix/bin/rbsim-cli" run "$prefix/share/rbsim/scenes/quadcopter.yaml" --t-end 0.2 --quiet --out q.csv
+  test "$(wc -l <q.csv)" -gt 10
+  if [ -x "$prefix/bin/rbsim" ]; then
+    test -f "$prefix/share/applications/rbsim.desktop"
+    test -f "$prefix/share/icons/hicolor/scalable/apps/rbsim.svg"
+    # no scene named and none remembered: the installed default scene
+    QT_QPA_PLATFORM=offscreen "$prefix/bin/rbsim" --screenshot shot.png --at 0.1 >/dev/null 2>err.txt ||
+      { cat err.txt; echo "FAIL: rbsim --screenshot"; exit 1; }
+    test -s shot.png
+  fi
+}
+
+cmake --install "$build" --prefix "$work/prefix" >/dev/null
+check_tree "$work/prefix"
+echo "cmake --install: ok"
+
+(cd "$build" && cpack -G DEB -B "$work/deb" >/dev/null)
+deb=$(ls "$work"/deb/rbsim_*.deb)
+dpkg-deb -f "$deb" Depends | grep -q "libqt6widgets6" || { echo "FAIL: Depends: $(dpkg-deb -f "$deb" Depends)"; exit 1; }
+dpkg-deb -x "$deb" "$work/root"
+check_tree "$work/root/usr"
+echo "$(basename "$deb"): ok ($(du -k "$deb" | cut -f1) kB)"
