@@ -5,6 +5,8 @@
 // floats; inertias violating the triangle inequality warned about or balanced.
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -359,6 +361,21 @@ constexpr const char* kTwins = R"(<robot name="twins">
 
 class UrdfMimic : public test::SceneDir {};
 
+/// q(1 s) of q̈ = acc(q) from rest at q0: RK4 with a 0.1 ms step (the reference for the mimic runs).
+double oneDegreeOfFreedomAt1s(double q0, const std::function<double(double)>& acc) {
+  double q = q0, qd = 0.0;
+  const double h = 1e-4;
+  for (int k = 0; k < 10000; ++k) {
+    const double k1q = qd, k1v = acc(q);
+    const double k2q = qd + h / 2 * k1v, k2v = acc(q + h / 2 * k1q);
+    const double k3q = qd + h / 2 * k2v, k3v = acc(q + h / 2 * k2q);
+    const double k4q = qd + h * k3v, k4v = acc(q + h * k3q);
+    q += h / 6 * (k1q + 2 * k2q + 2 * k3q + k4q);
+    qd += h / 6 * (k1v + 2 * k2v + 2 * k3v + k4v);
+  }
+  return q;
+}
+
 TEST_F(UrdfMimic, AMimicJointFollowsItsLeaderAsTheOneDegreeOfFreedomSystemDoes) {
   const Scene scene = loadScene(write("twins.urdf", kTwins), {"joint.arm_joint.position=0.9"});
   EXPECT_TRUE(test::besidesInertiaBoxes(scene.warnings).empty()) << scene.warnings.front().text();
@@ -373,17 +390,7 @@ TEST_F(UrdfMimic, AMimicJointFollowsItsLeaderAsTheOneDegreeOfFreedomSystemDoes) 
   // The coupled system is one degree of freedom q = q_arm with q_twin = 0.2 − q:
   // (I + I) q̈ = −m g c (sin q − sin(0.2 − q)), I = 0.03 + m c², c = 0.3 (RK4, small step).
   const double I = 0.03 + 0.09, mgc = 9.81 * 0.3;
-  auto acc = [&](double q) { return -mgc * (std::sin(q) - std::sin(0.2 - q)) / (2 * I); };
-  double q = 0.9, qd = 0.0;
-  const double h = 1e-4;
-  for (int k = 0; k < 10000; ++k) {  // 1 s
-    const double k1q = qd, k1v = acc(q);
-    const double k2q = qd + h / 2 * k1v, k2v = acc(q + h / 2 * k1q);
-    const double k3q = qd + h / 2 * k2v, k3v = acc(q + h / 2 * k2q);
-    const double k4q = qd + h * k3v, k4v = acc(q + h * k3q);
-    q += h / 6 * (k1q + 2 * k2q + 2 * k3q + k4q);
-    qd += h / 6 * (k1v + 2 * k2v + 2 * k3v + k4v);
-  }
+  const double q = oneDegreeOfFreedomAt1s(0.9, [&](double a) { return -mgc * (std::sin(a) - std::sin(0.2 - a)) / (2 * I); });
   Simulator sim(m, simulationOptions(scene.integrator));
   sim.reset(m.initial_state);
   ASSERT_TRUE(sim.advanceTo(1.0)) << sim.message();
@@ -419,17 +426,7 @@ TEST_F(UrdfMimic, AMasslessFollowerMovesWithItsLeaderAndChangesNothing) {
   const Joint& arm = m.joints[m.jointIndex("arm_joint")];
   const Joint& twin = m.joints[m.jointIndex("twin_joint")];
   const double I = 0.03 + 0.09, mgc = 9.81 * 0.3;
-  double q = 0.9, qd = 0.0;
-  const double h = 1e-4;
-  auto acc = [&](double angle) { return -mgc * std::sin(angle) / I; };
-  for (int k = 0; k < 10000; ++k) {  // 1 s of RK4
-    const double k1q = qd, k1v = acc(q);
-    const double k2q = qd + h / 2 * k1v, k2v = acc(q + h / 2 * k1q);
-    const double k3q = qd + h / 2 * k2v, k3v = acc(q + h / 2 * k2q);
-    const double k4q = qd + h * k3v, k4v = acc(q + h * k3q);
-    q += h / 6 * (k1q + 2 * k2q + 2 * k3q + k4q);
-    qd += h / 6 * (k1v + 2 * k2v + 2 * k3v + k4v);
-  }
+  const double q = oneDegreeOfFreedomAt1s(0.9, [&](double angle) { return -mgc * std::sin(angle) / I; });
   Simulator sim(m, simulationOptions(scene.integrator));
   sim.reset(m.initial_state);
   ASSERT_TRUE(sim.advanceTo(1.0)) << sim.message();

@@ -96,6 +96,25 @@ SceneGraph showAtRest(const Scene& scene, OffscreenRenderer& renderer, const Cam
   return graph;
 }
 
+/// The picture (width × height, from `camera`) of a URDF written to `urdf`: one link 1 m above the
+/// ground, fixed to the world, drawn as the grey `mesh` (beside the URDF) scaled by `scale`, or as
+/// nothing when `mesh` is empty.
+Image pictureOfAGreyMesh(const std::filesystem::path& urdf, const std::string& mesh, const std::string& scale, int width,
+                         int height, const CameraPose& camera) {
+  const std::string visual = mesh.empty() ? "" : "<visual><geometry><mesh filename=\"" + mesh + "\" scale=\"" + scale +
+                                                     "\"/></geometry><material name=\"grey\"><color rgba=\"0.7 0.7 0.7 1\"/>"
+                                                     "</material></visual>";
+  std::ofstream(urdf) << R"(<robot name="m"><link name="world"/>
+  <link name="box"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+    )" << visual << R"(</link>
+  <joint name="fix" type="fixed"><parent link="world"/><child link="box"/><origin xyz="0 0 1"/></joint>
+</robot>)";
+  const Scene scene = loadScene(urdf);
+  OffscreenRenderer renderer(width, height, 0);
+  const SceneGraph graph = showAtRest(scene, renderer, camera);
+  return renderer.render();
+}
+
 TEST(Offscreen, MeshedUrdfRobotIsDrawnWithItsMeshesWhereItsLinksAre) {
   namespace fs = std::filesystem;
   const fs::path pkg = fs::path(testing::TempDir()) / "rbs_meshed_robot" / "src" / "acme_robot";
@@ -160,19 +179,8 @@ TEST(Offscreen, EveryMeshFormatOfTheSameBoxCoversTheSamePixels) {
   test::writePlyBox(dir / "box.ply", size, centre);
   test::writeColladaBox(dir / "box.dae", size, Vec4(0.7, 0.7, 0.7, 1), centre, "Y_UP", "\u76d2\u5b50");
   auto picture = [&](const std::string& mesh) {
-    const fs::path urdf = dir / (mesh.empty() ? std::string("none.urdf") : mesh + ".urdf");
-    const std::string visual =
-        mesh.empty() ? "" : "<visual><geometry><mesh filename=\"" + mesh + "\"/></geometry><material name=\"grey\">"
-                            "<color rgba=\"0.7 0.7 0.7 1\"/></material></visual>";
-    std::ofstream(urdf) << R"(<robot name="m"><link name="world"/>
-  <link name="box"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
-    )" << visual << R"(</link>
-  <joint name="fix" type="fixed"><parent link="world"/><child link="box"/><origin xyz="0 0 1"/></joint>
-</robot>)";
-    const Scene scene = loadScene(urdf);
-    OffscreenRenderer renderer(200, 150, 0);
-    const SceneGraph graph = showAtRest(scene, renderer, CameraPose{Vec3(0.9, -0.7, 1.5), Vec3(0, 0, 1), Vec3::UnitZ()});
-    return renderer.render();
+    return pictureOfAGreyMesh(dir / (mesh.empty() ? std::string("none.urdf") : mesh + ".urdf"), mesh, "1 1 1", 200, 150,
+                              CameraPose{Vec3(0.9, -0.7, 1.5), Vec3(0, 0, 1), Vec3::UnitZ()});
   };
   const Image empty = picture("");
   auto covered = [&](const Image& img) {  // the pixels the mesh changed
@@ -204,18 +212,9 @@ TEST(Offscreen, AMirroredMeshIsLitAsTheOriginal) {
   const fs::path dir = fs::path(testing::TempDir()) / "rbs_mirrored_mesh";
   fs::create_directories(dir);
   test::writeBinaryStlBox(dir / "box.stl", Vec3(0.4, 0.3, 0.2));
-  auto picture = [&](const char* scale) {
-    const fs::path urdf = dir / (std::string("box") + (scale[0] == '-' ? "_mirrored" : "") + ".urdf");
-    std::ofstream(urdf) << R"(<robot name="m"><link name="world"/>
-  <link name="box"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
-    <visual><geometry><mesh filename="box.stl" scale=")" << scale << R"("/></geometry>
-      <material name="grey"><color rgba="0.7 0.7 0.7 1"/></material></visual></link>
-  <joint name="fix" type="fixed"><parent link="world"/><child link="box"/><origin xyz="0 0 1"/></joint>
-</robot>)";
-    const Scene scene = loadScene(urdf);
-    OffscreenRenderer renderer(160, 120, 0);
-    const SceneGraph graph = showAtRest(scene, renderer, CameraPose{Vec3(1.5, -1.2, 1.8), Vec3(0, 0, 1), Vec3::UnitZ()});
-    return renderer.render();
+  auto picture = [&](const std::string& scale) {
+    return pictureOfAGreyMesh(dir / (std::string("box") + (scale[0] == '-' ? "_mirrored" : "") + ".urdf"), "box.stl",
+                              scale, 160, 120, CameraPose{Vec3(1.5, -1.2, 1.8), Vec3(0, 0, 1), Vec3::UnitZ()});
   };
   const Image plain = picture("1 1 1");
   const Image mirrored = picture("-1 1 1");
