@@ -1,14 +1,18 @@
 #include "ui/help_dialogs.h"
 
+#include <algorithm>
+
 #include <osg/Version>
 
 #include <Eigen/Core>
 #include <QAction>
 #include <QDialog>
 #include <QDialogButtonBox>
+#include <QGuiApplication>
 #include <QHeaderView>
 #include <QLabel>
 #include <QMenu>
+#include <QScreen>
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -87,7 +91,17 @@ QDialog* makeShortcutsDialog(QWidget* parent, const QList<QMenu*>& menus) {
   auto* layout = new QVBoxLayout(dialog);
   layout->addWidget(table);
   layout->addWidget(buttons);
-  dialog->resize(780, 560);  // the gesture rows are long
+  // Every row and the whole of each column at once where the screen has the room (the list was
+  // cut at 780 × 560 and needed both scroll bars); a smaller screen scrolls.
+  int width = 2 * table->frameWidth() + 8, height = 2 * table->frameWidth() + table->horizontalHeader()->height() + 8;
+  for (int c = 0; c < table->columnCount(); ++c) width += table->columnWidth(c);
+  for (int r = 0; r < table->rowCount(); ++r) height += table->rowHeight(r);
+  const QMargins margins = layout->contentsMargins();
+  width += margins.left() + margins.right();
+  height += margins.top() + margins.bottom() + layout->spacing() + buttons->sizeHint().height();
+  const QScreen* screen = parent && parent->screen() ? parent->screen() : QGuiApplication::primaryScreen();
+  const QSize room = screen ? screen->availableGeometry().size() * 0.9 : QSize(1200, 900);
+  dialog->resize(std::min(width, room.width()), std::min(height, room.height()));
   return dialog;
 }
 
