@@ -91,7 +91,9 @@ std::string lowerExtension(const fs::path& file) {
 fs::path installedDataDir() {
   std::error_code ec;
   const fs::path program = fs::read_symlink("/proc/self/exe", ec);
-  if (ec || program.empty()) return {};
+  // rbsim's own programs only: a Python interpreter in /usr/bin running the module from a build
+  // tree must not take an installed rbsim's (other version's) assets
+  if (ec || program.filename().string().rfind("rbsim", 0) != 0) return {};
   const fs::path data = program.parent_path().parent_path() / "share" / "rbsim";
   return fs::is_directory(data, ec) ? data : fs::path();
 }

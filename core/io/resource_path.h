@@ -25,8 +25,8 @@
 namespace rbs {
 
 /// Where an installed rbsim keeps its library scenes and assets: PREFIX/share/rbsim beside the
-/// running program's PREFIX/bin (`cmake --install`, the .deb), when that folder exists; empty for
-/// a program run from its build tree.
+/// running program's PREFIX/bin (`cmake --install`, the .deb), when the program is rbsim's own
+/// (rbsim, rbsim-cli) and that folder exists; empty for a program run from its build tree.
 std::filesystem::path installedDataDir();
 
 /// The shipped assets folder: $RBSIM_ASSETS_DIR if set, else the installed one

@@ -24,6 +24,9 @@ SceneError = _rbsim.SceneError
 """A scene or URDF that cannot be loaded or run: `file`, `line`, `column` (1-based, 0 when
 unknown) and `message` say where and what; str(error) is FILE:LINE:COLUMN: message."""
 
+__version__ = _rbsim.version()
+"""rbsim's version, as `rbsim-cli --version` and the study results record it."""
+
 __all__ = ["load", "Scene", "Result", "Channel", "Simulator", "Model", "SceneError", "SimulationError"]
 
 

@@ -299,3 +299,10 @@ def test_set_takes_numpy_values_and_fails_at_load_at_the_entry(scenes):
     assert next(p["value"] for p in sim.parameters() if p["name"] == "allocation") == 1.0
     with pytest.raises(ValueError, match="no choice 'fastest'; its choices: least_squares, constrained"):
         sim.set_parameter("allocation", "fastest")
+
+
+def test_the_version_is_the_programs(rbsim_cli):
+    version = subprocess.run([rbsim_cli, "--version"], capture_output=True, text=True, check=True).stdout
+    assert version.splitlines()[0] == f"rbsim-cli {rbsim.__version__}"
+    assert rbsim.__version__.count(".") == 2
+
