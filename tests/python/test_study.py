@@ -195,45 +195,89 @@ def free_port():
         return s.getsockname()[1]
 
 
+class HandStartedCluster:
+    """A Dask scheduler and workers started as a user would (`dask scheduler`, `dask worker`),
+    each its own process; stopped when the `with` block ends."""
+
+    def __init__(self):
+        self.address = f"tcp://127.0.0.1:{free_port()}"
+        self.processes = []
+
+    def __enter__(self):
+        self.processes.append(subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+             "--port", self.address.rsplit(":", 1)[1], "--dashboard-address", ":0"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        time.sleep(2.0)
+        return self
+
+    def add_worker(self):
+        worker = subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", self.address, "--nthreads", "1",
+                                   "--no-dashboard"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.processes.append(worker)
+        return worker
+
+    def study(self, study, out):
+        return subprocess.Popen([sys.executable, "-m", "rbsim.study", str(study), "--out", str(out),
+                                 "--scheduler", self.address], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+    def __exit__(self, *exc):
+        for p in self.processes:
+            p.terminate()
+        for p in self.processes:
+            p.wait(timeout=30)
+
+
 def test_a_hand_started_scheduler_and_workers_give_the_rows_of_the_local_pool(tmp_path, scenes, rbsim_cli):
     """Issue 48: `python3 -m rbsim.study --scheduler` turned every run into an error row ("Can't get
     attribute '_study' on <module '__main__' from '/usr/bin/dask'>": the task was pickled from
-    __main__). A scheduler and two workers started as a user would (`dask scheduler`, `dask
-    worker`), with no worker at first: the study says it waits, and once the workers join it
-    gives the rows of rbsim-cli's pool and of --local bit for bit (wall_time aside)."""
+    __main__). A scheduler and two workers started as a user would, with no worker at first: the
+    study says it waits, and once the workers join it gives the rows of rbsim-cli's pool and of
+    --local bit for bit (wall_time aside)."""
     study = write_study(tmp_path / "study.yaml", scenes, t_end=0.5)
     pool = cli(rbsim_cli, study, "--out", tmp_path / "pool.csv", "--jobs", 2)
     assert pool.returncode == 0, pool.stderr
     local = python_study(study, "--out", tmp_path / "local.csv", "--local", 2)
     assert local.returncode == 0, local.stderr
-    address = f"tcp://127.0.0.1:{free_port()}"
-    env = dict(os.environ)
-    started = []
-    try:
-        started.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
-                                         "--port", address.rsplit(":", 1)[1], "--dashboard-address", ":0"],
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env))
-        time.sleep(2.0)
-        runner = subprocess.Popen([sys.executable, "-m", "rbsim.study", str(study), "--out", str(tmp_path / "dask.csv"),
-                                   "--scheduler", address], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                  env=env)
+    with HandStartedCluster() as cluster:
+        runner = cluster.study(study, tmp_path / "dask.csv")
         time.sleep(4.0)  # no worker yet: it says so and waits
-        for _ in range(2):
-            started.append(subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", address,
-                                             "--nthreads", "1", "--no-dashboard"],
-                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env))
+        cluster.add_worker()
+        cluster.add_worker()
         _, err = runner.communicate(timeout=120)
-        assert runner.returncode == 0, err
-        assert "the scheduler has no worker; waiting for one (6 runs to go" in err
-        assert "6 runs in " in err and ": 6 ok, 0 diverged, 0 errors (6 made now, 0 before)" in err
-    finally:
-        for p in started:
-            p.terminate()
-        for p in started:
-            p.wait(timeout=30)
+    assert runner.returncode == 0, err
+    assert "the scheduler has no worker; waiting for one (6 runs to go" in err
+    assert "6 runs in " in err and ": 6 ok, 0 diverged, 0 errors (6 made now, 0 before)" in err
     reference = rows(tmp_path / "pool.csv")
     assert rows(tmp_path / "local.csv") == reference
     assert rows(tmp_path / "dask.csv") == reference
+
+
+def test_killing_one_of_two_workers_loses_nothing(tmp_path, scenes, rbsim_cli):
+    """Issue 48: a worker killed (SIGKILL) once the first rows are in: its runs go to the other
+    worker, and the file holds every run, equal to rbsim-cli's (runs of about 0.3 s each)."""
+    study = tmp_path / "study.yaml"
+    study.write_text(f"scene: {scenes / 'quadcopter_table51.yaml'}\nrun: {{t_end: 6.0}}\n"
+                     f"grid: {{controller.pole: [6, 7, 8, 9, 10, 11, 12, 13]}}\n"
+                     f"metrics: [{{channel: error.position, stat: rms}}]\n")
+    pool = cli(rbsim_cli, study, "--out", tmp_path / "pool.csv", "--jobs", 2)
+    assert pool.returncode == 0, pool.stderr
+    out = tmp_path / "dask.csv"
+    with HandStartedCluster() as cluster:
+        doomed = cluster.add_worker()
+        cluster.add_worker()
+        time.sleep(2.0)
+        runner = cluster.study(study, out)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and (not out.exists() or len(out.read_text().splitlines()) < 2):
+            time.sleep(0.05)
+        rows_when_killed = len(out.read_text().splitlines()) - 1
+        doomed.kill()
+        _, err = runner.communicate(timeout=120)
+    assert runner.returncode == 0, err
+    assert 1 <= rows_when_killed < 8, "the worker was killed after the study's end"
+    assert ": 8 ok, 0 diverged, 0 errors (8 made now" in err, err
+    assert rows(out) == rows(tmp_path / "pool.csv")
 
 
 def test_retry_errors_makes_the_failed_runs_again(tmp_path, scenes, rbsim_cli):
