@@ -32,6 +32,7 @@
 #include "app/cli_sim_common.h"
 #include "core/io/scene_error.h"
 #include "core/scene/study.h"
+#include "core/io/resource_path.h"
 #include "sim/study_run.h"
 
 namespace rbs::cli {
@@ -139,8 +140,13 @@ std::string plotResults(const std::filesystem::path& results, const std::string&
   const pid_t pid = ::fork();
   if (pid < 0) return std::string("fork: ") + std::strerror(errno);
   if (pid == 0) {
+    // an installed rbsim-cli runs the package installed beside it, one in its build tree the build's
+    const std::filesystem::path installed = installedDataDir();
+    const std::string package =
+        installed.empty() ? std::string(RBS_PYTHON_PATH)
+                          : (installed.parent_path().parent_path() / RBS_PYTHON_INSTALL_DIR).string();
     const char* old = std::getenv("PYTHONPATH");
-    const std::string path = std::string(RBS_PYTHON_PATH) + (old && *old ? std::string(":") + old : std::string());
+    const std::string path = package + (old && *old ? std::string(":") + old : std::string());
     ::setenv("PYTHONPATH", path.c_str(), 1);
     const std::string file = results.string();
     ::execl(RBS_PYTHON_EXECUTABLE, RBS_PYTHON_EXECUTABLE, "-m", "rbsim.study_plot", file.c_str(), dir.c_str(),

@@ -2,9 +2,11 @@
 # The installed programs find their library scenes and assets beside themselves, not in the
 # checkout (issue 48): `cmake --install` into a fresh prefix, and the .deb CPack makes, unpacked
 # into a throwaway root. Each is used from another working directory, with an empty home (no
-# remembered scene). Usage: test_install.sh BUILD_DIR
+# remembered scene). Usage: test_install.sh BUILD_DIR [PYTHON] (the interpreter the Python package
+# was built for; without it the package is not checked)
 set -euo pipefail
 build=$1
+python=${2:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 export HOME=$work/home
@@ -28,6 +30,15 @@ check_tree() {  # PREFIX: the programs of an installed tree work from anywhere
       { cat err.txt; echo "FAIL: rbsim --screenshot"; exit 1; }
     test -s shot.png
   fi
+  [ -n "$python" ] || return 0
+  # the Python package installed beside them, and the study pictures an installed rbsim-cli draws with it
+  PYTHONPATH="$prefix/lib/python3/dist-packages" "$python" -c \
+    "import rbsim, sys; assert rbsim.__file__.startswith('$prefix'), rbsim.__file__; print(rbsim.__version__)" >/dev/null
+  printf 'scene: %s\nrun: {t_end: 0.2}\ngrid: {controller.kbar: [10, 20]}\nmetrics: [{channel: energy.total}]\n' \
+    "$prefix/share/rbsim/scenes/robot_arm_6r.yaml" >study.yaml
+  rm -rf study.csv pictures
+  "$prefix/bin/rbsim-cli" study study.yaml --out study.csv --plot pictures --quiet
+  test -s pictures/status_controller_kbar.png
 }
 
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
