@@ -306,3 +306,41 @@ def test_the_version_is_the_programs(rbsim_cli):
     assert version.splitlines()[0] == f"rbsim-cli {rbsim.__version__}"
     assert rbsim.__version__.count(".") == 2
 
+
+
+def test_the_type_stub_names_what_the_compiled_module_has():
+    """python/rbsim/_rbsim.pyi (for type checkers and editors) lists every function and class of
+    the compiled module with every public member, and nothing it does not have."""
+    import ast
+    import inspect
+    import pathlib
+
+    stub_file = pathlib.Path(rbsim.__file__).with_name("_rbsim.pyi")
+    assert stub_file.exists() and pathlib.Path(rbsim.__file__).with_name("py.typed").exists()
+    tree = ast.parse(stub_file.read_text())
+    stub = {}
+    for node in tree.body:
+        if isinstance(node, ast.FunctionDef):
+            stub[node.name] = None
+        elif isinstance(node, ast.ClassDef):
+            members = set()
+            for item in node.body:
+                if isinstance(item, ast.FunctionDef) and item.name != "__init__":
+                    members.add(item.name)
+                elif isinstance(item, ast.AnnAssign):
+                    members.add(item.target.id)
+            stub[node.name] = members
+    module = rbsim._rbsim
+    native = {}
+    for name in dir(module):
+        if name.startswith("_"):
+            continue
+        value = getattr(module, name)
+        if inspect.isclass(value):
+            inherited = set(dir(ValueError)) if issubclass(value, Exception) else set()
+            native[name] = {a for a in dir(value) if not a.startswith("_") and a not in inherited}
+            if issubclass(value, Exception):
+                native[name] |= {"file", "line", "column", "message"}  # set on each instance
+        else:
+            native[name] = None
+    assert stub == native
