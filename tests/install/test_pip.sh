@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# `pip install --no-build-isolation .` into a fresh virtual environment (Debian's python3-venv,
+# python3-pip, python3-setuptools; no package index), reusing the build tree's CMake build: the
+# installed package imports from the environment and gives the build tree's numbers bit for bit.
+# Usage: test_pip.sh SOURCE_DIR BUILD_DIR PYTHON
+set -euo pipefail
+source_dir=$1 build=$2 python=$3
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+"$python" -m venv --system-site-packages "$work/venv"  # numpy from Debian
+cd "$source_dir"
+RBSIM_BUILD_DIR=$build "$work/venv/bin/pip" install --no-build-isolation --no-index --no-deps --quiet \
+  --disable-pip-version-check .
+cd "$work"
+probe='import rbsim, sys
+r = rbsim.load(sys.argv[1]).run(t_end=0.5)
+print(rbsim.__file__.split("/rbsim/")[0], rbsim.__version__, r.values.sum().hex(), r["error.position"].max().hex())'
+installed=$("$work/venv/bin/python" -c "$probe" "$source_dir/scenes/quadcopter_looping.yaml")
+tree=$(PYTHONPATH="$build/python" "$python" -c "$probe" "$source_dir/scenes/quadcopter_looping.yaml")
+read -r installed_at installed_numbers <<<"$installed"
+read -r _ tree_numbers <<<"$tree"
+case "$installed_at" in "$work/venv"/*) ;; *) echo "FAIL: rbsim imported from $installed_at"; exit 1 ;; esac
+[ "$installed_numbers" = "$tree_numbers" ] || { echo "FAIL: $installed_numbers != $tree_numbers"; exit 1; }
+test -f "$installed_at/rbsim/py.typed" && test -f "$installed_at/rbsim/_rbsim.pyi"
+echo "pip install: ok ($installed_numbers)"
