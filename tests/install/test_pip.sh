@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `pip install --no-build-isolation .` into a fresh virtual environment (Debian's python3-venv,
 # python3-pip, python3-setuptools; no package index), reusing the build tree's CMake build: the
-# installed package imports from the environment and gives the build tree's numbers bit for bit.
+# installed package imports from the environment, gives the build tree's numbers bit for bit and
+# passes tests/python/test_module.py.
 # Usage: test_pip.sh SOURCE_DIR BUILD_DIR PYTHON
 set -euo pipefail
 source_dir=$1 build=$2 python=$3
@@ -22,4 +23,8 @@ read -r _ tree_numbers <<<"$tree"
 case "$installed_at" in "$work/venv"/*) ;; *) echo "FAIL: rbsim imported from $installed_at"; exit 1 ;; esac
 [ "$installed_numbers" = "$tree_numbers" ] || { echo "FAIL: $installed_numbers != $tree_numbers"; exit 1; }
 test -f "$installed_at/rbsim/py.typed" && test -f "$installed_at/rbsim/_rbsim.pyi"
-echo "pip install: ok ($installed_numbers)"
+# the module's test suite against the installed package (no PYTHONPATH: the venv's own)
+env -u PYTHONPATH RBS_SOURCE_DIR="$source_dir" RBSIM_CLI="$build/app/rbsim-cli" \
+  "$work/venv/bin/python" -m pytest -q -p no:cacheprovider "$source_dir/tests/python/test_module.py" >pytest.txt ||
+  { cat pytest.txt; echo "FAIL: tests/python/test_module.py against the installed package"; exit 1; }
+echo "pip install: ok ($installed_numbers; $(tail -1 pytest.txt))"
