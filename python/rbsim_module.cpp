@@ -276,6 +276,27 @@ class ModelView {
     return {ws_.pose[b].R, ws_.pose[b].r};
   }
 
+  /// A named frame (a URDF link merged into the body it is fixed to), or a body's own frame:
+  /// its world pose (R, r).
+  std::pair<Mat3, Vec3> framePose(const VecX& x, const std::string& frame) {
+    check(x, VecX::Zero(model().nxi));
+    for (const NamedFrame& f : model().frames) {
+      if (f.name != frame) continue;
+      computeKinematics(model(), x, VecX::Zero(model().nxi), ws_);
+      const Pose pose = ws_.pose[f.frame.body] * f.frame.offset;
+      return {pose.R, pose.r};
+    }
+    if (model().bodyIndex(frame) >= 0) return bodyPose(x, frame);
+    std::vector<std::string> names = bodyNames();
+    for (const NamedFrame& f : model().frames) names.push_back(f.name);
+    throw py::value_error("no frame or body named '" + frame + "'; there are " + quotedNames(names));
+  }
+  std::vector<std::string> frameNames() const {
+    std::vector<std::string> out;
+    for (const NamedFrame& f : model().frames) out.push_back(f.name);
+    return out;
+  }
+
   /// J_b (6 × n): the body's twist [v; ω] = J_b ξ, of its frame's origin, in the body's axes
   /// (frame "body") or the world's (frame "world": both rows turned by R).
   MatX bodyJacobian(const VecX& x, const std::string& body, const std::string& frame) {
@@ -572,6 +593,7 @@ PYBIND11_MODULE(_rbsim, m) {
       .def_property_readonly("xi_names", &ModelView::velocityNames)
       .def_property_readonly("input_names", &ModelView::inputNames)
       .def_property_readonly("body_names", &ModelView::bodyNames)
+      .def_property_readonly("frame_names", &ModelView::frameNames)
       .def_property_readonly("initial_x", [](const ModelView& v) { return VecX(v.model().initial_state.x); })
       .def_property_readonly("initial_xi", [](const ModelView& v) { return VecX(v.model().initial_state.xi); })
       .def("forward_dynamics", &ModelView::forwardDynamics, py::arg("x"), py::arg("xi"), py::arg("u") = py::none())
@@ -584,6 +606,8 @@ PYBIND11_MODULE(_rbsim, m) {
       .def("inverse_dynamics", &ModelView::inverseDynamics, py::arg("x"), py::arg("xi"), py::arg("xidot"),
            "M xidot + b: the generalized force that gives the accelerations xidot")
       .def("body_pose", &ModelView::bodyPose, py::arg("x"), py::arg("body"), "(R, r) of the body's frame, world")
+      .def("frame_pose", &ModelView::framePose, py::arg("x"), py::arg("frame"),
+           "(R, r) of a named frame (a merged URDF link) or a body's frame, world")
       .def("body_jacobian", &ModelView::bodyJacobian, py::arg("x"), py::arg("body"), py::arg("frame") = "world",
            "J (6 x n): [v; omega] of the body frame's origin = J xi, in world or body axes")
       .def("point_jacobian", &ModelView::pointJacobian, py::arg("x"), py::arg("body"), py::arg("point"),

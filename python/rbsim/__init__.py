@@ -137,6 +137,8 @@ class Model:
     xi_names = property(lambda self: self._m.xi_names, doc="joint.J.COORD for every entry of xi")
     input_names = property(lambda self: self._m.input_names)
     body_names = property(lambda self: self._m.body_names)
+    frame_names = property(lambda self: self._m.frame_names,
+                           doc="named frames on bodies: URDF links merged into the body they are fixed to")
     initial_x = property(lambda self: self._m.initial_x)
     initial_xi = property(lambda self: self._m.initial_xi)
 
@@ -176,6 +178,10 @@ class Model:
     def body_pose(self, x, body: str):
         """(R, r): the world rotation and position of the body's frame."""
         return self._m.body_pose(np.asarray(x, float), body)
+
+    def frame_pose(self, x, frame: str):
+        """(R, r): the world rotation and position of a named frame (frame_names) or a body's frame."""
+        return self._m.frame_pose(np.asarray(x, float), frame)
 
     def body_jacobian(self, x, body: str, frame: str = "world") -> np.ndarray:
         """J (6 x n): [v; omega] = J xi, the velocity of the body frame's origin and the angular

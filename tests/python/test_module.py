@@ -344,3 +344,27 @@ def test_the_type_stub_names_what_the_compiled_module_has():
         else:
             native[name] = None
     assert stub == native
+
+
+def test_a_merged_links_frame_pose_is_where_its_joint_puts_it(tmp_path):
+    """A link fixed to a moving one is merged into its body and kept as a named frame: its pose
+    is the body's times its fixed joint, here a tool 0.2 m out and 0.1 m up on a link turning about
+    z, itself turned a quarter turn about z."""
+    urdf = tmp_path / "tool.urdf"
+    urdf.write_text("""<robot name="r"><link name="world"/>
+  <link name="arm"><inertial><mass value="1"/><inertia ixx="0.1" iyy="0.1" izz="0.1" ixy="0" ixz="0" iyz="0"/></inertial></link>
+  <link name="tool"/>
+  <joint name="turn" type="continuous"><parent link="world"/><child link="arm"/><axis xyz="0 0 1"/></joint>
+  <joint name="bolt" type="fixed"><parent link="arm"/><child link="tool"/><origin xyz="0.2 0 0.1" rpy="0 0 1.5707963267948966"/></joint>
+</robot>""")
+    model = rbsim.load(urdf).model()
+    assert model.frame_names == ["tool"]
+    q = 0.7
+    R, r = model.frame_pose([q], "tool")
+    assert np.allclose(r, [0.2 * np.cos(q), 0.2 * np.sin(q), 0.1], atol=1e-14)
+    c, s = np.cos(q + np.pi / 2), np.sin(q + np.pi / 2)
+    assert np.allclose(R, [[c, -s, 0], [s, c, 0], [0, 0, 1]], atol=1e-14)
+    R_arm, r_arm = model.frame_pose([q], "arm")  # a body's own frame by its name
+    assert np.allclose(r_arm, 0) and np.allclose(R_arm, model.body_pose([q], "arm")[0])
+    with pytest.raises(ValueError, match="no frame or body named 'hand'; there are 'arm', 'tool'"):
+        model.frame_pose([q], "hand")
