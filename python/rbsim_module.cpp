@@ -29,6 +29,7 @@
 #include "core/model/joint.h"
 #include "core/scene/scene.h"
 #include "sim/channels.h"
+#include "sim/input_hold.h"
 #include "sim/scene_run.h"
 #include "sim/study_run.h"
 
@@ -202,12 +203,16 @@ class ModelView {
     return out;
   }
 
-  VecX forwardDynamics(const VecX& x, const VecX& xi, const std::optional<VecX>& u) {
+  VecX forwardDynamics(const VecX& x, const VecX& xi, const std::optional<VecX>& u, bool limits) {
     check(x, xi);
-    const VecX input = u ? *u : VecX::Zero(model().numInputs());
+    VecX input = u ? *u : VecX::Zero(model().numInputs());
     if (input.size() != model().numInputs())
       throw py::value_error("u has " + std::to_string(input.size()) + " values; the model has " +
                             std::to_string(model().numInputs()) + " inputs");
+    if (limits) {  // as a run does (sim/input_hold.h)
+      if (!model().input_sets.empty() && !projection_) projection_.emplace(model());
+      limitInputs(model(), input, projection_ ? &*projection_ : nullptr);
+    }
     const DynamicsStatus status = computeForwardDynamics(model(), x, xi, input, ws_);
     if (status != DynamicsStatus::Ok)
       throw std::runtime_error("forward dynamics: " + std::string(toString(status)));
@@ -381,6 +386,7 @@ class ModelView {
 
   std::shared_ptr<const Scene> scene_;
   Workspace ws_;
+  std::optional<InputSetProjection> projection_;  ///< made on the first limited forward dynamics
 };
 
 /// A step-wise run (SceneRun with every sample kept): advance, look, change parameters, advance.
@@ -596,7 +602,8 @@ PYBIND11_MODULE(_rbsim, m) {
       .def_property_readonly("frame_names", &ModelView::frameNames)
       .def_property_readonly("initial_x", [](const ModelView& v) { return VecX(v.model().initial_state.x); })
       .def_property_readonly("initial_xi", [](const ModelView& v) { return VecX(v.model().initial_state.xi); })
-      .def("forward_dynamics", &ModelView::forwardDynamics, py::arg("x"), py::arg("xi"), py::arg("u") = py::none())
+      .def("forward_dynamics", &ModelView::forwardDynamics, py::arg("x"), py::arg("xi"), py::arg("u") = py::none(),
+           py::arg("limits") = true)
       .def("mass_matrix", &ModelView::massMatrix, py::arg("x"))
       .def("energies", &ModelView::energies, py::arg("x"), py::arg("xi"))
       .def("bias_forces", &ModelView::biasForces, py::arg("x"), py::arg("xi"),

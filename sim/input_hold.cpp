@@ -2,6 +2,15 @@
 
 namespace rbs {
 
+void limitInputs(const Model& model, VecX& u, InputSetProjection* projection) {
+  for (int i = 0; i < model.numInputs(); ++i) {
+    const Actuator& a = model.actuators[i];
+    if (u[i] < a.lower) u[i] = a.lower;
+    if (u[i] > a.upper) u[i] = a.upper;
+  }
+  if (projection) projection->project(u);  // a failure leaves u: only a non-finite u fails
+}
+
 InputHold::InputHold(const Model& model, std::shared_ptr<InputSource> source, double control_rate)
     : model_(model), source_(std::move(source)), rate_(control_rate), held_(VecX::Zero(model.numInputs())) {
   if (!model.input_sets.empty()) projection_.emplace(model);
@@ -11,12 +20,7 @@ void InputHold::evaluate(double t, const State& state, VecX& u) const {
   u.setZero(model_.numInputs());  // no allocation once u has its size
   if (!source_) return;
   source_->compute(t, state, u);
-  for (int i = 0; i < model_.numInputs(); ++i) {
-    const Actuator& a = model_.actuators[i];
-    if (u[i] < a.lower) u[i] = a.lower;
-    if (u[i] > a.upper) u[i] = a.upper;
-  }
-  if (projection_) projection_->project(u);  // a failure leaves u: only a non-finite u fails
+  limitInputs(model_, u, projection_ ? &*projection_ : nullptr);
 }
 
 void InputHold::rhsInput(double t, const State& state, VecX& u) const {

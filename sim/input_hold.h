@@ -14,6 +14,11 @@
 
 namespace rbs {
 
+/// What a run does to the inputs before the plant sees them: each clamped to its actuator's
+/// [lower, upper], then projected onto the input sets (`projection`, made for the model; null
+/// when the model has none).
+void limitInputs(const Model& model, VecX& u, InputSetProjection* projection);
+
 class InputHold {
  public:
   /// control_rate 0: no hold. `source` may be empty (u = 0).

@@ -142,11 +142,12 @@ class Model:
     initial_x = property(lambda self: self._m.initial_x)
     initial_xi = property(lambda self: self._m.initial_xi)
 
-    def forward_dynamics(self, x, xi, u=None) -> np.ndarray:
-        """xi_dot at (x, xi) with inputs u (default 0). RuntimeError for a singular mass matrix
-        or a non-finite result."""
+    def forward_dynamics(self, x, xi, u=None, limits: bool = True) -> np.ndarray:
+        """xi_dot at (x, xi) with inputs u (default 0), each clamped to its actuator's limits and
+        projected onto the input sets as a run does (limits=False: u as given). RuntimeError for a
+        singular mass matrix or a non-finite result."""
         return self._m.forward_dynamics(np.asarray(x, float), np.asarray(xi, float),
-                                        None if u is None else np.asarray(u, float))
+                                        None if u is None else np.asarray(u, float), limits)
 
     def mass_matrix(self, x) -> np.ndarray:
         """M(x) (n x n), symmetric positive definite: the kinetic energy is xi^T M xi / 2."""

@@ -368,3 +368,17 @@ def test_a_merged_links_frame_pose_is_where_its_joint_puts_it(tmp_path):
     assert np.allclose(r_arm, 0) and np.allclose(R_arm, model.body_pose([q], "arm")[0])
     with pytest.raises(ValueError, match="no frame or body named 'hand'; there are 'arm', 'tool'"):
         model.frame_pose([q], "hand")
+
+
+def test_forward_dynamics_limits_the_inputs_as_a_run_does(scenes):
+    """Issue 48: forward_dynamics(u) took u beyond the actuators' effort limits, which runs clamp.
+    By default it clamps too (the arm's wrist, tau6 ≤ 10 N m: 25 N m acts as 10); limits=False
+    takes u as given."""
+    model = rbsim.load(scenes / "robot_arm_6r.yaml").model()
+    x, xi = model.initial_x, np.zeros(model.nxi)
+    at_limit, beyond = np.zeros(model.nu), np.zeros(model.nu)
+    at_limit[5], beyond[5] = 10.0, 25.0
+    assert np.array_equal(model.forward_dynamics(x, xi, beyond), model.forward_dynamics(x, xi, at_limit))
+    raw = model.forward_dynamics(x, xi, beyond, limits=False)
+    rest = model.forward_dynamics(x, xi)
+    assert np.allclose(raw - rest, 2.5 * (model.forward_dynamics(x, xi, at_limit) - rest), rtol=1e-10, atol=1e-9)
