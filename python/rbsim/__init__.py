@@ -237,6 +237,8 @@ class Scene:
                                    rtol=rtol, atol=atol, controller=controller))
 
     def model(self) -> Model:
+        """The scene's model at its initial state, for your own loops: dynamics, Jacobians, poses.
+        Each call makes a new Model with its own workspace (one per thread)."""
         return Model(self._s.model())
 
     def __repr__(self) -> str:

@@ -253,6 +253,31 @@ def test_a_hand_started_scheduler_and_workers_give_the_rows_of_the_local_pool(tm
     assert rows(tmp_path / "dask.csv") == reference
 
 
+def test_a_local_cluster_in_another_process_gives_the_same_rows(tmp_path, scenes, rbsim_cli):
+    """Issue 48: a LocalCluster started in another process (as in a notebook beside the shell)
+    failed like the hand-started cluster; its scheduler's address now serves as any other."""
+    study = write_study(tmp_path / "study.yaml", scenes, t_end=0.5)
+    pool = cli(rbsim_cli, study, "--out", tmp_path / "pool.csv", "--jobs", 2)
+    assert pool.returncode == 0, pool.stderr
+    port = free_port()
+    host = subprocess.Popen([sys.executable, "-c", f"""
+import sys, time, distributed
+with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, scheduler_port={port},
+                              host="127.0.0.1", dashboard_address=None) as cluster:
+    print("ready", flush=True)
+    sys.stdin.read()  # until the test closes it
+"""], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        assert host.stdout.readline().strip() == "ready"
+        result = python_study(study, "--out", tmp_path / "dask.csv", "--scheduler", f"tcp://127.0.0.1:{port}",
+                              timeout=120)
+    finally:
+        host.stdin.close()
+        host.wait(timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert rows(tmp_path / "dask.csv") == rows(tmp_path / "pool.csv")
+
+
 def test_killing_one_of_two_workers_loses_nothing(tmp_path, scenes, rbsim_cli):
     """Issue 48: a worker killed (SIGKILL) once the first rows are in: its runs go to the other
     worker, and the file holds every run, equal to rbsim-cli's (runs of about 0.3 s each)."""
