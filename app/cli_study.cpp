@@ -357,7 +357,9 @@ int runStudy(const std::vector<std::string>& args, std::ostream& out, std::ostre
         << held["diverged"] << " diverged, " << held["error"] << " errors (" << finished << " made now in "
         << duration(wall) << " with " << jobs << (jobs == 1 ? " worker" : " workers") << ", " << resumed
         << " before";
-    if (finished > 0) err << "; of those now: " << finished - diverged - failed << " ok, " << diverged << " diverged, " << failed << " errors";
+    if (finished > 0)
+      err << "; of those now: " << finished - diverged - failed << " ok, " << diverged << " diverged, " << failed
+          << " errors";
     err << ")\n";
     if (held["error"] > 0 && failed == 0)
       err << "rbsim-cli study: the errors are from an earlier run; --retry-errors makes them again\n";

@@ -125,7 +125,8 @@ std::string withAsciiIds(const std::string& document, const std::filesystem::pat
     appendEscaped(out, document.substr(at, content - at));
     const std::string text = document.substr(content, close - content);
     const std::size_t first = text.find_first_not_of(" \t\r\n");
-    const std::string name = first == std::string::npos ? "" : text.substr(first, text.find_last_not_of(" \t\r\n") + 1 - first);
+    const std::string name =
+        first == std::string::npos ? "" : text.substr(first, text.find_last_not_of(" \t\r\n") + 1 - first);
     if (!isImageFileName(name)) {
       appendEscaped(out, text);
     } else {

@@ -20,8 +20,8 @@ double colladaUnitMeter(const std::string& document);
 /// byte-order mark, if any.
 bool hasNonAsciiBytes(const std::string& document);
 
-/// The document (its byte-order mark kept) with every run of non-ASCII bytes spelled `_xHH` per byte, so that ids and the
-/// references to them stay equal and the reader resolves them, except in image file names
+/// The document (its byte-order mark kept) with every run of non-ASCII bytes spelled `_xHH` per
+/// byte, so that ids and the references to them stay equal and the reader resolves them, except in image file names
 /// (`<init_from>` ending in an image extension), which keep their bytes. A relative image file
 /// name is made absolute with `directory` (the original file's), because the copy is read from
 /// elsewhere.

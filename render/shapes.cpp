@@ -146,9 +146,10 @@ osg::ref_ptr<osg::Node> readCollada(const std::filesystem::path& file, const osg
   up_axis = colladaUpAxis(document);
   unit_meter = colladaUnitMeter(document);
   if (!hasNonAsciiBytes(document)) return readMeshQuietly(file.string(), options, said);
-  const std::size_t key = std::hash<std::string>{}(file.string()) ^ std::hash<std::thread::id>{}(std::this_thread::get_id());
-  const std::filesystem::path copy =
-      std::filesystem::temp_directory_path() / ("rbsim-" + std::to_string(::getpid()) + "-" + std::to_string(key) + ".dae");
+  const std::size_t key =
+      std::hash<std::string>{}(file.string()) ^ std::hash<std::thread::id>{}(std::this_thread::get_id());
+  const std::string name = "rbsim-" + std::to_string(::getpid()) + "-" + std::to_string(key) + ".dae";
+  const std::filesystem::path copy = std::filesystem::temp_directory_path() / name;
   if (osg::ref_ptr<osg::Object> cached = osgDB::Registry::instance()->getRefFromObjectCache(copy.string()))
     if (osg::Node* node = dynamic_cast<osg::Node*>(cached.get())) return node;
   std::ofstream(copy, std::ios::binary) << withAsciiIds(document, file.parent_path());
@@ -267,7 +268,8 @@ osg::ref_ptr<osg::Node> makeVisualNode(const Visual& v, const std::filesystem::p
       if (up_axis == "Y_UP" || up_axis == "X_UP" || unit_meter != 1.0) {
         osg::Matrixd undo = osg::Matrixd::scale(unit_meter, unit_meter, unit_meter);
         if (up_axis == "Y_UP" || up_axis == "X_UP")
-          undo = osg::Matrixd::rotate(-0.5 * M_PI, up_axis == "Y_UP" ? osg::Vec3d(1, 0, 0) : osg::Vec3d(0, 1, 0)) * undo;
+          undo = osg::Matrixd::rotate(-0.5 * M_PI, up_axis == "Y_UP" ? osg::Vec3d(1, 0, 0) : osg::Vec3d(0, 1, 0)) *
+                 undo;
         osg::ref_ptr<osg::MatrixTransform> placed_in_metres = new osg::MatrixTransform(undo);
         placed_in_metres->addChild(mesh);
         mesh = placed_in_metres;

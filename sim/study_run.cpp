@@ -352,6 +352,13 @@ std::vector<std::string> studyCsvFields(const std::string& line) {
 }
 
 
+namespace {
+/// Where the status column is among a results file's columns (their number when it has none).
+std::size_t statusColumn(const std::vector<std::string>& columns) {
+  return static_cast<std::size_t>(std::find(columns.begin(), columns.end(), "status") - columns.begin());
+}
+}  // namespace
+
 std::set<long> completedStudyRuns(const Study& study, const std::filesystem::path& results,
                                   const std::string& hashes, const std::set<std::string>& retry) {
   std::set<long> done;
@@ -378,7 +385,7 @@ std::set<long> completedStudyRuns(const Study& study, const std::filesystem::pat
   std::istringstream lines(text.substr(header_end + 1, complete - header_end - 1));
   const std::string scene_hash = hashes.substr(0, hashes.find(','));
   const std::vector<std::string> columns = studyCsvFields(header);
-  const std::size_t status = static_cast<std::size_t>(std::find(columns.begin(), columns.end(), "status") - columns.begin());
+  const std::size_t status = statusColumn(columns);
   std::string line, kept = text.substr(0, header_end + 1);
   long row = 1, dropped = 0;
   while (std::getline(lines, line)) {
@@ -417,7 +424,7 @@ std::map<std::string, long> studyStatusCounts(const std::filesystem::path& resul
   std::string line;
   if (!std::getline(in, line)) return counts;
   const std::vector<std::string> columns = studyCsvFields(line);
-  const std::size_t status = static_cast<std::size_t>(std::find(columns.begin(), columns.end(), "status") - columns.begin());
+  const std::size_t status = statusColumn(columns);
   while (std::getline(in, line)) {
     const std::vector<std::string> fields = studyCsvFields(line);
     if (status < fields.size()) ++counts[fields[status]];

@@ -78,7 +78,8 @@ QDialog* makeShortcutsDialog(QWidget* parent, const QList<QMenu*>& menus) {
   addRow(table, QObject::tr("Ctrl + right drag"),
          QObject::tr("pull the body under the cursor with a spring towards the cursor, while the button is held"), view);
   addRow(table, QObject::tr("Ctrl + left drag"),
-         QObject::tr("turn the body under the cursor with a torsion spring (a vehicle's for 1 s after the grab)"), view);
+         QObject::tr("turn the body under the cursor with a torsion spring (a vehicle's for 1 s after the grab)"),
+         view);
   addRow(table, QObject::tr("Shift while pulling or turning"),
          QObject::tr("push harder than the body's weight and largest control torque (up to four times), and turn a "
                      "vehicle for as long as the button is held"),

@@ -115,7 +115,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
       statusBar()->showMessage((push->mode == SpringPush::Mode::Force ? tr("Pulling '%1' %2") : tr("Turning '%1' %2"))
                                    .arg(name, bound) +
                                (push->harder ? tr(": release Shift to stay within what it can answer")
-                                             : tr(": hold Shift to push harder or longer, release the mouse to let go")));
+                                             : tr(": hold Shift to push harder or longer, release the mouse to "
+                                                  "let go")));
     } else if (!push) {
       statusBar()->showMessage(tr("Released"), 3000);
     }

@@ -22,7 +22,8 @@ struct MassMatrixDeficiency {
 };
 
 /// Empty when M(x) is positive definite on the velocities the loop closures allow (M itself
-/// without closures; M + w Zᵀ Z with them, so that a massless mimic follower passes). O(n³) in the number of velocity coordinates: for loading,
+/// without closures; M + w Zᵀ Z with them, so that a massless mimic follower passes). O(n³) in the
+/// number of velocity coordinates: for loading,
 /// not for the right-hand side.
 std::optional<MassMatrixDeficiency> findMassMatrixDeficiency(const Model& model, const VecX& x);
 

@@ -176,7 +176,8 @@ class Importer {
   }
 
   /// What a body without any <visual> or <collision> is drawn as (peers draw its collision
-  /// geometry or, lacking that, its inertia: addVisuals): the uniform box with its mass and principal moments, translucent, at its
+  /// geometry or, lacking that, its inertia: addVisuals): the uniform box with its mass and
+  /// principal moments, translucent, at its
   /// centre of mass along its principal axes. Sides² = 6 (I_j + I_k − I_i) / m, at least 1 cm.
   static VisualSpec inertiaBox(const BodySpec& b) {
     const Eigen::SelfAdjointEigenSolver<Mat3> eigen(0.5 * (b.inertia + b.inertia.transpose()));
@@ -201,7 +202,8 @@ class Importer {
     const auto [line, column] = locate("link", bodies.front());
     warnings_.push_back(SceneWarning{file_, line, column,
                                      std::to_string(n) + (n == 1 ? " body has" : " bodies have") + " no <visual>: " +
-                                         quotedNames(bodies) + "; " + (n == 1 ? "" : "each ") + "drawn as " + drawn_as});
+                                         quotedNames(bodies) + "; " + (n == 1 ? "" : "each ") + "drawn as " +
+                                         drawn_as});
   }
 
   /// One warning for the file, at the first body the bounds raised, naming up to five of them.
@@ -459,8 +461,10 @@ class Importer {
     if (builder_.hasBody(name)) failAt("link", name, "a body of this name already exists in the scene");
     BodySpec b = composeGroup(name, group, check);
     if (check == Inertia::Validate) applyBounds(b);
-    const bool drawn = std::any_of(group.begin(), group.end(), [](const Member& m) { return !visuals(*m.link).empty(); });
-    const bool collides = std::any_of(group.begin(), group.end(), [](const Member& m) { return !collisions(*m.link).empty(); });
+    const auto any = [&](auto elements) {
+      return std::any_of(group.begin(), group.end(), [&](const Member& m) { return !elements(*m.link).empty(); });
+    };
+    const bool drawn = any(visuals), collides = any(collisions);
     if (!drawn && collides) {
       collision_drawn_bodies_.push_back(name);
     } else if (!drawn && b.mass > 0.0 && inertiaProblem(b.inertia, b.mass).empty()) {
@@ -497,7 +501,8 @@ class Importer {
     if (options_.bound_mass <= 0.0 && !follows && !carriesMass(*child))
       failAt("link", child->name,
              "has no mass (no <inertial> or mass 0), nor has any link it carries, but it moves on its own on the "
-             "joint '" + j.name + "' (no <mimic> of another joint); give it or a link it carries a mass, or bound every "
+             "joint '" + j.name + "' (no <mimic> of another joint); give it or a link it carries a mass, or "
+             "bound every "
              "moving body's mass and inertia from below (--bound-mass and --bound-inertia, scene keys bound_mass and "
              "bound_inertia; e.g. 0.001 kg and 1e-5 kg m²)");
     addGroupBody(child->name, group, Inertia::Validate);

@@ -308,20 +308,20 @@ def test_the_version_is_the_programs(rbsim_cli):
 
 
 
-def test_the_type_stub_names_what_the_compiled_module_has():
-    """python/rbsim/_rbsim.pyi (for type checkers and editors) lists every function and class of
-    the compiled module with every public member, and nothing it does not have."""
+def test_the_type_declarations_name_what_the_compiled_module_has():
+    """python/rbsim/_rbsim.pyi (the type declarations for type checkers and editors) lists every
+    function and class of the compiled module with every public member, and nothing it lacks."""
     import ast
     import inspect
     import pathlib
 
-    stub_file = pathlib.Path(rbsim.__file__).with_name("_rbsim.pyi")
-    assert stub_file.exists() and pathlib.Path(rbsim.__file__).with_name("py.typed").exists()
-    tree = ast.parse(stub_file.read_text())
-    stub = {}
+    declarations_file = pathlib.Path(rbsim.__file__).with_name("_rbsim.pyi")
+    assert declarations_file.exists() and pathlib.Path(rbsim.__file__).with_name("py.typed").exists()
+    tree = ast.parse(declarations_file.read_text())
+    declared = {}
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
-            stub[node.name] = None
+            declared[node.name] = None
         elif isinstance(node, ast.ClassDef):
             members = set()
             for item in node.body:
@@ -329,7 +329,7 @@ def test_the_type_stub_names_what_the_compiled_module_has():
                     members.add(item.name)
                 elif isinstance(item, ast.AnnAssign):
                     members.add(item.target.id)
-            stub[node.name] = members
+            declared[node.name] = members
     module = rbsim._rbsim
     native = {}
     for name in dir(module):
@@ -343,7 +343,7 @@ def test_the_type_stub_names_what_the_compiled_module_has():
                 native[name] |= {"file", "line", "column", "message"}  # set on each instance
         else:
             native[name] = None
-    assert stub == native
+    assert declared == native
 
 
 def test_a_merged_links_frame_pose_is_where_its_joint_puts_it(tmp_path):
