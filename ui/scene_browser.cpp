@@ -93,7 +93,8 @@ SceneBrowser::SceneBrowser(QWidget* parent) : QWidget(parent) {
   layout->addWidget(new QLabel(tr("Recent"), this));
   recent_box_ = new QComboBox(this);
   recent_box_->setObjectName("scenes.recent");
-  recent_box_->setToolTip(tr("scene and robot files opened before: choose one to open it again"));
+  recent_box_->setToolTip(tr("the file open now, and the scene and robot files opened before it: choose one to "
+                             "open it again"));
   layout->addWidget(recent_box_);
 
   connect(list_, &QListWidget::currentItemChanged, this, [this](QListWidgetItem* item) {
@@ -104,7 +105,8 @@ SceneBrowser::SceneBrowser(QWidget* parent) : QWidget(parent) {
   connect(open, &QPushButton::clicked, this, [this] { Q_EMIT openDialogRequested(); });
   connect(reload, &QPushButton::clicked, this, [this] { Q_EMIT reloadRequested(); });
   connect(recent_box_, &QComboBox::activated, this, [this](int i) {
-    if (i > 0 && i <= recent_.size()) Q_EMIT openRequested(recent_[i - 1]);
+    // entry 0 is the file open now (F5 reads it again)
+    if (i > 0 && i < recent_.size()) Q_EMIT openRequested(recent_[i]);
   });
 }
 
@@ -135,10 +137,17 @@ void SceneBrowser::setRecentFiles(const QStringList& files) {
 }
 
 void SceneBrowser::fillRecent() {
+  // The box shows the file open now (setCurrent puts it first), and lists those opened before; it
+  // said "(recent files)" whatever was open.
   const QSignalBlocker block(recent_box_);
   recent_box_->clear();
-  recent_box_->addItem(tr("(recent files)"));
-  for (const QString& f : recent_) recent_box_->addItem(QFileInfo(f).fileName(), f);
+  for (const QString& f : recent_) {
+    recent_box_->addItem(QFileInfo(f).fileName(), f);
+    recent_box_->setItemData(recent_box_->count() - 1, f, Qt::ToolTipRole);
+  }
+  if (recent_.isEmpty()) recent_box_->addItem(tr("(no recent files)"));
+  recent_box_->setEnabled(!recent_.isEmpty());
+  recent_box_->setCurrentIndex(0);
 }
 
 }  // namespace rbs::ui

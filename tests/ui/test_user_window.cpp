@@ -9,6 +9,7 @@
 #include <string>
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QLabel>
 #include <QListWidget>
 #include <QToolButton>
@@ -397,6 +398,25 @@ TEST(UserScenes, OpeningAUrdfShowsTheRobotAndNoLibraryEntry) {
   user.click("run.play");
   ASSERT_TRUE(user.waitFor([&] { return user.shownTime() > 0.05; }));
   EXPECT_GT(UserSession::distinctColors(user.viewPicture()), 30u);
+}
+
+// The Recent box shows the file open now and lists the ones before it (issue 49: it said "(recent
+// files)" after 15 opens): after scara, then double_pendulum, it shows double_pendulum.yaml, and
+// choosing scara.yaml in it opens SCARA again, which it then shows.
+TEST(UserScenes, TheRecentBoxShowsTheOpenFileAndReopensAnEarlierOne) {
+  UserSession user;
+  user.openLibraryScene("scara");
+  ASSERT_TRUE(user.waitFor([&] { return user.window().windowTitle().contains("SCARA", Qt::CaseInsensitive); }));
+  user.openLibraryScene("double_pendulum");
+  ASSERT_TRUE(user.waitFor([&] { return user.window().windowTitle().contains("pendulum", Qt::CaseInsensitive); }));
+  auto* recent = user.find<QComboBox>("scenes.recent");
+  ASSERT_NE(recent, nullptr);
+  EXPECT_EQ(recent->currentText(), "double_pendulum.yaml");
+  user.choose(recent, "scara.yaml");
+  ASSERT_TRUE(user.waitFor([&] { return user.window().windowTitle().contains("SCARA", Qt::CaseInsensitive); }))
+      << user.window().windowTitle().toStdString();
+  EXPECT_EQ(recent->currentText(), "scara.yaml");
+  EXPECT_EQ(recent->itemText(1), "double_pendulum.yaml");
 }
 
 // A robot file with joint friction (off), a mimic joint and a mesh that is not there loads and
