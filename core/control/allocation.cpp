@@ -236,23 +236,32 @@ void Allocator::setInputSetRows(const MatX& W, const VecX& l) {
     stackWithBounds(W, l, -unbounded, unbounded, qp_rows_, qp_bounds_);  // bounds refilled per solve()
     set_qp_.emplace(p_, static_cast<int>(qp_rows_.rows()));
   }
-  if (!priority_rows_.empty()) setPriorities(std::vector<MatX>(priority_rows_));  // the solver's rows changed
+  if (!priority_rows_.empty()) setPriorities(std::vector<PriorityLevel>(priority_rows_));  // the solver's rows changed
 }
 
-void Allocator::setPriorities(std::span<const MatX> rows) {
+void Allocator::setPriorities(std::span<const PriorityLevel> levels) {
   int max_rows = 0;
-  for (const MatX& R : rows) {
-    if (R.cols() != n_) throw std::invalid_argument("Allocator::setPriorities: each level needs n = " + std::to_string(n_) + " columns");
-    max_rows = std::max(max_rows, static_cast<int>(R.rows()));
+  std::size_t unowned = 0;
+  for (const PriorityLevel& level : levels) {
+    if (level.accelerations.cols() != n_)
+      throw std::invalid_argument("Allocator::setPriorities: each level needs n = " + std::to_string(n_) + " columns");
+    for (int i : level.owners)
+      if (i < 0 || i >= p_)
+        throw std::invalid_argument("Allocator::setPriorities: owner " + std::to_string(i) + " is no input");
+    max_rows = std::max(max_rows, static_cast<int>(level.accelerations.rows()));
+    unowned += level.owners.empty();
   }
-  priority_rows_.assign(rows.begin(), rows.end());
-  priority_levels_.resize(rows.size());
-  for (std::size_t k = 0; k < rows.size(); ++k) {
-    priority_levels_[k].C.resize(rows[k].rows(), p_);
-    priority_levels_[k].d.resize(rows[k].rows());
+  priority_rows_.assign(levels.begin(), levels.end());
+  priority_levels_.resize(levels.size());
+  unowned_levels_.clear();
+  unowned_levels_.reserve(unowned);
+  for (std::size_t k = 0; k < levels.size(); ++k) {
+    priority_levels_[k].C.resize(levels[k].accelerations.rows(), p_);
+    priority_levels_[k].d.resize(levels[k].accelerations.rows());
+    if (levels[k].owners.empty()) unowned_levels_.push_back(priority_levels_[k]);
   }
   priority_qp_.reset();
-  if (rows.empty()) return;
+  if (levels.empty()) return;
   const VecX unbounded = VecX::Constant(p_, std::numeric_limits<double>::infinity());
   stackWithBounds(MatX(0, p_), VecX(0), -unbounded, unbounded, box_rows_, box_bounds_);
   const int m = static_cast<int>(set_rows_.rows() > 0 ? qp_rows_.rows() : box_rows_.rows());
@@ -394,27 +403,49 @@ bool Allocator::solvePrioritized(const VecX& lower, const VecX& upper, bool cons
   for (Eigen::Index i = 0; i < p; ++i) inside = inside && lower(i) <= u0(i) && u0(i) <= upper(i);
   if (sets) inside = inside && satisfiesInequalities(set_rows_, set_bounds_, u0);
   if (inside) return true;
+  bool any_owned = false;
   for (std::size_t k = 0; k < priority_rows_.size(); ++k) {
-    LexicographicQp::Level& level = priority_levels_[k];
-    level.C.noalias() = priority_rows_[k] * minv_b_;
-    level.d.noalias() = priority_rows_[k] * a_tilde_;
+    priority_levels_[k].C.noalias() = priority_rows_[k].accelerations * minv_b_;
+    priority_levels_[k].d.noalias() = priority_rows_[k].accelerations * a_tilde_;
+    any_owned = any_owned || !priority_rows_[k].owners.empty();
   }
   const Eigen::Index m = sets ? set_rows_.rows() : 0;
   const MatX& rows = sets ? qp_rows_ : box_rows_;
   VecX& bounds = sets ? qp_bounds_ : box_bounds_;
   setBoundRows(lower, upper, m, bounds);
-  const InequalityQpResult& r =
-      priority_qp_->solve(h_, u0, priority_levels_, rows, bounds, allocatorQpIterations(rows.rows()));
-  out.qp_status = r.status;
-  out.qp_iterations = r.iterations;
-  if (r.status != InequalityQpStatus::Optimal) return false;
+  const InequalityQpResult* r =
+      &priority_qp_->solve(h_, u0, priority_levels_, rows, bounds, allocatorQpIterations(rows.rows()));
+  out.qp_status = r->status;
+  out.qp_iterations = r->iterations;
+  if (r->status != InequalityQpStatus::Optimal) return false;
+  // An owner on a bound (to the levels' accuracy, ~1e-9 of the bounds; `active` marks only the
+  // constraints of the last reduced QP): the levels with owners are given up, the others solved again.
+  const auto bound = [&](Eigen::Index i) -> signed char {
+    constexpr double kTolerance = 1e-7;
+    return r->u(i) >= upper(i) - kTolerance * std::max(1.0, std::abs(upper(i)))   ? 1
+           : r->u(i) <= lower(i) + kTolerance * std::max(1.0, std::abs(lower(i))) ? -1
+                                                                                   : 0;
+  };
+  bool owner_saturated = false;
+  for (std::size_t k = 0; any_owned && k < priority_rows_.size(); ++k)
+    for (int i : priority_rows_[k].owners) owner_saturated = owner_saturated || bound(i) != 0;
+  if (owner_saturated) {
+    for (std::size_t k = 0, j = 0; k < priority_rows_.size(); ++k) {
+      if (!priority_rows_[k].owners.empty()) continue;
+      unowned_levels_[j].C = priority_levels_[k].C;
+      unowned_levels_[j++].d = priority_levels_[k].d;
+    }
+    const InequalityQpResult& unowned =
+        priority_qp_->solve(h_, u0, unowned_levels_, rows, bounds, allocatorQpIterations(rows.rows()));
+    if (unowned.status != InequalityQpStatus::Optimal) return false;
+    out.qp_iterations += unowned.iterations;
+    r = &unowned;
+  }
   // The levels are feasible to their accuracy (LexicographicQp: ~1e-9 of the bounds); the plant
   // clamps to the bounds anyway, and the diagnostics should see the input it applies.
-  out.u = r.u.cwiseMax(lower).cwiseMin(upper);
-  for (Eigen::Index i = 0; i < p; ++i)  // rows [W; I; −I] as in the box and set QPs
-    out.saturated[static_cast<std::size_t>(i)] =
-        r.active[static_cast<std::size_t>(m + i)] ? 1 : r.active[static_cast<std::size_t>(m + p + i)] ? -1 : 0;
-  std::copy(r.active.begin(), r.active.begin() + m, out.set_rows_active.begin());
+  out.u = r->u.cwiseMax(lower).cwiseMin(upper);
+  for (Eigen::Index i = 0; i < p; ++i) out.saturated[static_cast<std::size_t>(i)] = bound(i);
+  std::copy(r->active.begin(), r->active.begin() + m, out.set_rows_active.begin());
   return true;
 }
 

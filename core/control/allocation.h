@@ -75,16 +75,27 @@ class Allocator {
   void setInputSetRows(const MatX& W, const VecX& l);
 
   /// Strict priorities when the inputs saturate (issue 46; docs/CONTROL.md "Recovery"), in the
-  /// Constrained mode with a u₀ (4.53) outside the bounds or sets: level 1 minimizes ‖R₁ (ξ̇(u) − a_des)‖², level 2 ‖R₂ (ξ̇(u) − a_des)‖² among the inputs
-  /// that keep level 1's value, and so on, the Gauss functional Ḡ (4.52) last (LexicographicQp),
-  /// with ξ̇(u) = M⁻¹(B u − b), a_des = −M̄⁻¹ b̄, within the bounds and sets in Constrained mode.
-  /// A u₀ within the bounds and sets is the answer as without priorities, and the least-squares
-  /// mode (no bounds) is unchanged; where the lexicographic QP fails, the allocation is the one
-  /// without priorities. Each R_k is r_k × n (n = this allocator's coordinates): rows of accelerations,
-  /// e.g. a multicopter's tilt, then its acceleration along the thrust axis. Kept for every later
-  /// solve(); no levels (the default) is the allocation of (4.53)/(4.63). Throws
-  /// std::invalid_argument for a wrong width.
-  void setPriorities(std::span<const MatX> rows);
+  /// Constrained mode with a u₀ (4.53) outside the bounds or sets: level 1 minimizes the squared
+  /// residual of its rows (PriorityLevel), level 2 among the inputs that keep level 1's value, and
+  /// so on, the Gauss functional Ḡ (4.52) last (LexicographicQp), within the bounds and sets in
+  /// Constrained mode. A u₀ within the bounds and sets is the answer as without priorities, and the
+  /// least-squares mode (no bounds) is unchanged; where the lexicographic QP fails, the allocation
+  /// is the one without priorities. Kept for every later solve(); no levels (the default) is the
+  /// allocation of (4.53)/(4.63). Throws std::invalid_argument for a wrong width.
+  struct PriorityLevel {
+    /// R (r × n, n = this allocator's coordinates): R (ξ̇(u) − a_des) with ξ̇(u) = M⁻¹(B u − b),
+    /// a_des = −M̄⁻¹ b̄ — e.g. a multicopter's tilt, then its acceleration along the thrust axis.
+    MatX accelerations;
+    /// Inputs (indices into u) that own this level, e.g. an arm's joint torques owning the joints'
+    /// accelerations, put before the vehicle's levels. Met first, the owned rows fix what the owners
+    /// do as a function of the other inputs, so the owners cannot serve the later levels (an arm's
+    /// torque is no reaction wheel for the tilt). When the answer leaves an owner on a bound (the
+    /// owners cannot meet their rows alone), the levels with owners are given up and the others
+    /// solved again without them, so the other inputs do not help rows whose owners cannot hold
+    /// them (a saturated arm does not draw the thrust). Empty: an ordinary level.
+    std::vector<int> owners;
+  };
+  void setPriorities(std::span<const PriorityLevel> levels);
   bool hasPriorities() const { return !priority_rows_.empty(); }
 
   /// The plant's acceleration ξ̇ = M⁻¹(B u − b) (4.2) for any input u (size p), by the factors of
@@ -127,9 +138,10 @@ class Allocator {
   MatX qp_rows_;
   VecX qp_bounds_;
   std::optional<InequalityQp> set_qp_;
-  // Priorities: the acceleration rows R_k, their input rows C_k = R_k M⁻¹B (per solve), and the
+  // Priorities: the levels' rows, their input rows C_k = R_k M⁻¹B (per solve), and the
   // solver over the box rows [I; −I] (or the sets' rows when there are sets: qp_rows_).
-  std::vector<MatX> priority_rows_;
+  std::vector<PriorityLevel> priority_rows_;
+  std::vector<LexicographicQp::Level> unowned_levels_;  // the levels without owners, in order
   std::vector<LexicographicQp::Level> priority_levels_;
   std::optional<LexicographicQp> priority_qp_;
   MatX box_rows_;

@@ -545,9 +545,24 @@ void PrototypeController::makeRecoveryPriorities() {
   // quadcopter's flip: 1.29 cm / 1.52° rms with it, 1.52 cm / 1.78° with the priorities).
   const Model& model = model_;
   const int o = model.joints[baseJointIndex(model)].xi_offset;
-  std::vector<MatX> levels{MatX::Zero(2, model.nxi), MatX::Zero(1, model.nxi)};
-  levels[0](0, o + 3) = levels[0](1, o + 4) = 1.0;
-  levels[1](0, o + 2) = 1.0;
+  // An arm on the vehicle (template base_joints): its joints' accelerations in a level before the
+  // others, owned by their torques (Allocator::PriorityLevel::owners). With the joints in the last
+  // level, their torques served the tilt as a reaction wheel (the Kremer backflip twisted about x
+  // mid-loop spun its arm 490 turns and was lost); as plain rows of the first level, an arm flung
+  // out by a yaw spin drew the collective thrust to help its saturated torque, and the vehicle
+  // climbed 1.6 km.
+  std::vector<Allocator::PriorityLevel> levels{{MatX::Zero(2, model.nxi), {}}, {MatX::Zero(1, model.nxi), {}}};
+  levels[0].accelerations(0, o + 3) = levels[0].accelerations(1, o + 4) = 1.0;
+  levels[1].accelerations(0, o + 2) = 1.0;
+  if (layout_ == Layout::BaseJoints && model.nxi > 6) {
+    Allocator::PriorityLevel joints{MatX::Zero(model.nxi - 6, model.nxi), {}};
+    for (int i = 0, row = 0; i < model.nxi; ++i)
+      if (i < o || i >= o + 6) joints.accelerations(row++, i) = 1.0;
+    for (int a = 0; a < model.numInputs(); ++a)
+      if (model.actuators[a].kind == ActuatorKind::JointEffort && model.actuators[a].joint != baseJointIndex(model))
+        joints.owners.push_back(a);
+    levels.insert(levels.begin(), std::move(joints));
+  }
   recovering_priorities_ = levels;
   // A vehicle that turns about its thrust axis about as readily as it tilts (the bicopter's thrust
   // vectors: 146 rad/s² about z against 133 about x) stops its spin first while stabilizing: a
@@ -565,8 +580,8 @@ void PrototypeController::makeRecoveryPriorities() {
   spin_first_ = reach.z() >= kSpinFirstAuthority * std::min(reach.x(), reach.y());
   if (spin_first_) {
     stabilizing_priorities_ = levels;
-    MatX spin = MatX::Zero(1, model.nxi);
-    spin(0, o + 5) = 1.0;
+    Allocator::PriorityLevel spin{MatX::Zero(1, model.nxi), {}};
+    spin.accelerations(0, o + 5) = 1.0;
     stabilizing_priorities_.insert(stabilizing_priorities_.begin(), std::move(spin));
   }
 }
@@ -579,9 +594,10 @@ void PrototypeController::selectPriorities() {
                                 : spin_first_ && phase == RecoveryPhase::Stabilizing ? PriorityLevels::SpinFirst
                                                                                      : PriorityLevels::TiltFirst;
   if (wanted == active_priorities_) return;
-  allocator_.setPriorities(wanted == PriorityLevels::None        ? std::span<const MatX>{}
-                           : wanted == PriorityLevels::SpinFirst ? std::span<const MatX>(stabilizing_priorities_)
-                                                                 : std::span<const MatX>(recovering_priorities_));
+  using Levels = std::span<const Allocator::PriorityLevel>;
+  allocator_.setPriorities(wanted == PriorityLevels::None        ? Levels{}
+                           : wanted == PriorityLevels::SpinFirst ? Levels(stabilizing_priorities_)
+                                                                 : Levels(recovering_priorities_));
   active_priorities_ = wanted;
 }
 

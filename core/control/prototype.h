@@ -152,7 +152,7 @@ class PrototypeController : public Controller {
   double stabilizing_spin_ = -1.0;      ///< the spin the stabilizing template was made for [rad/s]
   double composite_mass_ = 0.0;         ///< recovery: of every body that moves with the base
   bool spin_first_ = false;             ///< recovery: stop the spin before tilting while stabilizing
-  std::vector<MatX> recovering_priorities_, stabilizing_priorities_;
+  std::vector<Allocator::PriorityLevel> recovering_priorities_, stabilizing_priorities_;
   /// recovery: the allocation's levels in effect — none while tracking, tilt and thrust first
   /// while recovering, the spin before them while a spin_first_ vehicle stabilizes.
   enum class PriorityLevels { None, TiltFirst, SpinFirst };

@@ -273,9 +273,11 @@ TEST(NoAllocation, PrioritizedAllocationAllocatesNothing) {
   RandomAllocation problem(17, 0.1);
   const int n = problem.n, p = problem.p;
   Allocator allocator(n, p, /*constant_matrices=*/true);
-  std::vector<MatX> levels{MatX::Zero(2, n), MatX::Zero(1, n)};
-  levels[0](0, 3) = levels[0](1, 4) = 1.0;
-  levels[1](0, 2) = 1.0;
+  std::vector<Allocator::PriorityLevel> levels{
+      {MatX::Zero(1, n), {p - 1}}, {MatX::Zero(2, n), {}}, {MatX::Zero(1, n), {}}};
+  levels[0].accelerations(0, n - 1) = 1.0;  // a level the last input owns
+  levels[1].accelerations(0, 3) = levels[1].accelerations(1, 4) = 1.0;
+  levels[2].accelerations(0, 2) = 1.0;
   allocator.setPriorities(levels);
   AllocationResult out;
   const auto solveAll = [&] {

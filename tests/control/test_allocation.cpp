@@ -891,5 +891,64 @@ TEST(Allocation, AnEmptyInputSetIsAFailureThatSaysSo) {
   EXPECT_TRUE(allocator.solve(q.M, q.b, q.B, q.Mbar, q.bbar, noBound(2, -1), noBound(2, 1), AllocationMode::LeastSquares, out));
 }
 
+// ---- Priorities with owned rows (issue 46) ------------------------------------------------------
+
+// A toy vehicle with an arm: coordinates (tilt, altitude, joint), inputs (differential thrust d,
+// collective thrust c, joint torque τ). The joint torque reacts on the tilt (B), and the mass
+// matrix couples the joint to both, so either side could serve the other.
+struct ArmOnVehicle {
+  Problem q;
+  VecX lower = Vec3(-1.0, 0.0, -3.0), upper = Vec3(1.0, 3.0, 3.0);
+  explicit ArmOnVehicle(const Vec3& a_des) {
+    q.M = (MatX(3, 3) << 1.0, 0.0, 0.3, 0.0, 1.0, 0.4, 0.3, 0.4, 1.0).finished();
+    q.B = (MatX(3, 3) << 1.0, 0.0, -0.5, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0).finished();
+    q.Mbar = MatX::Identity(3, 3);
+    q.b = VecX::Zero(3);
+    q.bbar = -a_des;  // a_des = −M̄⁻¹ b̄
+  }
+  /// The levels: [the joint, owned by τ,] the tilt [with the joint as a plain row], the altitude.
+  enum class Joint { InTheMetric, Owned, PlainRow };
+  AllocationResult allocate(Joint joint) const {
+    std::vector<Allocator::PriorityLevel> levels{{MatX::Zero(1, 3), {}}, {MatX::Zero(1, 3), {}}};
+    levels[0].accelerations(0, 0) = 1.0;
+    levels[1].accelerations(0, 1) = 1.0;
+    if (joint == Joint::Owned) levels.insert(levels.begin(), {(MatX(1, 3) << 0.0, 0.0, 1.0).finished(), {2}});
+    if (joint == Joint::PlainRow) levels[0].accelerations = (MatX(2, 3) << 1.0, 0.0, 0.0, 0.0, 0.0, 1.0).finished();
+    Allocator allocator(3, 3);
+    allocator.setPriorities(levels);
+    AllocationResult out;
+    EXPECT_TRUE(allocator.solve(q.M, q.b, q.B, q.Mbar, q.bbar, lower, upper, AllocationMode::Constrained, out));
+    return out;
+  }
+};
+
+// A level its owner can meet is met whatever the other inputs do, so the owner does not serve the
+// later levels: the joint torque is no reaction wheel for a tilt the thrust cannot give.
+TEST(AllocationPriorities, AnOwnerMeetsItsRowsAndServesNoOthers) {
+  const ArmOnVehicle vehicle(Vec3(5.0, 0.5, 0.0));  // a tilt beyond the differential thrust
+  const AllocationResult owned = vehicle.allocate(ArmOnVehicle::Joint::Owned);
+  const VecX a = plantAcceleration(vehicle.q, owned.u);
+  EXPECT_NEAR(a(2), 0.0, 1e-5);                  // the arm holds (to the levels' regularization)
+  EXPECT_LT(std::abs(owned.u(2)), 3.0 - 1e-6);   // with its torque inside its bounds
+  EXPECT_NEAR(owned.u(0), 1.0, 1e-9);            // the thrust gives what tilt it can
+  const AllocationResult metric = vehicle.allocate(ArmOnVehicle::Joint::InTheMetric);
+  const VecX a_metric = plantAcceleration(vehicle.q, metric.u);
+  EXPECT_GT(a_metric(0), a(0) + 0.05);           // there the joint torque turned the vehicle
+  EXPECT_GT(std::abs(a_metric(2)), 0.05);        // at the arm's expense
+}
+
+// An owner on its bound gives its level up: the allocation is the one without it, and the other
+// inputs keep to their own levels — as a plain row beside the tilt, the saturated joint draws the
+// collective thrust away from the altitude.
+TEST(AllocationPriorities, ASaturatedOwnerGivesItsRowsUp) {
+  const ArmOnVehicle vehicle(Vec3(0.0, 0.5, 20.0));  // a joint acceleration beyond its torque
+  const AllocationResult owned = vehicle.allocate(ArmOnVehicle::Joint::Owned);
+  const AllocationResult without = vehicle.allocate(ArmOnVehicle::Joint::InTheMetric);
+  EXPECT_LT((owned.u - without.u).norm(), 1e-9);
+  EXPECT_NEAR(plantAcceleration(vehicle.q, owned.u)(1), 0.5, 1e-5);  // the altitude as asked
+  const AllocationResult plain = vehicle.allocate(ArmOnVehicle::Joint::PlainRow);
+  EXPECT_GT(std::abs(plantAcceleration(vehicle.q, plain.u)(1) - 0.5), 0.05);
+}
+
 }  // namespace
 }  // namespace rbs
