@@ -152,7 +152,7 @@ MjcfDocument mjcfFromModel(const Model& model, const std::string& name) {
         throw std::invalid_argument("mjcfFromModel: servo actuators are not exported");
       case ActuatorKind::BodyForce:  // site frame = body axes at the point: gear = [force; torque]
         os << "<general name=\"" << a.name << "\" site=\"site_" << a.name << "\" gear=\""
-           << vec(a.direction) << " 0 0 0\" ctrllimited=\"false\"/>\n";
+           << vec(a.direction) << " " << vec(a.torque_ratio * a.direction) << "\" ctrllimited=\"false\"/>\n";
         break;
       case ActuatorKind::BodyTorque:
         os << "<general name=\"" << a.name << "\" site=\"site_" << a.name << "\" gear=\"0 0 0 "

@@ -107,6 +107,7 @@ Model kremerAerialManipulator(int links, const AerialManipulatorParameters& p) {
     a.direction = Vec3::UnitZ();
     a.lower = 0.0;
     a.upper = 43.84;  // k_t · 4500² rpm², digest B13
+    a.torque_ratio = r % 2 == 0 ? -p.rotor_torque_ratio : p.rotor_torque_ratio;
     b.addActuator(a);
   }
 

@@ -44,6 +44,10 @@ struct AerialManipulatorParameters {
   /// Rotor distance from the base centre: half the 1.51 m "wheel base", read as the rotor
   /// circle's diameter (assumption, digest B13).
   double rotor_arm = 0.755;
+  /// Rotor drag torque per thrust about the rotor axis, k_p/k_t of the Fig. 9/11 tables
+  /// (5.865e-8 N m min² / 2.165e-6 N min²) [m]; rotors 1 and 3 turn clockwise seen from above
+  /// (assumption), so their torque about +z is negative.
+  double rotor_torque_ratio = 0.02709;
   double link_mass = 0.78;                               ///< [kg] per arm link (Fig. 11 table)
   Vec3 link_inertia = Vec3(0.595e-3, 3.824e-3, 3.7e-3);  ///< principal, about the CoM [kg m²]
   double link_com = 0.22;                                ///< CoM along the link's x axis [m]
