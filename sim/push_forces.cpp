@@ -120,6 +120,10 @@ PushForces::PushForces(const Model& model)
       limit.torque *= limit.spare_share;
       limit.twist_duration = kTwistDuration;
     }
+    limit.force_capped = model.mouse_caps.pull < limit.force;
+    limit.torque_capped = model.mouse_caps.twist < limit.torque;
+    limit.force = std::min(limit.force, model.mouse_caps.pull);
+    limit.torque = std::min(limit.torque, model.mouse_caps.twist);
   }
 }
 

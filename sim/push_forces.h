@@ -77,6 +77,8 @@ struct PushLimits {
   /// the unloaded one (1.71) and the quadcopter (3.3) recover from (docs/RESULTS.md "The recovery
   /// envelope").
   double spare_share = 1.0;
+  /// True when the scene's `mouse` caps (Model::mouse_caps) lowered `force` or `torque`.
+  bool force_capped = false, torque_capped = false;
 };
 
 class PushForces {

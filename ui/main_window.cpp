@@ -99,16 +99,19 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
       const QString times = push->harder ? tr("%1 × ").arg(PushForces::kHarderFactor) : QString();
       const QString spare =
           limit.spare_share < 1.0 ? tr(" × %1: half its spare thrust").arg(limit.spare_share, 0, 'f', 2) : QString();
+      const QString scene_cap = tr("the scene's mouse limit, its recovery envelope");
       const QString bound =
           push->mode == SpringPush::Mode::Force
-              ? tr("up to %1 N (%2its weight%3)").arg(scale * limit.force, 0, 'g', 3).arg(times, spare)
+              ? (limit.force_capped ? tr("up to %1 N (%2%3)").arg(scale * limit.force, 0, 'g', 3).arg(times, scene_cap)
+                                    : tr("up to %1 N (%2its weight%3)").arg(scale * limit.force, 0, 'g', 3).arg(times, spare))
               : tr("up to %1 N m (%2%3%4)")
                     .arg(scale * limit.torque, 0, 'g', 3)
                     .arg(times)
-                    .arg(limit.torque_from_joint       ? tr("half its joint's effort limit")
+                    .arg(limit.torque_capped           ? scene_cap
+                         : limit.torque_from_joint     ? tr("half its joint's effort limit")
                          : limit.torque_from_actuators ? tr("its largest control torque")
                                                        : tr("%1 rad/s² of its inertia").arg(PushForces::kMaxAngularAcceleration))
-                    .arg(spare) +
+                    .arg(limit.torque_capped ? QString() : spare) +
                     (push->mode == SpringPush::Mode::Torque && !push->harder && std::isfinite(limit.twist_duration)
                          ? tr(" for %1 s, as long as its recovery is guaranteed").arg(limit.twist_duration)
                          : QString());

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -92,6 +93,14 @@ struct Push {
   double t_start = 0.0;        ///< [s]
   double duration = 0.0;       ///< [s], > 0
   double t_end() const { return t_start + duration; }
+};
+
+/// Caps on the GUI's mouse pull and twist (scene section `mouse`), for a vehicle whose recovery
+/// envelope is smaller than the limits derived from its weight and control torques
+/// (sim/push_forces.h, PushLimits): the smaller of the two applies.
+struct MouseCaps {
+  double pull = std::numeric_limits<double>::infinity();   ///< [N]
+  double twist = std::numeric_limits<double>::infinity();  ///< [N m]
 };
 
 enum class ActuatorKind {
@@ -220,6 +229,7 @@ struct Model {
   std::vector<JointSpringDamper> joint_spring_dampers;
   std::vector<ExternalWrench> external_wrenches;
   std::vector<Push> pushes;  ///< applied by the simulator, not by computeForwardDynamics
+  MouseCaps mouse_caps;      ///< on the mouse's pushes (sim/push_forces.h)
   std::vector<Actuator> actuators;
   std::vector<Propeller> propellers;
   std::vector<InputSet> input_sets;  ///< convex sets of inputs beyond their limits

@@ -43,7 +43,7 @@ const std::vector<std::string> kTopKeys = {
     "name",    "description",   "include",       "floating_base",     "balance_inertia", "bound_mass", "bound_inertia", "joint_friction", "joint_actuators", "initial_positions", "gravity",
     "bodies",  "joints",        "springs",       "dampers",           "joint_springs",
     "loop_closures", "external_wrenches", "actuators", "propellers", "input_sets", "controller",  "reference",
-    "integrator", "plots",      "camera",        "perturbation", "pushes"};
+    "integrator", "plots",      "camera",        "perturbation", "pushes", "mouse"};
 
 const std::vector<std::string> kJointTypes = {"fixed",  "revolute", "prismatic", "spherical",
                                               "free",   "planar",   "universal"};
@@ -194,6 +194,7 @@ class Loader {
   void readPlots(const YAML::Node& n, std::vector<PlotGroup>& plots) const;
   void readCamera(const YAML::Node& n, CameraSettings& c);
   void readPushes(const YAML::Node& n, Model& model);
+  void readMouseCaps(const YAML::Node& n, MouseCaps& caps);
 
   /// Records where the element the next ModelBuilder::add… call of this kind adds is written
   /// (its index is builder_.count(kind)), and refuses a name used twice.
@@ -1338,6 +1339,7 @@ Scene Loader::load(const YAML::Node& root, const std::vector<DeferredValue>& def
   }
   if (!stepper_named_) chooseDefaultStepper(model, scene.integrator);
   if (const YAML::Node* n = top.find("pushes")) readPushes(*n, model);
+  if (const YAML::Node* n = top.find("mouse")) readMouseCaps(*n, model.mouse_caps);
   if (camera_target_node_ && model.bodyIndex(scene.camera.target_body) < 0) {
     std::vector<std::string> names;
     for (const auto& b : model.bodies) names.push_back(b.name);
@@ -1382,6 +1384,13 @@ void Loader::readPushes(const YAML::Node& n, Model& model) {
       warn(e, path + ": neither a force nor a torque is given; the push does nothing");
     model.pushes.push_back(push);
   }
+}
+
+// mouse: {pull, twist}: caps on the GUI's mouse pushes (MouseCaps), each optional and > 0.
+void Loader::readMouseCaps(const YAML::Node& n, MouseCaps& caps) {
+  MapView m(src_, n, "mouse", {"pull", "twist"});
+  if (m.has("pull")) caps.pull = positive(m, "pull");
+  if (m.has("twist")) caps.twist = positive(m, "twist");
 }
 
 Scene loadYaml(const fs::path& file, const LoadOptions& options) {

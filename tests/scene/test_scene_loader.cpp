@@ -618,6 +618,19 @@ TEST_F(SceneLoader, PushMistakesAreLocated) {
   EXPECT_EQ(empty.warnings[0].line, 6);
 }
 
+// mouse: caps on the GUI's pull and twist (Model::mouse_caps); without it there are none.
+TEST_F(SceneLoader, MouseCapsAreReadAndChecked) {
+  const std::string s = kPushScene;
+  EXPECT_TRUE(std::isinf(load(s).model.mouse_caps.pull));
+  EXPECT_TRUE(std::isinf(load(s).model.mouse_caps.twist));
+  const Scene capped = load(s + "mouse: {pull: 4.4, twist: 0.56}\n", {"mouse.twist=0.5"});
+  EXPECT_EQ(capped.model.mouse_caps.pull, 4.4);
+  EXPECT_EQ(capped.model.mouse_caps.twist, 0.5);  // --set wins
+  EXPECT_TRUE(std::isinf(load(s + "mouse: {pull: 2}\n").model.mouse_caps.twist));
+  expectError(s + "mouse: {pull: 0}\n", 5, 0, {"mouse.pull", "> 0"});
+  expectError(s + "mouse: {twist: -1}\n", 5, 0, {"mouse.twist", "> 0"});
+  expectError(s + "mouse: {pul: 1}\n", 5, 0, {"pul", "did you mean 'pull'"});
+}
 
 // ---- input sets ---------------------------------------------------------------------------------
 
