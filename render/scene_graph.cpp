@@ -398,7 +398,7 @@ void SceneGraph::updateOverlayMasks() {
 void SceneGraph::clearTrails() {
   for (Trail& t : trails_) {
     t.points.clear();
-    updateTrail(t, Vec3::Constant(std::numeric_limits<double>::quiet_NaN()));
+    redrawTrail(t);
   }
 }
 
@@ -408,15 +408,28 @@ std::vector<int> SceneGraph::trailSizes() const {
   return n;
 }
 
-void SceneGraph::updateTrail(Trail& trail, const Vec3& p) {
-  // store p when it has moved far enough (NaN: only redraw)
-  if (p.allFinite()) {
-    const osg::Vec3 q(static_cast<float>(p.x()), static_cast<float>(p.y()), static_cast<float>(p.z()));
-    if (!trail.points.empty() && (trail.points.back() - q).length() < options_.trail_spacing) return;
-    trail.points.push_back(q);
-    while (static_cast<int>(trail.points.size()) > std::max(options_.trail_points, 2))
-      trail.points.pop_front();
+void SceneGraph::addTrailPoint(Trail& trail, const Vec3& p) {
+  if (!p.allFinite()) return;
+  const osg::Vec3 q(static_cast<float>(p.x()), static_cast<float>(p.y()), static_cast<float>(p.z()));
+  if (!trail.points.empty() && (trail.points.back() - q).length() < options_.trail_spacing) return;
+  trail.points.push_back(q);
+  while (static_cast<int>(trail.points.size()) > std::max(options_.trail_points, 2)) trail.points.pop_front();
+}
+
+void SceneGraph::extendTrails(std::span<const PathSample> path) {
+  const int nb = model_.numBodies();
+  for (const PathSample& sample : path) {
+    if (static_cast<int>(sample.body_poses.size()) != nb) continue;
+    if (sample.time < last_time_) clearTrails();
+    else if (sample.time == last_time_) continue;  // drawn with the frame at that instant
+    last_time_ = sample.time;
+    for (Trail& t : trails_) addTrailPoint(t, sample.body_poses[t.spec.body] * t.spec.point);
   }
+  if (!path.empty())
+    for (Trail& t : trails_) redrawTrail(t);
+}
+
+void SceneGraph::redrawTrail(Trail& trail) {
   auto* v = static_cast<osg::Vec3Array*>(trail.geometry->getVertexArray());
   auto* c = static_cast<osg::Vec4Array*>(trail.geometry->getColorArray());
   const osg::Vec4 color = kTrailColors[trail.color];
@@ -475,7 +488,10 @@ void SceneGraph::apply(const Snapshot& snapshot) {
   for (ArrowParts& parts : push_arrows_) parts.root->setNodeMask(0);
   for (std::size_t k = 0; k < std::min(snapshot.pushes.size(), push_arrows_.size()); ++k) place(push_arrows_[k], snapshot.pushes[k]);
 
-  for (Trail& t : trails_) updateTrail(t, snapshot.body_poses[t.spec.body] * t.spec.point);
+  for (Trail& t : trails_) {
+    addTrailPoint(t, snapshot.body_poses[t.spec.body] * t.spec.point);
+    redrawTrail(t);
+  }
   bounds_ = sceneBounds(model_, snapshot.body_poses, &extents_);
 }
 

@@ -22,6 +22,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <span>
 #include <vector>
 
 #include <osg/Group>
@@ -88,6 +89,10 @@ class SceneGraph {
   /// Poses bodies, frames, ghost and arrows, and appends to the trails (a time earlier than the
   /// last one clears them: the simulation was reset). body_poses must have numBodies() entries.
   void apply(const Snapshot& snapshot);
+  /// Appends the path of a run to the trails, sample by sample, in time order: a sample at the
+  /// last time applied is skipped, one before it clears the trails first (the simulation was
+  /// reset). Then apply() the frame at or after the last sample.
+  void extendTrails(std::span<const PathSample> path);
   void setHud(const HudInfo& hud);
   /// The HUD's pixel coordinate system: call when the viewport size changes.
   void setViewportSize(int width, int height);
@@ -169,7 +174,10 @@ class SceneGraph {
   void buildHud();
   void buildPushLine();
   void updateOverlayMasks();
-  void updateTrail(Trail& trail, const Vec3& p);
+  /// Stores p when it is finite and has moved far enough (the oldest points fall off).
+  void addTrailPoint(Trail& trail, const Vec3& p);
+  /// The trail's geometry from its points (oldest transparent, newest opaque).
+  void redrawTrail(Trail& trail);
 };
 
 }  // namespace rbs::render

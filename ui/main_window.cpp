@@ -819,7 +819,7 @@ QString MainWindow::recoveryPhase() const {
 
 void MainWindow::frameTick() {
   if (!worker_) return;
-  const WorkerSnapshot s = worker_->snapshot();
+  const WorkerSnapshot s = worker_->takeSnapshot(path_);
   render::HudInfo hud;
   hud.scene_name = scene_->name.empty() ? scene_->file.stem().string() : scene_->name;
   hud.time = s.time;
@@ -827,7 +827,7 @@ void MainWindow::frameTick() {
   hud.status = recording_ ? "recording video" : s.failed ? "stopped" : s.running ? "running" : s.at_end ? "end" : "paused";
   const QString phase = recoveryPhase();
   if (!phase.isEmpty()) hud.status += " · recovery: " + phase.toStdString();
-  view_->showFrame(s.frame, hud);
+  view_->showFrame(s.frame, hud, path_);
   // The status line also depends on the run log, which plotTick trims between snapshots.
   if (s.serial == shown_serial_ && log_.dropped == shown_log_dropped_) return;
   shown_serial_ = s.serial;

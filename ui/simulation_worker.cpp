@@ -3,8 +3,10 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
+#include "core/dynamics/snapshot.h"
 #include "render/frame_snapshot.h"
 #include "sim/scene_loop.h"
 #include "sim/settings.h"
@@ -35,9 +37,12 @@ struct SimulationWorker::Engine {
   LoopChannels read;  ///< the inputs and the drift, read from every newest sample
   VecX u;
 
-  // pending samples of the current slice
+  // pending samples of the current slice, and the body poses at them (for the trails)
   std::vector<double> pending_time;
   SampleTable pending_values;
+  std::deque<PathSample> pending_path;  ///< at most kPathSamples, the newest
+  std::optional<Workspace> path_ws;  ///< for the poses of the samples
+  Snapshot path_scratch;
 
   // run state
   bool running = false;
@@ -82,9 +87,14 @@ SimulationWorker::SimulationWorker(std::shared_ptr<const Scene> scene, const std
   channels_ = e.sim->channels();
   e.read = findLoopChannels(s.model, channels_);
   e.u = VecX::Zero(s.model.numInputs());
-  e.sim->on_sample = [&e](double t, std::span<const double> values) {
+  e.path_ws.emplace(s.model);
+  e.sim->on_sample = [&e, &s](double t, std::span<const double> values) {
     e.pending_time.push_back(t);
     e.pending_values.push_back(values);
+    if (!e.sim->state().x.allFinite()) return;
+    fillBodyPoses(s.model, e.sim->state().x, t, *e.path_ws, e.path_scratch);
+    e.pending_path.push_back(PathSample{t, e.path_scratch.body_poses});
+    if (e.pending_path.size() > kPathSamples) e.pending_path.pop_front();
   };
   e.sim->reset(s.model.initial_state, 0.0);
   thread_ = std::thread([this] { loop(); });
@@ -126,6 +136,13 @@ std::uint64_t SimulationWorker::commandsSent() const {
 
 WorkerSnapshot SimulationWorker::snapshot() const {
   std::lock_guard lock(snapshot_mutex_);
+  return snapshot_;
+}
+
+WorkerSnapshot SimulationWorker::takeSnapshot(std::vector<PathSample>& path) {
+  std::lock_guard lock(snapshot_mutex_);
+  path.assign(std::make_move_iterator(path_.begin()), std::make_move_iterator(path_.end()));
+  path_.clear();
   return snapshot_;
 }
 
@@ -192,6 +209,9 @@ void SimulationWorker::loop() {
       dropped = dropped_;
     }
     std::lock_guard lock(snapshot_mutex_);
+    for (PathSample& sample : e.pending_path) path_.push_back(std::move(sample));
+    e.pending_path.clear();
+    while (path_.size() > kPathSamples) path_.pop_front();
     if (frame) snapshot_.frame = *frame;
     snapshot_.time = sim.time();
     snapshot_.real_time_factor = rate;
@@ -231,6 +251,7 @@ void SimulationWorker::loop() {
     e.at_end = false;
     e.pending_time.clear();
     e.pending_values.clear();
+    e.pending_path.clear();
     ++e.run;
     e.k = 0;
     sim.reset(s.model.initial_state, 0.0);  // records the sample at t = 0

@@ -100,6 +100,10 @@ class SimulationWorker {
   void setPush(const std::optional<SpringPush>& push);
 
   WorkerSnapshot snapshot() const;
+  /// The snapshot, and in `path` the body poses at the output samples up to it that no earlier
+  /// call took (at most kPathSamples, the newest; for the trails).
+  WorkerSnapshot takeSnapshot(std::vector<PathSample>& path);
+  static constexpr std::size_t kPathSamples = 1024;
   /// Commands sent so far: a snapshot with `commands` ≥ this value reflects all of them.
   std::uint64_t commandsSent() const;
   /// Moves the samples published since the last call into `out` (replacing its content).
@@ -136,6 +140,7 @@ class SimulationWorker {
 
   mutable std::mutex snapshot_mutex_;
   WorkerSnapshot snapshot_;
+  std::deque<PathSample> path_;  ///< samples for takeSnapshot (guarded by snapshot_mutex_)
 
   std::mutex sample_mutex_;
   std::vector<double> sample_time_;

@@ -112,8 +112,9 @@ void View3D::resizeEvent(QResizeEvent* event) {
   if (!suspended_ && graph_ && isVisible()) redraw();
 }
 
-void View3D::showFrame(const Snapshot& snapshot, const render::HudInfo& hud) {
+void View3D::showFrame(const Snapshot& snapshot, const render::HudInfo& hud, std::span<const PathSample> path) {
   if (!graph_) return;
+  graph_->extendTrails(path);
   if (snapshot.body_poses.size() == model_->bodies.size()) {
     last_ = snapshot;
     graph_->apply(last_);

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 
 #include <QImage>
@@ -36,7 +37,9 @@ class View3D : public QWidget {
   /// the scene graph (e.g. unreadable meshes) are returned, one per line.
   std::vector<std::string> setScene(const Scene& scene);
   /// Poses the scene at `snapshot` and draws it at the widget's size (scaled by `supersample`).
-  void showFrame(const Snapshot& snapshot, const render::HudInfo& hud);
+  /// `path`: the body poses at the output samples since the last frame shown, for the trails
+  /// (SimulationWorker::takeSnapshot), so that they follow every sample and not only the frames.
+  void showFrame(const Snapshot& snapshot, const render::HudInfo& hud, std::span<const PathSample> path = {});
   /// Draws the last frame again at width × height (for screenshots) and returns the image.
   const render::Image& renderAt(int width, int height);
   /// While suspended the view draws nothing (it keeps its last picture and takes the newest

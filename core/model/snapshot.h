@@ -10,6 +10,13 @@
 
 namespace rbs {
 
+/// The world poses of the bodies at one output sample of a run: the path between two frames a
+/// display draws, so that trails follow every sample and not only the frames shown.
+struct PathSample {
+  double time = 0.0;             ///< [s]
+  std::vector<Pose> body_poses;  ///< as Snapshot::body_poses
+};
+
 /// A force an actuator applies, in world coordinates (for the force arrows).
 struct AppliedForce {
   /// Index into model.actuators; a propeller's thrust: propellerForceIndex(model, p).

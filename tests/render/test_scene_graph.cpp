@@ -232,6 +232,40 @@ TEST(SceneGraph, TrailsAreBoundedAndResetWhenTimeGoesBack) {
   EXPECT_EQ(graph.trailSizes()[0], 1);
 }
 
+// A window shows about 60 frames a second whatever the simulation's pace; the trails follow the
+// path between them (issue 49: at ×2 or after a run-to the looping's circle was a triangle or a
+// decagon). A circle of 100 samples shown in 3 frames is a trail of about 100 points on the circle.
+TEST(SceneGraph, TrailsFollowThePathBetweenTheFramesShown) {
+  const Model model = test::redCube();
+  SceneGraph graph(model, SceneOptions{});
+  const auto onCircle = [](int k) { return Pose::translation(Vec3(std::cos(0.0628 * k), std::sin(0.0628 * k), 1)); };
+  Snapshot frame;
+  frame.body_poses.resize(1);
+  std::vector<PathSample> path;
+  for (int k = 0; k <= 100; ++k) {
+    path.push_back(PathSample{0.01 * k, {onCircle(k)}});
+    if (k % 40 != 0 && k != 100) continue;  // frames at k = 0, 40, 80, 100
+    graph.extendTrails(path);
+    frame.time = path.back().time;
+    frame.body_poses[0] = path.back().body_poses[0];
+    graph.apply(frame);
+    path.clear();
+  }
+  EXPECT_GE(graph.trailSizes()[0], 95);  // the spacing filter may skip a few
+  // the frames alone: 4 points
+  SceneGraph frames_only(model, SceneOptions{});
+  for (int k : {0, 40, 80, 100}) {
+    frame.time = 0.01 * k;
+    frame.body_poses[0] = onCircle(k);
+    frames_only.apply(frame);
+  }
+  EXPECT_EQ(frames_only.trailSizes()[0], 4);
+  // a path that starts before the last frame: the run was reset, the trails start over
+  path = {PathSample{0.0, {onCircle(0)}}, PathSample{0.01, {onCircle(1)}}};
+  graph.extendTrails(path);
+  EXPECT_EQ(graph.trailSizes()[0], 2);
+}
+
 /// The bounding box of a mesh visual read from `dir / file`, scaled by `scale`.
 osg::BoundingBox meshBounds(const std::filesystem::path& dir, const std::string& file, const Vec3& scale = Vec3::Ones()) {
   Visual v;
