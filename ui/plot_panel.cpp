@@ -91,6 +91,9 @@ PlotPanel::PlotPanel(QWidget* parent) : QWidget(parent) {
   outer->addLayout(channels);
   scroll_ = new QScrollArea(this);
   scroll_->setWidgetResizable(true);
+  // The plots take the column's width: no horizontal scrolling, which cut their right edge (the
+  // x axis' end, titles, legends, the read-out) once a vertical scroll bar took its room.
+  scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   auto* body = new QWidget(scroll_);
   plots_layout_ = new QVBoxLayout(body);
   scroll_->setWidget(body);
@@ -168,6 +171,8 @@ PlotPanel::Plot& PlotPanel::makePlot(const std::string& title, const std::vector
   p.widget = new QCustomPlot(this);
   p.widget->setObjectName(QString::fromStdString("plot." + title));
   p.widget->setMinimumHeight(kPlotHeight);
+  // the width is the column's (fitLegend wraps the legend to it), not the legend's
+  p.widget->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   p.widget->setNoAntialiasingOnDrag(true);
   p.widget->setNotAntialiasedElements(QCP::aeAll);
   p.widget->plotLayout()->insertRow(0);
@@ -233,6 +238,7 @@ void PlotPanel::addCurve(Plot& plot, int channel) {
     values.push_back(log_->values[k][channel]);
   }
   graph->addData(keys, values, true);
+  fitLegend(*plot.widget);
 }
 
 void PlotPanel::addChannel(const std::string& name) {
@@ -336,7 +342,24 @@ void PlotPanel::refresh() {
   }
 }
 
+void PlotPanel::fitLegend(QCustomPlot& plot) {
+  // as many columns (at most two) as the widest entry allows
+  QCPLegend& legend = *plot.legend;
+  int widest = 1;
+  for (int i = 0; i < legend.elementCount(); ++i)  // the grid's cells, some of them empty
+    if (const QCPLayoutElement* entry = legend.elementAt(i)) widest = std::max(widest, entry->minimumOuterSizeHint().width());
+  const int columns = std::clamp((plot.width() - 10) / (widest + legend.columnSpacing()), 1, 2);
+  if (legend.wrap() == columns) return;
+  legend.setWrap(columns);
+  legend.setFillOrder(legend.fillOrder(), true);  // places the entries again
+  plot.replot(QCustomPlot::rpQueuedReplot);
+}
+
 bool PlotPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (event->type() == QEvent::Resize) {
+    if (auto* plot = qobject_cast<QCustomPlot*>(watched)) fitLegend(*plot);
+    return QWidget::eventFilter(watched, event);
+  }
   if (event->type() != QEvent::MouseMove && event->type() != QEvent::Leave) return QWidget::eventFilter(watched, event);
   for (Plot& p : plots_) {
     if (p.widget != watched) continue;

@@ -97,6 +97,8 @@ class PlotPanel : public QWidget {
   bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
+  /// The legend in as many columns (one or two) as the plot's width holds its widest entry.
+  void fitLegend(QCustomPlot& plot);
   struct Plot {
     std::string title;
     std::vector<int> channels;  ///< indices into the log's channels

@@ -4,6 +4,8 @@
 // covers the curves (issue 19 item 4). And the fit's arithmetic on data with non-finite values and
 // outliers, on the panel itself.
 #include <QDoubleSpinBox>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <gtest/gtest.h>
 #include <qcustomplot.h>
 
@@ -99,6 +101,30 @@ TEST(UserPlots, WheelAndDragHoldAPlotDoubleClickScrollsAgainAndTheMenuRemovesAnd
   ASSERT_TRUE(user.waitFor([&] { return !panel->autoScrolls(index); }));
   EXPECT_NEAR(plot->xAxis->range().lower, 0.0, 1e-9);
   EXPECT_NEAR(plot->xAxis->range().upper, 3.0, 1e-9);
+}
+
+// Plots with long channel names in a column that needs a vertical scroll bar (issue 49: the x
+// axis' end, titles and legends were cut on the right behind a horizontal scroll bar): every plot
+// lies within the visible column, its whole axis and legend inside it.
+TEST(UserPlots, PlotsFitTheColumnWithLongNamesAndAScrollBar) {
+  UserSession user;
+  user.openLibraryScene("bicopter_servos");
+  ASSERT_TRUE(user.waitFor([&] { return user.window().windowTitle().contains("servos"); }));
+  auto* plot = user.find<QCustomPlot>("plot.Tilt commanded and reached");
+  ASSERT_NE(plot, nullptr);
+  QScrollArea* area = nullptr;
+  for (QWidget* w = plot->parentWidget(); w && !area; w = w->parentWidget()) area = qobject_cast<QScrollArea*>(w);
+  ASSERT_NE(area, nullptr);
+  ASSERT_TRUE(user.waitFor([&] { return area->verticalScrollBar()->isVisible(); })) << "the column should scroll";
+  EXPECT_FALSE(area->horizontalScrollBar()->isVisible());
+  for (QCustomPlot* each : area->widget()->findChildren<QCustomPlot*>()) {
+    SCOPED_TRACE(each->objectName().toStdString());
+    const QRect shown(each->mapTo(area->viewport(), QPoint(0, 0)), each->size());
+    EXPECT_LE(shown.right(), area->viewport()->width());
+    each->replot();
+    EXPECT_LE(each->legend->outerRect().right(), each->width());
+    EXPECT_LE(each->axisRect()->outerRect().right(), each->width());
+  }
 }
 
 TEST(PlotPanel, FitToDataIgnoresNonFiniteValuesAndClipsOutliersWhenAsked) {
