@@ -754,10 +754,6 @@ bool MainWindow::start(std::shared_ptr<const Scene> scene, const std::string& co
   log_.clear();
   recovery_channel_ = log_.channels.find("control.recovery");
   delay_channel_ = log_.channels.find("control.delay");
-  // Memory budget of the run log: ~256 MB with the curves' copies (at 200 samples/s and the
-  // looping quadcopter's 96 channels about 10 min of a run).
-  constexpr std::size_t kRunLogBytes = std::size_t{256} << 20;
-  setRunLogCapacity(kRunLogBytes / (3 * sizeof(double) * (static_cast<std::size_t>(log_.channels.size()) + 1) + 64));
   // What the scene file says but rbsim does not simulate as written (SceneWarning), then what the
   // 3D view could not show: in the warning label for the whole run, all of it in its tooltip.
   std::string warnings;
@@ -877,13 +873,23 @@ void MainWindow::plotTick() {
   }
   log_.time.insert(log_.time.end(), batch_.time.begin(), batch_.time.end());
   log_.values.append(batch_.values);
-  if (log_.time.size() > run_log_capacity_) {  // a quarter at once: O(1) per sample on average
-    const std::size_t drop = log_.time.size() - run_log_capacity_ + run_log_capacity_ / 4;
+  if (const std::size_t capacity = runLogCapacity(); log_.time.size() > capacity) {
+    // a quarter at once: O(1) per sample on average
+    const std::size_t drop = log_.time.size() - capacity + capacity / 4;
     log_.dropOldest(drop);
     plots_->dropOldest(drop);
   }
   plots_->refresh();
   inspect_->refresh();
+}
+
+std::size_t MainWindow::runLogCapacity() const {
+  if (run_log_fixed_capacity_ > 0) return run_log_fixed_capacity_;
+  // a sample: its time and channels in the log (SampleTable, 8 bytes each), and a (key, value)
+  // point of 16 bytes in every curve shown (QCPGraphData)
+  const std::size_t bytes = sizeof(double) * (static_cast<std::size_t>(log_.channels.size()) + 1) +
+                            2 * sizeof(double) * static_cast<std::size_t>(plots_->totalCurveCount());
+  return std::max<std::size_t>(kRunLogBytes / bytes, 4);
 }
 
 double MainWindow::framesPerSecond() const { return view_->framesPerSecond(); }

@@ -81,8 +81,12 @@ class MainWindow : public QMainWindow {
   const RunLog& runLog() const { return log_; }
   /// Most samples the run log (and the plots) keep; the oldest quarter goes when it is full.
   /// Set from a memory budget when a scene is opened; tests make it small.
-  std::size_t runLogCapacity() const { return run_log_capacity_; }
-  void setRunLogCapacity(std::size_t samples) { run_log_capacity_ = std::max<std::size_t>(samples, 4); }
+  /// Samples the run log keeps: kRunLogBytes over what one sample costs — its row of channels and
+  /// a point per curve shown — so more curves keep a shorter history; or the number set.
+  std::size_t runLogCapacity() const;
+  void setRunLogCapacity(std::size_t samples) { run_log_fixed_capacity_ = std::max<std::size_t>(samples, 4); }
+  /// The run log's and the curves' memory budget [bytes].
+  static constexpr std::size_t kRunLogBytes = std::size_t{256} << 20;
   const QString& lastError() const { return last_error_; }
   /// false: nothing is written to QSettings (scripted runs leave the user's layout and last
   /// scene alone). Default true.
@@ -126,7 +130,7 @@ class MainWindow : public QMainWindow {
   LoadOptions withPackageFolders(LoadOptions options) const;
   std::unique_ptr<SimulationWorker> worker_;
   RunLog log_;
-  std::size_t run_log_capacity_ = std::size_t{1} << 20;
+  std::size_t run_log_fixed_capacity_ = 0;  ///< setRunLogCapacity (0: from kRunLogBytes)
   SampleBatch batch_;
   std::uint64_t run_ = 0;
   std::uint64_t shown_serial_ = 0;

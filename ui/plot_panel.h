@@ -64,6 +64,12 @@ class PlotPanel : public QWidget {
   double replotsPerSecond() const { return replot_rate_; }
   long replotCount() const { return replots_total_; }
   int curveCount(int i) const { return static_cast<int>(plots_[i].channels.size()); }
+  /// Curves over all plots.
+  int totalCurveCount() const {
+    int n = 0;
+    for (const Plot& p : plots_) n += static_cast<int>(p.channels.size());
+    return n;
+  }
   /// Whether plot i scrolls with the newest samples (false after the user zoomed, panned or fit it).
   bool autoScrolls(int i) const { return plots_[i].auto_scroll; }
   /// Plot i back to scrolling with the newest samples (what a double click does).
