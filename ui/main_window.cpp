@@ -8,6 +8,8 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QTimer>
+#include <QDialog>
 #include <QCloseEvent>
 #include <QCheckBox>
 #include <QComboBox>
@@ -66,6 +68,10 @@ const std::vector<double>& MainWindow::speeds() {
 }
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  // When a dialog of this window (Open, About, the study results, F1, …) closes, the window takes
+  // the keyboard back: without a window manager that does it (X servers without one, remote
+  // desktops), Space, R and P reached no window until the user clicked into it (issue 49).
+  qApp->installEventFilter(this);
   setWindowTitle("rbsim");
   view_ = new View3D(this);
   setCentralWidget(view_);
@@ -1019,6 +1025,19 @@ void MainWindow::videoDialog() {
   if (!ok) return;
   rememberExportFolder(QFileInfo(f).absolutePath());
   recordVideo(f.toStdString(), t_end, true);
+}
+
+bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+  if (event->type() == QEvent::Hide) {
+    const auto* dialog = qobject_cast<QDialog*>(watched);
+    bool ours = false;
+    for (const QObject* p = dialog ? dialog->parent() : nullptr; p && !ours; p = p->parent()) ours = p == this;
+    if (ours && dialog->isWindow())
+      QTimer::singleShot(0, this, [this] {
+        if (!QApplication::activeModalWidget() && isVisible()) activateWindow();
+      });
+  }
+  return QMainWindow::eventFilter(watched, event);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {

@@ -94,6 +94,26 @@ TEST(UserHelp, AboutNamesTheVersionAndEveryLibraryWithItsLicense) {
   ASSERT_TRUE(user.waitFor([&] { return user.window().findChild<QMessageBox*>("help.about") == nullptr; }));
 }
 
+// Was: after any dialog (About, Open, the study results) Space, R and P did nothing until the user
+// clicked into the window: without a window manager to hand it back (an X server without one, as
+// here the offscreen platform), no window had the keyboard. The window takes it back itself.
+TEST(UserHelp, TheWindowTakesTheKeyboardBackWhenADialogCloses) {
+  UserSession user;
+  user.openLibraryScene("double_pendulum");
+  ASSERT_TRUE(user.waitFor([&] { return user.window().windowTitle().contains("ouble"); }));
+  user.menu("Help", "About rbsim");
+  QMessageBox* box = nullptr;
+  ASSERT_TRUE(user.waitFor([&] {
+    box = user.window().findChild<QMessageBox*>("help.about");
+    return box && box->isVisible();
+  }));
+  user.click(box->button(QMessageBox::Close));
+  // by itself, before any key: the harness would otherwise play the window manager
+  EXPECT_TRUE(QTest::qWaitFor([&] { return QApplication::activeWindow() == &user.window(); }, 3000));
+  user.key(Qt::Key_Space);
+  EXPECT_TRUE(user.waitFor([&] { return user.shownTime() > 0.05; })) << "Space did not play";
+}
+
 TEST(UserHelp, EveryControlAndMenuEntrySaysWhatItDoes) {
   UserSession user;
   user.openLibraryScene("quadcopter_looping");  // a scene with gains: sliders, fields, reset buttons
