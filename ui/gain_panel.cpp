@@ -93,6 +93,7 @@ GainPanel::GainPanel(QWidget* parent) : QWidget(parent) {
       display(i, rows_[i].scene_value);
       mark(i, ParsedInput::Status::Accepted, {});
     }
+    Q_EMIT inputNotice(tr("every gain back to the scene's value"));  // replaces an earlier notice
     Q_EMIT resetAll();
   });
   outer->addWidget(reset);
@@ -275,6 +276,9 @@ void GainPanel::setParameters(const ParameterSet& parameters) {
     connect(reset, &QToolButton::clicked, this, [this, i] {
       mark(i, ParsedInput::Status::Accepted, {});
       apply(i, rows_[i].scene_value);
+      // replaces an earlier notice about this gain ("kept 0.01 rad/s" stayed after ↺ restored 8)
+      Q_EMIT inputNotice(tr("%1: back to %2").arg(QString::fromStdString(rows_[i].spec.name),
+                                                  valueText(rows_[i], rows_[i].scene_value)));
     });
     display(i, row.scene_value);
     mark(i, ParsedInput::Status::Accepted, {});

@@ -515,7 +515,9 @@ void MainWindow::runToTypedTime() {
     return;
   }
   worker_->runUntil(in.value);
-  statusBar()->showMessage(tr("running to t = %1 s").arg(formatParameterValue(in.value)), 4000);
+  run_to_notice_ = tr("running to t = %1 s").arg(formatParameterValue(in.value));
+  run_to_target_ = in.value;
+  statusBar()->showMessage(run_to_notice_, 4000);
 }
 
 void MainWindow::showShortcuts() {
@@ -864,8 +866,15 @@ void MainWindow::frameTick() {
   }
   if (s.at_end && !end_shown_) {
     end_shown_ = true;
-    statusBar()->showMessage(tr("Reached the scene's end t = %1 s: paused. Play continues past it.").arg(worker_->endTime()), 10000);
+    end_notice_ = tr("Reached the scene's end t = %1 s: paused. Play continues past it.").arg(worker_->endTime());
+    statusBar()->showMessage(end_notice_, 10000);
   }
+  // notices that the run has outlived: "running to …" once it paused there, "… end: paused" once
+  // it plays on (issue 49: both stayed for their whole timeout)
+  const QString shown = statusBar()->currentMessage();
+  if (!s.running && !shown.isEmpty() && shown == run_to_notice_ && s.time >= run_to_target_ - 0.5 * worker_->outputStep())
+    statusBar()->showMessage(tr("ran to t = %1 s: paused").arg(s.time, 0, 'g', 6), 4000);
+  if (s.running && !shown.isEmpty() && shown == end_notice_) statusBar()->clearMessage();
   if (!s.at_end) end_shown_ = false;
 }
 

@@ -170,6 +170,33 @@ TEST(UserRunControls, StopsAtTheScenesEndAndPlayContinues) {
   ASSERT_TRUE(user.waitFor([&] { return user.rateText() == "paused at the end"; }));
 }
 
+// Was: "running to t = … s" stayed after the run had paused there, and "Reached the scene's end…
+// paused" while the run played on past it; and a gain's "kept …" notice stayed after ↺ restored the
+// scene's value (issue 49). The status line says what is so now.
+TEST(UserRunControls, StatusNoticesDoNotOutliveWhatTheySay) {
+  UserSession user;
+  user.openLibraryScene("quadcopter_looping");
+  ASSERT_TRUE(user.waitFor([&] { return user.window().windowTitle().contains("ooping"); }));
+  user.typeInto(user.find<QLineEdit>("run.until"), "0.5");
+  ASSERT_TRUE(user.waitFor([&] { return user.shownTime() == 0.5 && user.rateText() == "paused"; }));
+  EXPECT_TRUE(user.waitFor([&] { return user.transientMessage() == "ran to t = 0.5 s: paused"; }))
+      << user.transientMessage().toStdString();
+
+  user.showTab("Gains");
+  auto* pole = user.find<QLineEdit>("gain.pole.field");
+  user.typeInto(pole, "abc");
+  EXPECT_TRUE(user.transientMessage().contains("kept")) << user.transientMessage().toStdString();
+  user.click("gain.pole.reset");
+  EXPECT_EQ(user.transientMessage(), "pole: back to 8 rad/s");
+
+  user.choose(user.find<QComboBox>("run.speed"), "as fast as possible");
+  user.click("run.play");  // to the end at 10 s: paused there
+  ASSERT_TRUE(user.waitFor([&] { return user.rateText() == "paused at the end"; }, 60000));
+  EXPECT_TRUE(user.transientMessage().startsWith("Reached the scene's end")) << user.transientMessage().toStdString();
+  user.click("run.play");
+  EXPECT_TRUE(user.waitFor([&] { return user.transientMessage().isEmpty(); })) << user.transientMessage().toStdString();
+}
+
 // ---- gains -----------------------------------------------------------------------------------
 
 // Was: "0" reverted to 5, "-5" became 5, "1e9" became 19, "abc" was ignored, values above 1000
