@@ -7,6 +7,7 @@
 #include <utility>
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QTimer>
 #include <QDialog>
@@ -427,9 +428,15 @@ void MainWindow::buildViewControls(QMenu* view) {
       {"top", tr("Top"), tr("look down at the scene camera's target")},
       {"iso", tr("Iso"), tr("look from +x, −y and above at the scene camera's target")},
   };
+  // the preset last chosen is marked (issue 49: nothing said which one was active)
+  auto* presets = new QActionGroup(this);
+  presets->setExclusive(true);
   for (const CameraText& c : cameras) {
     QAction* a = view->addAction(c.label);
     a->setObjectName(QString("view.camera.") + c.name);
+    a->setCheckable(true);
+    presets->addAction(a);
+    camera_actions_[c.name] = a;
     a->setToolTip(tr("camera: %1").arg(c.tip));
     a->setStatusTip(a->toolTip());
     connect(a, &QAction::triggered, this, [this, name = std::string(c.name)] { applyCameraPreset(name, true); });
@@ -442,12 +449,18 @@ void MainWindow::applyCameraPreset(const std::string& name, bool remember) {
     view_->setCameraPreset(name);
   } catch (const std::invalid_argument& e) {  // follow without a body to follow
     statusBar()->showMessage(tr("camera %1: %2").arg(QString::fromStdString(name), QString::fromStdString(e.what())), 8000);
+    markCameraPreset();  // the one still in effect
     return;
   }
   if (remember) {
     camera_preset_ = name;
     saveViewChoices();
   }
+  markCameraPreset();
+}
+
+void MainWindow::markCameraPreset() {
+  for (const auto& [name, action] : camera_actions_) action->setChecked(name == camera_preset_);
 }
 
 /// QSettings group of the view choices for a scene file: its absolute path, percent-encoded (no
@@ -488,6 +501,7 @@ void MainWindow::restoreViewChoices() {
     if (camera_preset_ != "scene") applyCameraPreset(camera_preset_, false);
   }
   for (const auto& [overlay, action] : overlay_actions_) action->setChecked(view_->overlay(overlay));
+  markCameraPreset();
 }
 
 void MainWindow::stepSamples() {

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -211,11 +212,14 @@ class MainWindow : public QMainWindow {
   /// A camera preset of the 3D view; `remember`: kept for this scene file. An unusable one (follow
   /// without a body) is said in the status bar.
   void applyCameraPreset(const std::string& name, bool remember);
+  /// Checks the camera preset in effect (camera_preset_) on the toolbar and in the View menu.
+  void markCameraPreset();
   /// The overlays and the camera preset chosen for the current scene file (QSettings, when
   /// persistent), written on every change and applied when the scene starts.
   void saveViewChoices();
   void restoreViewChoices();
   std::vector<std::pair<render::Overlay, QAction*>> overlay_actions_;
+  std::map<std::string, QAction*> camera_actions_;  ///< the camera presets by name
   std::string camera_preset_ = "scene";
   std::filesystem::path view_file_;  ///< the scene file the view choices were restored for
   bool restoring_view_ = false;

@@ -76,6 +76,38 @@ TEST(UserView, OverlaysAndCameraPresetsFromTheToolbarAndTheMenu) {
   user.click(toolbarButton(user, "view.camera.front"));
   ASSERT_TRUE(pictureChanges(user, before));
   EXPECT_NEAR(user.window().findChild<View3D*>()->camera().azimuth, 0.0, 1e-9);  // from +x
+  // the preset in effect is marked, one at a time (issue 49: none was)
+  const auto marked = [&] {
+    QStringList on;
+    for (QAction* a : user.window().findChildren<QAction*>())
+      if (a->objectName().startsWith("view.camera.") && a->isChecked()) on << a->objectName();
+    return on.join(",").toStdString();
+  };
+  EXPECT_EQ(marked(), "view.camera.front");
+  user.menu("View", "Top");
+  EXPECT_EQ(marked(), "view.camera.top");
+  auto* top_button = qobject_cast<QToolButton*>(toolbarButton(user, "view.camera.top"));
+  ASSERT_NE(top_button, nullptr);
+  EXPECT_TRUE(top_button->isChecked());  // the toolbar shows it pressed
+}
+
+// The mark follows the preset through a reload, which keeps the file's camera choice.
+TEST(UserView, TheMarkedPresetSurvivesAReload) {
+  UserSession user;
+  user.openLibraryScene("double_pendulum");
+  ASSERT_TRUE(user.waitFor([&] { return user.window().windowTitle().contains("ouble"); }));
+  auto* scene = user.window().findChild<QAction*>("view.camera.scene");
+  auto* side = user.window().findChild<QAction*>("view.camera.side");
+  ASSERT_NE(side, nullptr);
+  EXPECT_TRUE(scene->isChecked());
+  user.click(toolbarButton(user, "view.camera.side"));
+  EXPECT_TRUE(side->isChecked());
+  EXPECT_FALSE(scene->isChecked());
+  user.key(Qt::Key_F5);  // reload from disk: a new run of the same file
+  ASSERT_TRUE(user.waitFor([&] { return user.shownTime() == 0.0; }));
+  QTest::qWait(100);
+  EXPECT_TRUE(side->isChecked());
+  EXPECT_FALSE(scene->isChecked());
 }
 
 /// Share of the picture's pixels that are clearly red, lit or in shade (the test robot's colour).
