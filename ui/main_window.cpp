@@ -363,6 +363,16 @@ void MainWindow::buildMenus() {
       [this] { stepSamples(); });
   add(sim, tr("Reset"), QKeySequence(Qt::Key_R), tr("back to t = 0 with the scene's initial state"),
       [this] { if (worker_) worker_->reset(); });
+  sim->addSeparator();
+  // A robot file (URDF) has no joint to the world: its root link is fixed there unless asked
+  // (issue 49: --floating existed on the command line only, and nothing said the base was fixed).
+  floating_action_ = add(sim, tr("&Floating base"), {},
+                         tr("a robot file's root link on a free joint (it flies or falls) instead of fixed to the world; "
+                            "reloads the robot"),
+                         [this] { setFloatingBase(floating_action_->isChecked()); });
+  floating_action_->setObjectName("simulation.floating_base");
+  floating_action_->setCheckable(true);
+  floating_action_->setEnabled(false);
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->setObjectName("menu.view");
   for (QDockWidget* d : findChildren<QDockWidget*>()) {
@@ -621,6 +631,33 @@ bool MainWindow::openScene(std::filesystem::path file, LoadOptions options, RunO
   return true;
 }
 
+bool MainWindow::isRobotFile(const std::filesystem::path& file) {
+  std::string ext = file.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext == ".urdf";
+}
+
+bool MainWindow::hasFreeRoot(const Model& model) {
+  return std::any_of(model.joints.begin(), model.joints.end(), [](const Joint& j) {
+    return j.parent < 0 && (j.type == JointType::Free || j.type == JointType::FreeQuaternion);
+  });
+}
+
+void MainWindow::setFloatingBase(bool on) {
+  if (!scene_ || !isRobotFile(scene_->file)) return;
+  const bool before = load_options_.floating_base;
+  load_options_.floating_base = on;
+  if (reloadScene()) {
+    statusBar()->showMessage(on ? tr("The robot's root link is on a free joint: it flies or falls")
+                                : tr("The robot's root link is fixed to the world"),
+                             6000);
+    return;
+  }
+  load_options_.floating_base = before;  // the robot as it was
+  const QSignalBlocker quiet(floating_action_);
+  floating_action_->setChecked(before);
+}
+
 bool MainWindow::reloadScene() {
   if (!scene_ || !worker_) return false;
   // the user's choices, where they differ from the scene's ("" = the scene's)
@@ -781,6 +818,13 @@ bool MainWindow::start(std::shared_ptr<const Scene> scene, const std::string& co
   std::string warnings;
   const auto add = [&](const std::string& w) { warnings += (warnings.empty() ? "" : "; ") + w; };
   for (const SceneWarning& w : scene_->warnings) add(w.text());
+  if (const bool urdf = isRobotFile(scene_->file); floating_action_) {
+    const QSignalBlocker quiet(floating_action_);
+    floating_action_->setEnabled(urdf);
+    floating_action_->setChecked(urdf && hasFreeRoot(scene_->model));
+    if (urdf && !hasFreeRoot(scene_->model))
+      add(tr("the robot's root link is fixed to the world (Simulation > Floating base lets it move)").toStdString());
+  }
   try {
     for (const std::string& w : view_->setScene(*scene_)) add(w);
     restoreViewChoices();

@@ -427,6 +427,50 @@ TEST(UserScenes, OpeningAUrdfShowsTheRobotAndNoLibraryEntry) {
   EXPECT_GT(UserSession::distinctColors(user.viewPicture()), 30u);
 }
 
+// Was: a robot file opened with its base fixed in mid-air, nothing said so, and --floating
+// existed on the command line only (issue 49). The warning line says so, Simulation > Floating base
+// reloads it on a free joint (it falls: no gravity compensation), and again fixes it.
+TEST(UserScenes, ARobotsFixedBaseIsSaidAndFloatingBaseFreesIt) {
+  UserSession user;
+  user.openLibraryScene("scara");  // a YAML scene: the entry does not apply
+  ASSERT_TRUE(user.waitFor([&] { return user.window().windowTitle().contains("SCARA", Qt::CaseInsensitive); }));
+  auto* floating = user.window().findChild<QAction*>("simulation.floating_base");
+  ASSERT_NE(floating, nullptr);
+  EXPECT_FALSE(floating->isEnabled());
+  // two links with mass (the library's robots have a massless root, which cannot float: that is
+  // said where the file is loaded with --floating)
+  const std::filesystem::path urdf = test::freshDir("floating_base") / "column.urdf";
+  const char* link = R"(<inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+    <visual><geometry><box size="0.1 0.1 0.1"/></geometry></visual>)";
+  std::ofstream(urdf) << "<robot name=\"column\">\n  <link name=\"base\">" << link << "</link>\n  <link name=\"top\">" << link
+                      << R"(</link>
+  <joint name="j" type="revolute"><parent link="base"/><child link="top"/><origin xyz="0 0 0.1"/>
+    <axis xyz="0 1 0"/><limit lower="-1" upper="1" effort="10" velocity="1"/></joint>
+</robot>)";
+  user.answerFileDialog(urdf);
+  user.click("scenes.open");
+  ASSERT_TRUE(user.allDialogsAnswered());
+  ASSERT_TRUE(user.waitFor([&] { return user.window().windowTitle().contains("column"); }));
+  EXPECT_TRUE(floating->isEnabled());
+  EXPECT_FALSE(floating->isChecked());
+  EXPECT_TRUE(user.warningText().contains("root link is fixed to the world")) << user.warningText().toStdString();
+  const auto rootIsFree = [&] {
+    for (const Joint& j : user.window().worker()->scene().model.joints)
+      if (j.parent < 0 && (j.type == JointType::Free || j.type == JointType::FreeQuaternion)) return true;
+    return false;
+  };
+  EXPECT_FALSE(rootIsFree());
+  user.menu("Simulation", "Floating base");
+  ASSERT_TRUE(user.waitFor([&] { return rootIsFree(); }));
+  EXPECT_TRUE(floating->isChecked());
+  EXPECT_FALSE(user.warningText().contains("root link is fixed")) << user.warningText().toStdString();
+  user.click("run.play");
+  ASSERT_TRUE(user.waitFor([&] { return user.shownTime() > 0.2; }));
+  user.menu("Simulation", "Floating base");  // and fixed again
+  ASSERT_TRUE(user.waitFor([&] { return !rootIsFree(); }));
+  EXPECT_FALSE(floating->isChecked());
+}
+
 // The Recent box shows the file open now and lists the ones before it (issue 49: it said "(recent
 // files)" after 15 opens): after scara, then double_pendulum, it shows double_pendulum.yaml, and
 // choosing scara.yaml in it opens SCARA again, which it then shows.
