@@ -633,7 +633,8 @@ bool MainWindow::openScene(std::filesystem::path file, LoadOptions options, RunO
 
 bool MainWindow::isRobotFile(const std::filesystem::path& file) {
   std::string ext = file.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   return ext == ".urdf";
 }
 
@@ -930,7 +931,8 @@ void MainWindow::frameTick() {
   // notices that the run has outlived: "running to …" once it paused there, "… end: paused" once
   // it plays on (issue 49: both stayed for their whole timeout)
   const QString shown = statusBar()->currentMessage();
-  if (!s.running && !shown.isEmpty() && shown == run_to_notice_ && s.time >= run_to_target_ - 0.5 * worker_->outputStep())
+  const bool at_target = s.time >= run_to_target_ - 0.5 * worker_->outputStep();
+  if (!s.running && !shown.isEmpty() && shown == run_to_notice_ && at_target)
     statusBar()->showMessage(tr("ran to t = %1 s: paused").arg(s.time, 0, 'g', 6), 4000);
   if (s.running && !shown.isEmpty() && shown == end_notice_) statusBar()->clearMessage();
   if (!s.at_end) end_shown_ = false;

@@ -144,9 +144,9 @@ class MainWindow : public QMainWindow {
   SampleBatch batch_;
   std::uint64_t run_ = 0;
   std::uint64_t shown_serial_ = 0;
-  std::vector<PathSample> path_;
+  std::vector<PathSample> path_;        ///< frameTick: the samples since the last frame (for the trails)
   QString run_to_notice_, end_notice_;  ///< the status messages frameTick retires
-  double run_to_target_ = 0.0;          ///< [s] of run_to_notice_  ///< frameTick: the samples since the last frame (for the trails)
+  double run_to_target_ = 0.0;          ///< [s] of run_to_notice_
   std::size_t shown_log_dropped_ = 0;
   bool failure_shown_ = false;
   bool end_shown_ = false;

@@ -347,7 +347,8 @@ void PlotPanel::fitLegend(QCustomPlot& plot) {
   QCPLegend& legend = *plot.legend;
   int widest = 1;
   for (int i = 0; i < legend.elementCount(); ++i)  // the grid's cells, some of them empty
-    if (const QCPLayoutElement* entry = legend.elementAt(i)) widest = std::max(widest, entry->minimumOuterSizeHint().width());
+    if (const QCPLayoutElement* entry = legend.elementAt(i))
+      widest = std::max(widest, entry->minimumOuterSizeHint().width());
   const int columns = std::clamp((plot.width() - 10) / (widest + legend.columnSpacing()), 1, 2);
   if (legend.wrap() == columns) return;
   legend.setWrap(columns);
