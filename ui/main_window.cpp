@@ -631,13 +631,6 @@ bool MainWindow::openScene(std::filesystem::path file, LoadOptions options, RunO
   return true;
 }
 
-bool MainWindow::isRobotFile(const std::filesystem::path& file) {
-  std::string ext = file.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext == ".urdf";
-}
-
 bool MainWindow::hasFreeRoot(const Model& model) {
   return std::any_of(model.joints.begin(), model.joints.end(), [](const Joint& j) {
     return j.parent < 0 && (j.type == JointType::Free || j.type == JointType::FreeQuaternion);

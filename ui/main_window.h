@@ -123,8 +123,6 @@ class MainWindow : public QMainWindow {
   std::shared_ptr<const Scene> scene_;
   LoadOptions load_options_;  ///< of the current scene (without the persisted package folders)
   QAction* floating_action_ = nullptr;  ///< Simulation > Floating base (robot files only)
-  /// A robot (URDF) file, whose root link is fixed to the world unless floating_base is asked.
-  static bool isRobotFile(const std::filesystem::path& file);
   /// A body on a free joint to the world.
   static bool hasFreeRoot(const Model& model);
   /// Reloads the robot file with its root link floating or fixed (the menu entry).

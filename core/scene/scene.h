@@ -90,6 +90,10 @@ struct LoadOptions {
   double bound_inertia = 0.0;
 };
 
+/// A robot file (URDF, by its extension in any case), which loadScene reads as a robot: its root
+/// link fixed to the world unless LoadOptions::floating_base.
+bool isRobotFile(const std::filesystem::path& file);
+
 /// Loads a scene file (.yaml/.yml) or a URDF file (.urdf). Throws SceneError for every problem
 /// with the input, including the builder's physical-validity errors (located at the offending
 /// element); what loads but is not shown or simulated as written is in Scene::warnings.

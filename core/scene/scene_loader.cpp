@@ -1122,9 +1122,7 @@ void Loader::readInclude(const MapView& top) {
   const std::string text = readName(src_, *inc, "include");
   fs::path path(text);
   if (path.is_relative()) path = file_.parent_path() / path;
-  std::string ext = path.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (ext != ".urdf") src_.fail(*inc, at("include", "expected a .urdf file, got '" + text + "'"));
+  if (!isRobotFile(path)) src_.fail(*inc, at("include", "expected a .urdf file, got '" + text + "'"));
   std::error_code ec;
   if (!fs::is_regular_file(path, ec)) src_.fail(*inc, at("include", "no such file: " + path.string()));
   bool floating = floating_base_;
@@ -1432,12 +1430,16 @@ Scene loadUrdfFile(const fs::path& file, const LoadOptions& options) {
 
 }  // namespace
 
+bool isRobotFile(const fs::path& file) {
+  std::string ext = file.extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext == ".urdf";
+}
+
 Scene loadScene(const fs::path& file, const LoadOptions& options) {
   const std::string label = file.string();
   try {
-    std::string ext = file.extension().string();
-    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (ext == ".urdf") return loadUrdfFile(file, options);
+    if (isRobotFile(file)) return loadUrdfFile(file, options);
     return loadYaml(file, options);
   } catch (const SceneError&) {
     throw;
